@@ -1,0 +1,73 @@
+"""The `videodenoise` command: output on the dataset replicas, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from videodenoise.cli import main
+
+import replicas as R
+
+
+def run_cli(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["videodenoise", *args])
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps tables to the terminal width
+    try:
+        main()
+        code = 0
+    except SystemExit as exit:
+        code = exit.code or 0
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_data_info_shows_splits_clips_frames_resolution_fps(tmp_path, capsys, monkeypatch):
+    R.make_ucsd(tmp_path, ped=2)
+    code, out, err = run_cli(["data", "info", "ucsd-ped2", "--root", str(tmp_path)], capsys, monkeypatch)
+    assert code == 0, err
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]] for line in out.splitlines() if line.count("│") >= 6}
+    assert rows["train"] == ["2", str(sum(R.UCSD_TRAIN_FRAMES[2])), "360×240", "1", "10"]
+    assert rows["test"] == ["2", str(sum(R.UCSD_TEST_FRAMES[2])), "360×240", "1", "10"]
+    assert err == ""
+
+
+def test_data_info_warns_about_label_mismatches(tmp_path, capsys, monkeypatch):
+    R.make_avenue(tmp_path)
+    (tmp_path / "Avenue Dataset" / "testing_videos" / "03.avi").unlink()
+    R.write_avi(tmp_path / "Avenue Dataset" / "testing_videos" / "03.avi", 3, 2, R.AVENUE_SIZE)
+    code, out, err = run_cli(["data", "info", "avenue", "--root", str(tmp_path)], capsys, monkeypatch)
+    assert code == 0
+    assert "warning: avenue/test/03: 3_label.mat implies 6 frames, 2 found" in err
+    assert "640" not in out and "64×36" in out and "25" in out
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["data", "info", "avenue"], "error: dataset 'avenue' needs a root folder; pass --root DIR"),
+        (["data", "info", "ped9", "--root", "."], "error: unknown dataset 'ped9'; choose one of: avenue, ucsd-ped1"),
+        (["data", "info", "shanghaitech", "--root", "{tmp}"], "error: '{tmp}' matches no known shanghaitech layout"),
+        (["data", "info", "ucsd-ped1", "--root", "{tmp}/nope"], "error: root '{tmp}/nope' does not exist"),
+        (["data", "download", "avenue"], "error: downloading 'avenue' needs a destination; pass --root DIR"),
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch, args, message):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    code, out, err = run_cli(args, capsys, monkeypatch)
+    assert code == 1
+    assert err.startswith(message.replace("{tmp}", str(tmp_path)))
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_console_script_exit_code_and_no_traceback(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "videodenoise", "data", "info", "avenue", "--root", str(tmp_path / "missing")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("error: root") and "Traceback" not in result.stderr
+    help_text = subprocess.run([sys.executable, "-m", "videodenoise", "data", "--help"], capture_output=True, text=True, timeout=120)
+    assert help_text.returncode == 0 and "download" in help_text.stdout and "info" in help_text.stdout

@@ -1,0 +1,185 @@
+"""Video I/O: round trips, metadata, frame folders, random access, bad files, atomic writes."""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import skimage
+import torch
+
+from videodenoise.errors import VideoReadError, VideoWriteError
+from videodenoise.video import VideoWriter, open_video, probe_video, read_video, write_video
+
+
+def smooth_clip(t: int = 12, channels: int = 3, height: int = 48, width: int = 64, seed: int = 0) -> torch.Tensor:
+    """A moving smooth pattern quantised to 8 bits, so lossless paths can be compared exactly."""
+    y, x = torch.meshgrid(torch.linspace(0, 1, height), torch.linspace(0, 1, width), indexing="ij")
+    phase = torch.rand(channels, generator=torch.Generator().manual_seed(seed)) * 6
+    frames = [
+        torch.stack([0.5 + 0.4 * torch.sin(6 * x + 4 * y + phase[c] + 0.3 * k) for c in range(channels)])
+        for k in range(t)
+    ]
+    return (torch.stack(frames) * 255).round() / 255
+
+
+def psnr(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float(-10 * torch.log10(((a - b) ** 2).mean()))
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+@pytest.mark.parametrize("target", ["clip.mkv", "frames"])
+def test_lossless_round_trip_is_bit_exact(tmp_path, channels, target):
+    clip = smooth_clip(channels=channels)
+    path = write_video(tmp_path / target, clip, fps=Fraction(30000, 1001), codec="ffv1" if target.endswith(".mkv") else None)
+    reader = open_video(path, fps=30000 / 1001)
+    info = reader.info
+    assert (info.n_frames, info.height, info.width, info.channels) == (12, 48, 64, channels)
+    assert info.fps == pytest.approx(30000 / 1001)
+    assert torch.equal(reader.read(), clip)
+    assert not list(tmp_path.glob(".*partial*"))
+
+
+def test_h264_round_trip_within_small_error_and_metadata_kept(tmp_path):
+    clip = smooth_clip(t=20)
+    write_video(tmp_path / "clip.mp4", clip, fps=25)
+    info = probe_video(tmp_path / "clip.mp4")
+    assert (info.n_frames, info.height, info.width, info.fps, info.kind) == (20, 48, 64, 25.0, "video")
+    decoded = read_video(tmp_path / "clip.mp4")
+    assert decoded.shape == clip.shape
+    # this clip's colour channels have independent phases, i.e. strong chroma detail, which 4:2:0
+    # chroma subsampling halves: about 33 dB here, whatever the CRF
+    assert psnr(decoded, clip) > 30
+    grey_clip = smooth_clip(t=20, channels=1)
+    write_video(tmp_path / "grey.mp4", grey_clip, fps=25)
+    grey = read_video(tmp_path / "grey.mp4", channels=1)
+    assert grey.shape == (20, 1, 48, 64)
+    assert psnr(grey, grey_clip) > 40 and (grey - grey_clip).abs().mean() < 0.01  # CRF 17
+
+
+def test_h264_odd_size_keeps_the_size(tmp_path):
+    clip = smooth_clip(t=5, height=25, width=37)
+    write_video(tmp_path / "odd.mp4", clip, fps=10)
+    decoded = read_video(tmp_path / "odd.mp4")
+    assert decoded.shape == (5, 3, 25, 37)
+    assert psnr(decoded, clip) > 35  # odd sides are written 4:4:4 (4:2:0 needs even sides)
+
+
+def test_random_access_matches_sequential_decoding(tmp_path):
+    clip = smooth_clip(t=40, height=32, width=32)
+    for name in ("gop.mp4", "gop.mkv"):
+        write_video(tmp_path / name, clip, fps=25, keyframe_interval=8)  # seeks land on real keyframes
+        reader = open_video(tmp_path / name)
+        everything = reader.read()
+        for start, count in ((0, 3), (9, 5), (17, 8), (39, 1)):
+            assert torch.equal(reader.read(start, count), everything[start : start + count])
+    with pytest.raises(VideoReadError, match="outside"):
+        reader.read(38, 5)
+
+
+@pytest.mark.parametrize("suffix", [".tif", ".png", ".jpg", ".bmp"])
+def test_frame_folders_of_every_image_type(tmp_path, suffix):
+    clip = smooth_clip(t=11, channels=3, height=20, width=24)
+    folder = tmp_path / "seq"
+    folder.mkdir()
+    for k, frame in enumerate(clip):  # 1.ext ... 11.ext: text order would put 10 and 11 after 1
+        image = (frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
+        cv2.imwrite(str(folder / f"{k + 1}{suffix}"), image[:, :, ::-1])
+    (folder / "._1.png").write_bytes(b"junk")
+    (folder / ".DS_Store").write_bytes(b"junk")
+    reader = open_video(folder, fps=12)
+    assert (reader.info.n_frames, reader.info.fps, reader.info.kind) == (11, 12, "frames")
+    frames = reader.read()
+    tolerance = 0.03 if suffix == ".jpg" else 0
+    assert (frames - clip).abs().mean() <= tolerance
+    assert torch.allclose(reader.read(9, 2), frames[9:11])
+
+
+def test_sixteen_bit_frames_are_scaled_to_unit_range(tmp_path):
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "0.png"), np.full((4, 5), 65535, np.uint16))
+    cv2.imwrite(str(folder / "1.png"), np.full((4, 5), 32768, np.uint16))
+    frames = read_video(folder)
+    assert frames[:, 0, 0, 0].tolist() == pytest.approx([1.0, 32768 / 65535])
+
+
+def test_other_containers_gif_and_webm(tmp_path):
+    gif = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"
+    reader = open_video(gif)
+    assert (reader.info.n_frames, reader.info.width, reader.info.height) == (24, 14, 25)
+    assert torch.equal(reader.read(10, 3, channels=1), reader.read(channels=1)[10:13])
+    import av
+
+    with av.open(str(tmp_path / "clip.webm"), "w") as container:  # VP9, as browsers record
+        stream = container.add_stream("libvpx-vp9", rate=24)
+        stream.width, stream.height, stream.pix_fmt = 32, 32, "yuv420p"
+        for frame in smooth_clip(t=6, height=32, width=32):
+            image = (frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
+            for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    webm = open_video(tmp_path / "clip.webm")
+    assert (webm.info.n_frames, webm.info.fps) == (6, 24.0)
+    assert webm.read().shape == (6, 3, 32, 32)
+
+
+def test_bad_files_give_clear_errors(tmp_path):
+    with pytest.raises(VideoReadError, match="does not exist"):
+        open_video(tmp_path / "missing.mp4")
+    (tmp_path / "notes.mp4").write_text("these are my notes, not a video")
+    with pytest.raises(VideoReadError, match="is not a video that PyAV or OpenCV can decode"):
+        open_video(tmp_path / "notes.mp4")
+    write_video(tmp_path / "good.mp4", smooth_clip(t=30), fps=25)
+    data = (tmp_path / "good.mp4").read_bytes()
+    (tmp_path / "cut.mp4").write_bytes(data[: len(data) // 3])  # moov atom at the end is lost
+    with pytest.raises(VideoReadError, match="cut.mp4"):
+        read_video(tmp_path / "cut.mp4")
+    (tmp_path / "noise.avi").write_bytes(np.random.default_rng(0).integers(0, 255, 4096, dtype=np.uint8).tobytes())
+    with pytest.raises(VideoReadError, match="noise.avi"):
+        open_video(tmp_path / "noise.avi")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(VideoReadError, match="holds no image frames"):
+        open_video(tmp_path / "empty")
+    cv2.imwrite(str(tmp_path / "one.png"), np.zeros((4, 4), np.uint8))
+    with pytest.raises(VideoReadError, match="single image"):
+        open_video(tmp_path / "one.png")
+
+
+def test_writes_are_atomic_and_never_overwrite(tmp_path):
+    target = tmp_path / "out.mp4"
+    with pytest.raises(RuntimeError):
+        with VideoWriter(target, fps=25) as writer:
+            writer.write(smooth_clip(t=1)[0])
+            assert not target.exists()
+            raise RuntimeError("killed half way")
+    assert not target.exists() and not list(tmp_path.iterdir())  # nothing half-written left
+    write_video(target, smooth_clip(t=3), fps=25)
+    before = target.read_bytes()
+    with pytest.raises(VideoWriteError, match="already exists"):
+        write_video(target, smooth_clip(t=5), fps=25)
+    assert target.read_bytes() == before
+    write_video(target, smooth_clip(t=5), fps=25, overwrite=True)
+    assert probe_video(target).n_frames == 5
+    with pytest.raises(VideoWriteError, match="does not exist"):
+        VideoWriter(tmp_path / "no" / "such" / "dir.mp4")
+    with pytest.raises(VideoWriteError, match="needs a .mkv"):
+        VideoWriter(tmp_path / "x.mp4", codec="ffv1")
+    with pytest.raises(VideoWriteError, match="first frame"):
+        with VideoWriter(tmp_path / "sizes.mp4") as writer:
+            writer.write(torch.zeros(3, 8, 8))
+            writer.write(torch.zeros(3, 8, 10))
+    assert not (tmp_path / "sizes.mp4").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_folder(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    with pytest.raises(VideoWriteError, match="not writable"):
+        VideoWriter(locked / "out.mp4")

