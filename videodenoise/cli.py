@@ -7,7 +7,9 @@ stays instant.
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Optional
@@ -103,6 +105,133 @@ def data_download(
         raise VideodenoiseError(f"downloading '{name}' needs a destination; pass --root DIR")
     path = download.download_dataset(name, root)
     console.print(f"{name} ready in {path}; see it with `videodenoise data info {name} --root {root}`")
+
+
+TRAIN_TOP = ("model", "mode", "noise", "epochs", "batch_size", "lr", "lr_schedule", "warmup_steps", "grad_clip",
+             "seed", "device", "precision", "checkpoint_every", "max_steps")
+TRAIN_DATA = ("dataset", "root", "train_split", "val_split", "channels", "clip_length", "crop", "resize", "val_crop",
+              "val_clips_per_video", "samples_per_epoch", "workers")
+TRAIN_DESCENT = ("alpha", "alpha_schedule", "alpha_warmup_epochs", "dual_lr", "resilience", "dual_optimizer",
+                 "dual_update", "detach_previous", "include_first_layer", "loss_units")
+
+
+@app.command()
+def train(
+    model: Optional[str] = typer.Option(None, help="dust or ut [default: dust]"),
+    dataset: Optional[str] = typer.Option(None, help=f"{DATASET_HELP} [default: samples]"),
+    root: Optional[str] = typer.Option(None, help="Dataset root folder."),
+    mode: Optional[str] = typer.Option(None, help="erm, deep-supervision or constrained [default: constrained]"),
+    config: Optional[Path] = typer.Option(None, "--config", help="JSON or TOML file with the same options (nested as config.json of a run); flags override it."),
+    run_dir: Optional[Path] = typer.Option(None, help="Run folder to write [default: runs/MODEL-MODE-DATASET-TIME]."),
+    resume: Optional[Path] = typer.Option(None, help="Continue the run in this folder exactly where it stopped (--epochs may extend it)."),
+    epochs: Optional[int] = typer.Option(None, help="[default: 10]"),
+    batch_size: Optional[int] = typer.Option(None, help="Clips per batch and process [default: 8]"),
+    lr: Optional[float] = typer.Option(None, help="Adam learning rate [default: 1e-3]"),
+    lr_schedule: Optional[str] = typer.Option(None, help="cosine or constant [default: cosine]"),
+    warmup_steps: Optional[int] = typer.Option(None, help="Linear learning-rate warm-up [default: 0]"),
+    grad_clip: Optional[float] = typer.Option(None, help="Gradient-norm clipping [default: 1.0]"),
+    sigma: Optional[float] = typer.Option(None, help="Training noise σ on the 0-255 scale [default: 25]"),
+    noise: Optional[str] = typer.Option(None, help="gaussian, uniform, salt-and-pepper or poisson-gaussian [default: gaussian]"),
+    channels: Optional[int] = typer.Option(None, help="1 (grey) or 3 (colour) [default: 1]"),
+    clip_length: Optional[int] = typer.Option(None, help="Frames per clip T [default: 5]"),
+    crop: Optional[int] = typer.Option(None, help="Training crop size in pixels [default: 48]"),
+    resize: Optional[float] = typer.Option(None, help="Scale frames by this factor before cropping"),
+    val_crop: Optional[int] = typer.Option(None, help="Validation centre crop [default: 96]"),
+    val_split: Optional[str] = typer.Option(None, help="Validation split [default: val if present, else held-out training clips]"),
+    samples_per_epoch: Optional[int] = typer.Option(None, help="[default: 256]"),
+    workers: Optional[int] = typer.Option(None, help="DataLoader worker processes [default: 0]"),
+    alpha: Optional[float] = typer.Option(None, help="Required fractional loss decrease per layer, in (0, 1) [default: 0.1]"),
+    alpha_schedule: Optional[str] = typer.Option(None, help="constant, depth-decay or warmup [default: constant]"),
+    alpha_warmup_epochs: Optional[int] = typer.Option(None, help="Epochs of α warm-up (schedule warmup)"),
+    dual_lr: Optional[float] = typer.Option(None, help="Dual step size η_λ [default: 0.05]"),
+    resilience: Optional[float] = typer.Option(None, help="Resilience ρ (dual weight decay 1/ρ) [default: none = hard constraints]"),
+    dual_optimizer: Optional[str] = typer.Option(None, help="sgd, nupi or augmented-lagrangian [default: sgd]"),
+    dual_update: Optional[str] = typer.Option(None, help="batch or epoch [default: batch]"),
+    detach_previous: Optional[bool] = typer.Option(None, "--detach-previous/--no-detach-previous", help="Treat F_{l-1} as a constant in the primal Lagrangian [default: no]"),
+    include_first_layer: Optional[bool] = typer.Option(None, "--include-first-layer/--no-include-first-layer", help="Constrain layer 1 against the input [default: yes]"),
+    loss_units: Optional[str] = typer.Option(None, help="sigma2 or relative [default: sigma2]"),
+    model_option: list[str] = typer.Option([], "--model-option", help="Model option KEY=VALUE, repeatable (e.g. layers=6)."),
+    seed: Optional[int] = typer.Option(None, help="[default: 0]"),
+    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda [default: auto]"),
+    precision: Optional[str] = typer.Option(None, help="auto (bf16 on GPU, fp32 on CPU), fp32 or bf16"),
+    checkpoint_every: Optional[int] = typer.Option(None, help="Steps between mid-epoch checkpoints [default: each epoch]"),
+    max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (with a checkpoint)"),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Train DUST or UT by ERM, deep supervision or under layer-wise descent constraints."""
+    from .training import Trainer, TrainConfig
+
+    flags = dict(locals())
+    values = _read_config_file(config) if config else {}
+    values.setdefault("data", {})
+    values.setdefault("descent", {})
+    values.setdefault("model_options", {})
+    for name in TRAIN_TOP:
+        if flags.get(name) is not None:
+            values[name] = flags[name]
+    for name in TRAIN_DATA:
+        if flags.get(name) is not None:
+            values["data"][name] = flags[name]
+    for name in TRAIN_DESCENT:
+        if flags.get(name) is not None:
+            values["descent"][name] = flags[name]
+    if sigma is not None:
+        values["sigma_train"] = sigma / 255
+    values["model_options"].update(_parse_options(model_option))
+    if resume is not None:
+        overrides = {k: v for k, v in values.items() if k in ("epochs", "max_steps", "device", "precision") }
+        trainer = Trainer.resume(resume, quiet=quiet, **overrides)
+    else:
+        train_config = TrainConfig.from_dict(values)
+        folder = run_dir or Path("runs") / f"{train_config.model}-{train_config.mode}-{train_config.data.dataset}-{time.strftime('%Y%m%d-%H%M%S')}"
+        trainer = Trainer(train_config, folder, quiet=quiet)
+    if trainer.rank == 0:
+        console.print(f"run folder: {trainer.run_dir}  ({trainer.config.model}, {trainer.config.mode}, {trainer.device}, "
+                      f"{sum(p.numel() for p in trainer.model.parameters()):,} parameters)")
+    summary = trainer.fit()
+    if trainer.rank == 0 and summary["final"]:
+        console.print(_layer_table(summary))
+
+
+def _read_config_file(path: Path) -> dict:
+    if not path.is_file():
+        raise VideodenoiseError(f"config file '{path}' does not exist")
+    text = path.read_text()
+    try:
+        if path.suffix.lower() == ".toml":
+            import tomllib
+
+            return tomllib.loads(text)
+        return json.loads(text)
+    except (ValueError, ImportError) as error:
+        raise VideodenoiseError(f"config file '{path}' cannot be parsed ({error}); use JSON or TOML") from None
+
+
+def _parse_options(pairs: list[str]) -> dict:
+    options = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise VideodenoiseError(f"model option '{pair}' must look like KEY=VALUE (e.g. layers=6)")
+        key, raw = pair.split("=", 1)
+        try:
+            options[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.strip()] = raw
+    return options
+
+
+def _layer_table(summary: dict) -> Table:
+    final = summary["final"]
+    table = Table(title=f"validation after {summary['epochs_completed']} epochs ({final['val_clips']} clips): "
+                        f"{final['val_layers_satisfying_descent']} of {len(final['multipliers'])} layers satisfy the descent constraint, "
+                        f"{final['val_descent_fraction']:.0%} of clips descend at every layer")
+    for column in ("layer", "val MSE", "val RMSE", "g_l (σ² units)", "λ_l"):
+        table.add_column(column, justify="right")
+    for layer, mse in enumerate(final["val_loss_per_layer"]):
+        g = final["val_constraint_values"][layer - 1] if layer else None
+        lam = final["multipliers"][layer - 1] if layer else None
+        table.add_row(str(layer), f"{mse:.6f}", f"{mse ** 0.5:.4f}", "" if g is None else f"{g:+.4f}", "" if lam is None else f"{lam:.4f}")
+    return table
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -1,0 +1,42 @@
+"""Choosing the device and numeric precision from the `--device` and `--precision` options."""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from .errors import VideodenoiseError
+
+DEVICES = ("auto", "cpu", "cuda")
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def resolve_device(name: str = "auto", local_rank: int | None = None) -> torch.device:
+    """`auto` is the GPU when there is one, else the CPU; `cuda` without a GPU is an error.
+    Under torchrun each process takes the GPU of its local rank."""
+    if name not in DEVICES and not name.startswith("cuda:"):
+        raise VideodenoiseError(f"unknown device '{name}'; choose one of: {', '.join(DEVICES)}")
+    if name == "cpu" or (name == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise VideodenoiseError(f"device '{name}' was asked for but no CUDA GPU is available; use --device cpu or auto")
+    if name.startswith("cuda:"):
+        return torch.device(name)
+    return torch.device("cuda", local_rank or 0)
+
+
+def resolve_precision(name: str, device: torch.device) -> torch.dtype:
+    """`auto` is bfloat16 autocast on a GPU (no loss scaling needed) and float32 on the CPU."""
+    if name not in PRECISIONS:
+        raise VideodenoiseError(f"unknown precision '{name}'; choose one of: {', '.join(PRECISIONS)}")
+    if name == "bf16" or (name == "auto" and device.type == "cuda"):
+        return torch.bfloat16
+    return torch.float32
+
+
+def autocast(device: torch.device, dtype: torch.dtype):
+    """Mixed-precision context for the forward pass (a no-op in float32)."""
+    if dtype == torch.float32:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=dtype)

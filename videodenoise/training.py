@@ -1,0 +1,560 @@
+"""The training loop: ERM, deep supervision and constrained primal-dual training (SPEC §2).
+
+One loop, three modes, differing only in the loss built from the per-layer losses F_0..F_L:
+
+    erm               F_L                               (the final estimate only)
+    deep-supervision  mean(F_1..F_L)                    (fixed equal weights, no multipliers)
+    constrained       F_L + Σ_l λ_l (F_l − (1−α_l) F_{l−1}),  λ by projected dual ascent (constrained.py)
+
+Every run writes a run folder:
+
+    config.json        the full configuration (enough to rebuild and resume the run)
+    metrics.jsonl      one line per epoch: per-layer train/val loss, λ_l, g_l, descent rate, lr, speed
+    last.pt            everything needed to resume (model, optimisers, multipliers, counters)
+    last.safetensors   the latest weights with their model config (for evaluate / clean)
+    best.safetensors   the weights with the lowest validation loss of the final layer
+    summary.json       written at the end: best and final validation losses, time, hardware
+
+Randomness is a pure function of (seed, epoch, sample index) for the clips and (seed, step, rank)
+for the noise, so a run resumed from `last.pt` continues exactly as if it had never stopped. Under
+`torchrun` the same loop trains with DistributedDataParallel: each rank takes its own slice of every
+batch, the constraint estimates are averaged over ranks before the dual step (so λ is identical on
+every rank), and only rank 0 writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import platform
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader
+
+from .constrained import ConfigError, DescentConfig, LayerwiseDescent, build_optimizer, descent_violations, layer_alphas, primal_dual_backward
+from .datasets import RandomClips, SequentialClips, load_dataset
+from .devices import autocast, resolve_device, resolve_precision
+from .errors import VideodenoiseError
+from .models import MODEL_NAMES, build_model, load_state, save_model
+from .noise import DEFAULT_SIGMA_TRAIN, NOISE_KINDS, make_noise
+
+MODES = ("erm", "deep-supervision", "constrained")
+LR_SCHEDULES = ("cosine", "constant")
+
+
+@dataclass
+class DataConfig:
+    """Which clips the model sees. Sizes are small by default so a CPU run takes minutes."""
+
+    dataset: str = "samples"
+    root: str | None = None
+    train_split: str = "train"
+    val_split: str | None = None  # None: "val" if the dataset has one, else held-out training clips
+    channels: int = 1
+    clip_length: int = 5
+    crop: int = 48
+    resize: float | None = None  # scale factor applied to frames before cropping (e.g. 0.5)
+    val_crop: int | None = 96  # centre crop of validation clips (None: whole frames)
+    val_clips_per_video: int = 4
+    samples_per_epoch: int = 256
+    workers: int = 0
+
+
+@dataclass
+class TrainConfig:
+    model: str = "dust"
+    model_options: dict[str, Any] = field(default_factory=dict)
+    mode: str = "constrained"
+    data: DataConfig = field(default_factory=DataConfig)
+    descent: DescentConfig = field(default_factory=DescentConfig)
+    noise: str = "gaussian"
+    sigma_train: float = DEFAULT_SIGMA_TRAIN
+    clip_noise: bool = False
+    epochs: int = 10
+    batch_size: int = 8
+    lr: float = 1e-3
+    lr_schedule: str = "cosine"
+    warmup_steps: int = 0
+    grad_clip: float | None = 1.0
+    seed: int = 0
+    device: str = "auto"
+    precision: str = "auto"
+    checkpoint_every: int = 0  # steps between mid-epoch checkpoints (0: at the end of every epoch only)
+    max_steps: int | None = None  # stop (with a checkpoint) after this many steps in total
+
+    def __post_init__(self) -> None:
+        if isinstance(self.data, dict):
+            self.data = DataConfig(**self.data)
+        if isinstance(self.descent, dict):
+            self.descent = DescentConfig(**self.descent)
+        checks = [
+            (self.mode in MODES, f"unknown mode '{self.mode}'; choose one of: {', '.join(MODES)}"),
+            (self.model in MODEL_NAMES, f"unknown model '{self.model}'; choose one of: {', '.join(MODEL_NAMES)}"),
+            (self.noise in NOISE_KINDS, f"unknown noise '{self.noise}'; choose one of: {', '.join(NOISE_KINDS)}"),
+            (self.lr_schedule in LR_SCHEDULES, f"unknown lr schedule '{self.lr_schedule}'; choose one of: {', '.join(LR_SCHEDULES)}"),
+            (self.sigma_train > 0, f"sigma_train must be positive (on the [0, 1] scale), got {self.sigma_train}"),
+            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
+            (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
+            (self.lr > 0, f"learning rate must be positive, got {self.lr}"),
+            (self.data.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.data.channels}"),
+            (self.data.samples_per_epoch >= self.batch_size, "samples per epoch must be at least the batch size"),
+            (self.grad_clip is None or self.grad_clip > 0, f"gradient clipping must be positive or off, got {self.grad_clip}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ConfigError(message)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "TrainConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"unknown training option(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+        return cls(**values)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def per_layer_mse(estimates: list[torch.Tensor], clean: torch.Tensor) -> torch.Tensor:
+    """(L+1, B): the mean squared error of every layer's estimate for every clip of the batch."""
+    return torch.stack([((estimate.float() - clean) ** 2).flatten(1).mean(1) for estimate in estimates])
+
+
+def descent_fraction(per_sample: torch.Tensor) -> tuple[int, int]:
+    """How many samples (columns of (L+1, B)) have a loss that decreases at every layer, of how many."""
+    decreasing = (per_sample[1:] < per_sample[:-1]).all(dim=0)
+    return int(decreasing.sum()), per_sample.shape[1]
+
+
+def _seed(*parts: int) -> int:
+    """A 63-bit seed from integers, so that noise depends on (seed, step, rank) and nothing else."""
+    value = 0x9E3779B97F4A7C15
+    for part in parts:
+        value = (value ^ (part + 0x9E3779B97F4A7C15 + (value << 6) + (value >> 2))) & ((1 << 63) - 1)
+    return value
+
+
+def _distributed() -> tuple[int, int, int]:
+    """(rank, world size, local rank), initialising the process group when launched by torchrun."""
+    if "WORLD_SIZE" not in os.environ or int(os.environ["WORLD_SIZE"]) <= 1:
+        return 0, 1, 0
+    if not dist.is_initialized():
+        backend = "nccl" if torch.cuda.is_available() and os.environ.get("VIDEODENOISE_DEVICE", "auto") != "cpu" else "gloo"
+        dist.init_process_group(backend=backend)
+    return dist.get_rank(), dist.get_world_size(), int(os.environ.get("LOCAL_RANK", 0))
+
+
+def _atomic_torch_save(obj: Any, path: Path) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    torch.save(obj, partial)
+    os.replace(partial, path)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
+class Trainer:
+    """Build everything a run needs from a TrainConfig, then `fit()`.
+
+    A new run needs an empty or missing `run_dir`; `Trainer.resume(run_dir)` continues one."""
+
+    def __init__(self, config: TrainConfig, run_dir: str | os.PathLike, quiet: bool = False, _state: dict | None = None):
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.quiet = quiet
+        self.rank, self.world, local_rank = _distributed()
+        self.device = resolve_device(config.device, local_rank)
+        self.dtype = resolve_precision(config.precision, self.device)
+        if _state is None and self.rank == 0:
+            if (self.run_dir / "config.json").exists():
+                raise VideodenoiseError(f"run folder '{self.run_dir}' already holds a run; continue it with --resume {self.run_dir} or choose another --run-dir")
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            _atomic_write_text(self.run_dir / "config.json", json.dumps(config.to_dict(), indent=2))
+
+        torch.manual_seed(config.seed)  # model initialisation
+        self._build_data()
+        options = {"channels": config.data.channels, **config.model_options}
+        if config.model == "dust":
+            options.setdefault("sigma", config.sigma_train)
+        self.model = build_model(config.model, **options).to(self.device)
+        self.n_layers = self.model.num_layers
+        self.noise = make_noise(config.noise, config.sigma_train, clip=config.clip_noise)
+        self.adam = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+        self.total_steps = min(config.epochs * self.steps_per_epoch, config.max_steps or math.inf)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.adam, self._lr_factor)
+        self.problem = None
+        self.optimizer = None
+        if config.mode == "constrained":
+            self.problem = LayerwiseDescent(self.n_layers, config.descent, config.sigma_train, self.device)
+            self.optimizer = build_optimizer(self.problem, self.adam)
+        self.wrapped = self.model
+        if self.world > 1:
+            self.wrapped = torch.nn.parallel.DistributedDataParallel(
+                self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None
+            )
+        self.step = 0
+        self.epoch = 0
+        self.best_val = math.inf
+        self.elapsed = 0.0
+        self._epoch_sums = torch.zeros(self.n_layers + 1, dtype=torch.float64)
+        self._epoch_batches = 0
+        if _state is not None:
+            self._load_state(_state)
+        self._tensorboard = self._open_tensorboard()
+
+    # ----------------------------------------------------------------------------- construction
+
+    def _build_data(self) -> None:
+        data = self.config.data
+        dataset = load_dataset(data.dataset, data.root)
+        train_sources = dataset.clips(data.train_split)
+        if data.val_split is not None:
+            val_sources = dataset.clips(data.val_split)
+        elif "val" in dataset.splits:
+            val_sources = dataset.clips("val")
+        elif len(train_sources) >= 2:  # hold out every tenth training clip (at least one)
+            held_out = max(1, len(train_sources) // 10)
+            train_sources, val_sources = train_sources[:-held_out], train_sources[-held_out:]
+        else:
+            raise ConfigError(f"dataset '{data.dataset}' has one training clip and no 'val' split; name a validation split with --val-split")
+        self.train_set = RandomClips(
+            train_sources, data.clip_length, data.crop, data.channels, data.resize,
+            samples_per_epoch=data.samples_per_epoch, seed=self.config.seed,
+        )
+        self.val_set = SequentialClips(
+            val_sources, data.clip_length, data.val_crop, data.channels, data.resize,
+            max_clips_per_video=data.val_clips_per_video,
+        )
+        self.val_names = [source.name for source in val_sources]
+        self.steps_per_epoch = data.samples_per_epoch // (self.config.batch_size * self.world)
+        if self.steps_per_epoch < 1:
+            raise ConfigError(f"samples per epoch ({data.samples_per_epoch}) must cover one batch on each of {self.world} processes")
+
+    def _lr_factor(self, step: int) -> float:
+        if self.config.warmup_steps and step < self.config.warmup_steps:
+            return (step + 1) / self.config.warmup_steps
+        if self.config.lr_schedule == "constant":
+            return 1.0
+        progress = (step - self.config.warmup_steps) / max(1, self.total_steps - self.config.warmup_steps)
+        return 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+
+    def _open_tensorboard(self):
+        if self.rank != 0:
+            return None
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError:  # tensorboard is optional
+            return None
+        return SummaryWriter(str(self.run_dir / "tensorboard"))
+
+    # ------------------------------------------------------------------------------- checkpoints
+
+    @classmethod
+    def resume(cls, run_dir: str | os.PathLike, quiet: bool = False, **overrides) -> "Trainer":
+        """Continue a run from its `last.pt`; `overrides` may extend it (e.g. epochs=20)."""
+        run_dir = Path(run_dir)
+        config_path, state_path = run_dir / "config.json", run_dir / "last.pt"
+        if not config_path.is_file():
+            raise VideodenoiseError(f"'{run_dir}' is not a run folder (no config.json); pass the folder a training run wrote")
+        if not state_path.is_file():
+            raise VideodenoiseError(f"'{run_dir}' has no last.pt checkpoint yet; start the run again instead of resuming")
+        try:
+            values = json.loads(config_path.read_text())
+        except json.JSONDecodeError as error:
+            raise VideodenoiseError(f"'{config_path}' is not valid JSON ({error.msg}); the run folder is damaged") from None
+        values.update(overrides)
+        config = TrainConfig.from_dict(values)
+        try:
+            state = torch.load(state_path, map_location="cpu", weights_only=True)
+        except Exception as error:  # torch raises several types for damaged or foreign files
+            raise VideodenoiseError(f"'{state_path}' cannot be read as a training checkpoint ({type(error).__name__}); it is damaged or not ours") from None
+        if overrides and (run_dir / "config.json").exists():
+            _atomic_write_text(config_path, json.dumps(config.to_dict(), indent=2))
+        return cls(config, run_dir, quiet=quiet, _state=state)
+
+    def _state(self) -> dict:
+        state = {
+            "format": "videodenoise-train-1",
+            "step": self.step,
+            "epoch": self.epoch,
+            "best_val": self.best_val,
+            "elapsed": self.elapsed,
+            "epoch_sums": self._epoch_sums.clone(),
+            "epoch_batches": self._epoch_batches,
+            "model": self.model.state_dict(),
+            "adam": self.adam.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "cpu_rng": torch.get_rng_state(),
+        }
+        if self.problem is not None:
+            state["cmp"] = self.problem.state_dict()
+            state["dual"] = [optimizer.state_dict() for optimizer in self.optimizer.dual_optimizers]
+        return state
+
+    def _load_state(self, state: dict) -> None:
+        if not isinstance(state, dict) or state.get("format") != "videodenoise-train-1":
+            raise VideodenoiseError("the checkpoint is not a videodenoise training checkpoint")
+        load_state(self.model, state["model"], source="the checkpoint")
+        self.adam.load_state_dict(state["adam"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        if self.problem is not None:
+            if "cmp" not in state:
+                raise VideodenoiseError("the checkpoint holds no multipliers; it was not a constrained run")
+            self.problem.load_state_dict(state["cmp"])
+            for optimizer, saved in zip(self.optimizer.dual_optimizers, state["dual"]):
+                optimizer.load_state_dict(saved)
+        self.step, self.epoch, self.best_val, self.elapsed = state["step"], state["epoch"], state["best_val"], state["elapsed"]
+        self._epoch_sums, self._epoch_batches = state["epoch_sums"], state["epoch_batches"]
+        torch.set_rng_state(state["cpu_rng"])
+        if self.rank == 0:
+            self._drop_unsaved_metrics()
+
+    def _drop_unsaved_metrics(self) -> None:
+        """Forget metrics lines of epochs the checkpoint does not include (written just before a kill)."""
+        lines = read_metrics(self.run_dir)
+        kept = [line for line in lines if line["epoch"] <= self.epoch]
+        if len(kept) != len(lines):
+            _atomic_write_text(self.run_dir / "metrics.jsonl", "".join(json.dumps(line) + "\n" for line in kept))
+
+    def _checkpoint(self) -> None:
+        if self.rank != 0:
+            return
+        _atomic_torch_save(self._state(), self.run_dir / "last.pt")
+        save_model(self.model, self.run_dir / "last.safetensors", self._weights_metadata())
+
+    def _weights_metadata(self) -> dict[str, str]:
+        return {
+            "mode": self.config.mode,
+            "sigma_train": repr(self.config.sigma_train),
+            "step": str(self.step),
+            "dataset": self.config.data.dataset,
+        }
+
+    # ---------------------------------------------------------------------------------- training
+
+    def _noisy(self, clean: torch.Tensor, *seed_parts: int) -> torch.Tensor:
+        generator = torch.Generator(device=self.device).manual_seed(_seed(self.config.seed, *seed_parts))
+        return self.noise(clean, generator=generator)
+
+    def _loss(self, layer_losses: torch.Tensor) -> torch.Tensor:
+        units = layer_losses / self.config.sigma_train**2
+        if self.config.mode == "deep-supervision":
+            return units[1:].mean()
+        return units[-1]
+
+    def _train_step(self, clean: torch.Tensor) -> torch.Tensor:
+        """One primal step (and, per batch, one dual step). Returns the per-layer losses (L+1,)."""
+        noisy = self._noisy(clean, self.step, self.rank)
+        if self.optimizer is not None:
+            self.optimizer.zero_grad()
+        else:
+            self.adam.zero_grad(set_to_none=True)
+        with autocast(self.device, self.dtype):
+            estimates = self.wrapped(noisy, all_layers=True)
+        layer_losses = per_layer_mse(estimates, clean).mean(dim=1)
+        if self.problem is not None:
+            per_batch = self.config.descent.dual_update == "batch"
+            primal_dual_backward(self.problem.state(layer_losses, self.epoch, primal=True, dual=per_batch))
+        else:
+            self._loss(layer_losses).backward()
+        if self.config.grad_clip:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+        if self.optimizer is not None:
+            self.optimizer.primal_step()
+            if self.config.descent.dual_update == "batch":
+                self.optimizer.dual_step()
+        else:
+            self.adam.step()
+        self.scheduler.step()
+        return layer_losses.detach()
+
+    def _batches(self, epoch: int, first_batch: int):
+        """This rank's batches of an epoch from `first_batch` on: sample indices are a pure function
+        of (epoch, batch, rank), so resuming mid-epoch skips exactly what was already seen."""
+        self.train_set.set_epoch(epoch)
+        size = self.config.batch_size
+        batches = [
+            [(batch * self.world + self.rank) * size + j for j in range(size)]
+            for batch in range(first_batch, self.steps_per_epoch)
+        ]
+        return DataLoader(self.train_set, batch_sampler=batches, num_workers=self.config.data.workers)
+
+    @torch.no_grad()
+    def _epoch_dual_step(self, epoch: int) -> None:
+        """Dual update once per epoch: g averaged over a no-grad pass over the epoch's samples."""
+        self.wrapped.eval()
+        sums = torch.zeros(self.n_layers + 1, device=self.device, dtype=torch.float64)
+        for batch, clean in enumerate(self._batches(epoch, 0)):
+            clean = clean.to(self.device)
+            with autocast(self.device, self.dtype):
+                estimates = self.wrapped(self._noisy(clean, epoch, batch, self.rank, 1), all_layers=True)
+            sums += per_layer_mse(estimates, clean).mean(dim=1).double()
+        self.wrapped.train()
+        layer_losses = (sums / self.steps_per_epoch).float()
+        for optimizer in self.optimizer.dual_optimizers:
+            optimizer.zero_grad()
+        state = self.problem.state(layer_losses, epoch, primal=False, dual=True)
+        with torch.enable_grad():
+            state.compute_dual_lagrangian().backward()
+        self.optimizer.dual_step()
+
+    @torch.no_grad()
+    def validate(self) -> dict:
+        """Per-layer MSE on the fixed validation clips with fixed noise, the share of clips whose loss
+        decreases at every layer, and the descent constraint values g_l (in σ_train² units)."""
+        self.model.eval()
+        sums = torch.zeros(self.n_layers + 1, dtype=torch.float64, device=self.device)
+        counts = torch.zeros(2, dtype=torch.float64, device=self.device)  # [clips, clips descending]
+        for index in range(self.rank, len(self.val_set), self.world):
+            clean = self.val_set[index].unsqueeze(0).to(self.device)
+            with autocast(self.device, self.dtype):
+                estimates = self.model(self._noisy(clean, 2**40, index), all_layers=True)
+            per_sample = per_layer_mse(estimates, clean)
+            sums += per_sample.sum(dim=1).double()
+            descending, total = descent_fraction(per_sample)
+            counts += torch.tensor([total, descending], dtype=torch.float64, device=self.device)
+        if self.world > 1:
+            dist.all_reduce(sums)
+            dist.all_reduce(counts)
+        self.model.train()
+        layer_mse = (sums / counts[0]).float().cpu()
+        units = layer_mse / self.config.sigma_train**2
+        g = descent_violations(units, layer_alphas(self.config.descent, self.n_layers, self.epoch))
+        return {
+            "val_loss_per_layer": layer_mse.tolist(),
+            "val_rmse": math.sqrt(layer_mse[-1]),
+            "val_descent_fraction": float(counts[1] / counts[0]),
+            "val_constraint_values": g.tolist(),
+            "val_layers_satisfying_descent": int((g <= 0).sum()),
+            "val_clips": int(counts[0]),
+        }
+
+    def fit(self) -> dict:
+        """Train to the configured number of epochs (or max_steps); returns the summary."""
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        show = self.rank == 0 and not self.quiet
+        progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            TextColumn("{task.fields[status]}"), disable=not show,
+        )
+        last_epoch_metrics: dict = {}
+        with progress:
+            task = progress.add_task("training", total=self.total_steps, completed=self.step, status="")
+            while self.step < self.total_steps:
+                epoch = self.epoch
+                first_batch = self.step - epoch * self.steps_per_epoch
+                started, samples, speed = time.perf_counter(), 0, 0.0
+                for clean in self._batches(epoch, first_batch):
+                    if self.step >= self.total_steps:
+                        break
+                    layer_losses = self._train_step(clean.to(self.device))
+                    self.step += 1
+                    samples += clean.shape[0] * self.world
+                    self._epoch_sums += layer_losses.double().cpu()
+                    self._epoch_batches += 1
+                    speed = samples / max(1e-9, time.perf_counter() - started)
+                    progress.update(task, advance=1, description=f"epoch {epoch + 1}/{self.config.epochs}",
+                                    status=f"loss {float(layer_losses[-1]) / self.config.sigma_train**2:.4f} σ²  {speed:.1f} clips/s")
+                    if self.config.checkpoint_every and self.step % self.config.checkpoint_every == 0:
+                        self.elapsed += time.perf_counter() - started
+                        started, samples = time.perf_counter(), 0
+                        self._checkpoint()
+                self.elapsed += time.perf_counter() - started
+                epoch_done = self.step == (epoch + 1) * self.steps_per_epoch
+                if epoch_done:
+                    last_epoch_metrics = self._end_epoch(epoch, speed)
+                else:  # stopped by max_steps mid-epoch
+                    self._checkpoint()
+        summary = self._summary(last_epoch_metrics)
+        if self.rank == 0:
+            _atomic_write_text(self.run_dir / "summary.json", json.dumps(summary, indent=2))
+            if self._tensorboard is not None:
+                self._tensorboard.close()
+        return summary
+
+    def _end_epoch(self, epoch: int, speed: float) -> dict:
+        if self.problem is not None and self.config.descent.dual_update == "epoch":
+            self._epoch_dual_step(epoch)
+        if self.world > 1 and self.problem is not None:
+            self._check_multipliers_agree()
+        metrics = {
+            "epoch": epoch + 1,
+            "step": self.step,
+            "train_loss_per_layer": (self._epoch_sums / max(1, self._epoch_batches)).tolist(),
+            **self.validate(),
+            "multipliers": self.problem.layer_multipliers().tolist() if self.problem is not None else [0.0] * self.n_layers,
+            "lr": self.scheduler.get_last_lr()[0],
+            "samples_per_second": speed,
+            "elapsed_seconds": self.elapsed,
+        }
+        self.epoch = epoch + 1
+        self._epoch_sums.zero_()
+        self._epoch_batches = 0
+        if metrics["val_loss_per_layer"][-1] < self.best_val:
+            self.best_val = metrics["val_loss_per_layer"][-1]
+            if self.rank == 0:
+                save_model(self.model, self.run_dir / "best.safetensors", {**self._weights_metadata(), "val_mse": repr(self.best_val)})
+        if self.rank == 0:
+            # the metrics line first, then the checkpoint: a run killed in between repeats this epoch's
+            # end on resume, and resuming drops the repeated line (see _drop_unsaved_metrics)
+            with open(self.run_dir / "metrics.jsonl", "a") as log:
+                log.write(json.dumps(metrics) + "\n")
+            self._checkpoint()
+            self._log_tensorboard(metrics)
+        return metrics
+
+    def _check_multipliers_agree(self) -> None:
+        """λ must be identical on every rank (the dual steps see all-rank means); fail loudly if not."""
+        mine = self.problem.multipliers_value.to(self.device)
+        gathered = [torch.empty_like(mine) for _ in range(self.world)]
+        dist.all_gather(gathered, mine)
+        if any(not torch.equal(other, mine) for other in gathered):
+            raise RuntimeError(f"multipliers differ across ranks: {[g.tolist() for g in gathered]}")
+
+    def _log_tensorboard(self, metrics: dict) -> None:
+        if self._tensorboard is None:
+            return
+        for name in ("train_loss_per_layer", "val_loss_per_layer", "multipliers", "val_constraint_values"):
+            for layer, value in enumerate(metrics[name]):
+                self._tensorboard.add_scalar(f"{name}/layer{layer}", value, self.step)
+        for name in ("val_rmse", "val_descent_fraction", "lr", "samples_per_second"):
+            self._tensorboard.add_scalar(name, metrics[name], self.step)
+
+    def _summary(self, last: dict) -> dict:
+        return {
+            "model": self.config.model,
+            "mode": self.config.mode,
+            "parameters": sum(p.numel() for p in self.model.parameters()),
+            "steps": self.step,
+            "epochs_completed": self.epoch,
+            "best_val_mse": self.best_val,
+            "final": last,
+            "training_seconds": self.elapsed,
+            "world_size": self.world,
+            "device": str(self.device),
+            "hardware": torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else platform.processor() or platform.machine(),
+            "torch": torch.__version__,
+        }
+
+
+def read_metrics(run_dir: str | os.PathLike) -> list[dict]:
+    """The per-epoch metrics of a run folder, in order."""
+    path = Path(run_dir) / "metrics.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
