@@ -9,23 +9,7 @@ is http://101.32.75.151:8181/dataset/shanghaitech.tar.gz), place it in --root, t
 It extracts to <root>/shanghaitech/. Without the archive the script says where to put it.
 """
 
-import argparse
-from pathlib import Path
-
-from _common import run
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=Path("data"), help="folder holding shanghaitech.tar.gz (default: data)")
-    parser.add_argument("--no-verify", action="store_true", help="skip the sha256 check (a copy from another source)")
-    args = parser.parse_args()
-
-    from videodenoise.datasets.download import download_dataset
-
-    path = download_dataset("shanghaitech", args.root, progress=False, verify=not args.no_verify)
-    print(f"ShanghaiTech is in {path}")
-
+from _common import download_script
 
 if __name__ == "__main__":
-    run(main)
+    download_script("shanghaitech", __doc__, "ShanghaiTech is in")

@@ -97,7 +97,7 @@ def test_resumed_run_matches_an_uninterrupted_one(root, tmp_path, monkeypatch):
     config = tiny_config(root, epochs=2, checkpoint_every=5, descent={"alpha": 0.5})
     Trainer(config, tmp_path / "straight", quiet=True).fit()
 
-    original_step = Trainer._train_step
+    original_step = Trainer.train_step
     calls = {"n": 0}
 
     def crash_at_step_eight(self, clean):
@@ -106,10 +106,10 @@ def test_resumed_run_matches_an_uninterrupted_one(root, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return original_step(self, clean)
 
-    monkeypatch.setattr(Trainer, "_train_step", crash_at_step_eight)
+    monkeypatch.setattr(Trainer, "train_step", crash_at_step_eight)
     with pytest.raises(KeyboardInterrupt):
         Trainer(config, tmp_path / "resumed", quiet=True).fit()
-    monkeypatch.setattr(Trainer, "_train_step", original_step)
+    monkeypatch.setattr(Trainer, "train_step", original_step)
     assert torch.load(tmp_path / "resumed" / "last.pt", weights_only=True)["step"] == 5
     Trainer.resume(tmp_path / "resumed", quiet=True).fit()
 

@@ -356,7 +356,7 @@ class Trainer:
             return units[1:].mean()
         return units[-1]
 
-    def _train_step(self, clean: torch.Tensor) -> torch.Tensor:
+    def train_step(self, clean: torch.Tensor) -> torch.Tensor:
         """One primal step (and, per batch, one dual step). Returns the per-layer losses (L+1,)."""
         noisy = self._noisy(clean, self.step, self.rank)
         if self.optimizer is not None:
@@ -382,7 +382,7 @@ class Trainer:
         self.scheduler.step()
         return layer_losses.detach()
 
-    def _batches(self, epoch: int, first_batch: int):
+    def batches(self, epoch: int, first_batch: int = 0):
         """This rank's batches of an epoch from `first_batch` on: sample indices are a pure function
         of (epoch, batch, rank), so resuming mid-epoch skips exactly what was already seen."""
         self.train_set.set_epoch(epoch)
@@ -398,7 +398,7 @@ class Trainer:
         """Dual update once per epoch: g averaged over a no-grad pass over the epoch's samples."""
         self.wrapped.eval()
         sums = torch.zeros(self.n_layers + 1, device=self.device, dtype=torch.float64)
-        for batch, clean in enumerate(self._batches(epoch, 0)):
+        for batch, clean in enumerate(self.batches(epoch, 0)):
             clean = clean.to(self.device)
             with autocast(self.device, self.dtype):
                 estimates = self.wrapped(self._noisy(clean, epoch, batch, self.rank, 1), all_layers=True)
@@ -459,10 +459,10 @@ class Trainer:
                 epoch = self.epoch
                 first_batch = self.step - epoch * self.steps_per_epoch
                 started, samples, speed = time.perf_counter(), 0, 0.0
-                for clean in self._batches(epoch, first_batch):
+                for clean in self.batches(epoch, first_batch):
                     if self.step >= self.total_steps:
                         break
-                    layer_losses = self._train_step(clean.to(self.device))
+                    layer_losses = self.train_step(clean.to(self.device))
                     self.step += 1
                     samples += clean.shape[0] * self.world
                     self._epoch_sums += layer_losses.double().cpu()
