@@ -1,0 +1,147 @@
+"""How fast do the default denoisers run, and how close to this machine's matrix speed?
+
+For DUST and UT with default options, grey and colour, this times a forward pass (torch.no_grad) on a
+640×360 clip and prints frames per second. It also counts the pass's FLOPs (torch.utils.flop_counter:
+the matrix products; elementwise ops, softmax and patch folding are not counted) and divides by the
+time: the achieved GFLOP/s. Next to it, in the same run, it times a plain torch.matmul of the shape
+the model spends most of its FLOPs on (recorded from the forward pass itself), and prints the ratio
+achieved / matmul: 1 would mean the model runs at matrix speed, and the gap is what the elementwise
+work, attention and memory traffic between the matrix products cost.
+
+    .venv/bin/python benchmarks/bench_models.py [--frames 5] [--repeats 3] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections import Counter
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import FlopCounterMode
+
+from videodenoise.models import build_model, count_parameters
+
+aten = torch.ops.aten
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as file:
+            for line in file:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def median_seconds(function, repeats: int, device: torch.device) -> float:
+    function()  # warm-up: first-touch allocations, kernel selection
+    synchronize(device)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        synchronize(device)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+class MatmulShapes(TorchDispatchMode):
+    """Records (m, k, n) and FLOPs of every matrix product run under it (batched ones as m·batch)."""
+
+    def __init__(self):
+        super().__init__()
+        self.flops = Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func in (aten.mm.default, aten.addmm.default, aten.bmm.default):
+            a, b = (args[0], args[1]) if func is not aten.addmm.default else (args[1], args[2])
+            batch = a.shape[0] if a.dim() == 3 else 1
+            m, k, n = a.shape[-2] * batch, a.shape[-1], b.shape[-1]
+            if func is not aten.bmm.default:  # a batched product of tiny matrices is not a matmul to match
+                self.flops[(m, k, n)] += 2 * m * k * n
+        return func(*args, **(kwargs or {}))
+
+
+def test_clip(frames: int, channels: int, height: int, width: int, device: torch.device) -> torch.Tensor:
+    """A real image panning across the frame, with σ = 25/255 noise: (1, T, C, H, W)."""
+    import skimage.data
+
+    image = torch.from_numpy(skimage.data.astronaut().astype(np.float32) / 255).permute(2, 0, 1)
+    image = F.interpolate(image[None], size=(height + 4 * frames, width + 4 * frames), mode="bilinear")[0]
+    if channels == 1:
+        image = image.mean(dim=0, keepdim=True)
+    clip = torch.stack([image[:, 2 * t:2 * t + height, 4 * t:4 * t + width] for t in range(frames)])[None]
+    generator = torch.Generator().manual_seed(0)
+    return (clip + 25 / 255 * torch.randn(clip.shape, generator=generator)).to(device)
+
+
+def benchmark(name: str, channels: int, args, device: torch.device) -> dict:
+    model = build_model(name, channels=channels).to(device).eval()
+    clip = test_clip(args.frames, channels, args.height, args.width, device)
+    with torch.no_grad():
+        seconds = median_seconds(lambda: model(clip), args.repeats, device)
+        with FlopCounterMode(display=False) as counter:
+            model(clip)
+        with MatmulShapes() as shapes:
+            model(clip)
+    flops = counter.get_total_flops()
+    (m, k, n), _ = shapes.flops.most_common(1)[0]
+    a = torch.randn(m, k, device=device)
+    b = torch.randn(k, n, device=device)
+    matmul_seconds = median_seconds(lambda: torch.matmul(a, b), max(5, args.repeats), device)
+    achieved = flops / seconds / 1e9
+    matmul = 2 * m * k * n / matmul_seconds / 1e9
+    return dict(model=name, channels=channels, params=count_parameters(model), fps=args.frames / seconds,
+                gflop_frame=flops / args.frames / 1e9, achieved=achieved, shape=f"{m}x{k}x{n}",
+                matmul=matmul, ratio=achieved / matmul)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--frames", type=int, default=5, help="frames in the clip (default 5)")
+    parser.add_argument("--height", type=int, default=360)
+    parser.add_argument("--width", type=int, default=640)
+    parser.add_argument("--repeats", type=int, default=3, help="timed passes per model; the median is shown")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--models", nargs="+", default=["dust", "ut"])
+    parser.add_argument("--channels", nargs="+", type=int, default=[1, 3])
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+
+    where = cpu_name() if device.type == "cpu" else torch.cuda.get_device_name(device)
+    print(f"machine: {where}; {os.cpu_count()} logical CPUs, {torch.get_num_threads()} torch threads; "
+          f"torch {torch.__version__}; device {device}")
+    print(f"clip: {args.frames} frames of {args.width}x{args.height}, forward pass under no_grad, "
+          f"median of {args.repeats}; FLOPs = matrix products (torch.utils.flop_counter)")
+    print(f"matmul: torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, same run\n")
+    header = (f"{'model':<6} {'C':>1} {'params':>9} {'frames/s':>9} {'GFLOP/frame':>12} {'GFLOP/s':>8} "
+              f"{'matmul m x k x n':>18} {'matmul GFLOP/s':>15} {'ratio':>6}")
+    print(header)
+    print("-" * len(header))
+    for name in args.models:
+        for channels in args.channels:
+            row = benchmark(name, channels, args, device)
+            print(f"{row['model']:<6} {row['channels']:>1} {row['params']:>9,} {row['fps']:>9.2f} "
+                  f"{row['gflop_frame']:>12.2f} {row['achieved']:>8.1f} {row['shape']:>18} "
+                  f"{row['matmul']:>15.1f} {row['ratio']:>6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

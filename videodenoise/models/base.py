@@ -1,0 +1,113 @@
+"""What DUST and UT have in common: clip in, patches, L layers, one readout, clip(s) out.
+
+A model only says how tokens become its representation (`initial_state`), what one layer does to it
+(`apply_layer`) and how the shared readout turns it back into patches (`readout_patches`); this
+class does the rest, identically for both, so that "the estimate after layer l" means the same thing.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from .config import ModelError, PatchConfig
+from .layers import extract_patches, fold_patches, spatial_offsets
+
+# On the CPU the layers run on bands of patch rows whose widest tensor has about this many elements.
+# Large fresh tensors are mmap'ed and page-faulted in on every op, which made a 640×360 clip ~4×
+# slower than the same work done on cache-sized bands. Bands are exact: the temporal token set never
+# crosses rows, and a spatio-temporal one gets a halo wide enough for every layer. Off the CPU a
+# whole clip is one band.
+CPU_BAND_ELEMENTS = 1 << 21
+
+
+class UnrolledDenoiser(nn.Module):
+    """Base of the patch-token denoisers. Subclasses set `name` and implement the four hooks below."""
+
+    name = "unrolled"
+    config: PatchConfig
+
+    # ---- hooks ---------------------------------------------------------------------------------
+    def initial_state(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Token grid (B, rows, cols, T, n) → layer-0 representation (B, rows, cols, T, width)."""
+        raise NotImplementedError
+
+    def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+        """Representation after layer index → after layer index + 1."""
+        raise NotImplementedError
+
+    def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
+        """The shared readout: representation (…, width) → patch estimates (…, n)."""
+        raise NotImplementedError
+
+    @property
+    def state_width(self) -> int:
+        """Width of the widest per-token tensor a layer makes (sizes the CPU bands)."""
+        raise NotImplementedError
+
+    # ---- shared ------------------------------------------------------------------------------------
+    @property
+    def parameter_dtype(self) -> torch.dtype:
+        return next(self.parameters()).dtype
+
+    @property
+    def num_layers(self) -> int:
+        return self.config.layers
+
+    def layer(self, index: int) -> nn.Module:
+        """The module computing layer index + 1; the same one at every depth when layers are tied."""
+        return self.layers[0 if self.config.tied_layers else index]
+
+    def forward(self, noisy: torch.Tensor, all_layers: bool = False):
+        """Denoise a clip (B, T, C, H, W) with any T, H, W.
+
+        Returns the final estimate (B, T, C, H, W), or with all_layers=True the list of L+1 estimates:
+        [0] is the input itself and [l] the readout of layer l.
+        """
+        check_clip(noisy, self.config.channels, self.name)
+        noisy = noisy.to(self.parameter_dtype)  # e.g. float64 frames from numpy meet float32 weights
+        tokens, grid = extract_patches(noisy, self.config.patch_size, self.config.stride)
+        wanted = range(self.num_layers) if all_layers else [self.num_layers - 1]
+        patch_estimates = [[] for _ in wanted]
+        for start, stop, low, high in self._bands(tokens):
+            band = tokens[:, low:high].contiguous()  # free unless B > 1
+            state = self.initial_state(band)
+            for index in range(self.num_layers):
+                state = self.apply_layer(index, state, band)
+                if index in wanted:
+                    kept = state[:, start - low:stop - low]
+                    patch_estimates[wanted.index(index)].append(self.readout_patches(kept))
+        estimates = [fold_patches(torch.cat(parts, dim=1), grid) for parts in patch_estimates]
+        return [noisy] + estimates if all_layers else estimates[0]
+
+    def _bands(self, tokens: torch.Tensor) -> list[tuple[int, int, int, int]]:
+        """(start, stop, low, high): rows [start, stop) are kept from a band computed on [low, high)."""
+        batch, rows, cols, frames, _ = tokens.shape
+        if tokens.device.type != "cpu":
+            return [(0, rows, 0, rows)]
+        offsets = spatial_offsets(self.config.token_set, self.config.neighbourhood)
+        radius = max(max(abs(dr), abs(dc)) for dr, dc in offsets)
+        halo = radius * self.num_layers  # how far a border error can travel in L layers
+        per_row = batch * cols * frames * self.state_width
+        band_rows = max(1, CPU_BAND_ELEMENTS // per_row, 2 * halo)
+        bands = []
+        for start in range(0, rows, band_rows):
+            stop = min(rows, start + band_rows)
+            bands.append((start, stop, max(0, start - halo), min(rows, stop + halo)))
+        return bands
+
+
+def check_clip(clip: torch.Tensor, channels: int, model_name: str) -> None:
+    """Raise a ModelError unless `clip` is a floating (B, T, C, H, W) tensor with the model's C."""
+    if not isinstance(clip, torch.Tensor) or clip.dim() != 5:
+        shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
+        raise ModelError(f"{model_name} expects a clip tensor of shape (B, T, C, H, W), got {shape}; "
+                         f"add the missing batch/frame axes with .unsqueeze")
+    if clip.shape[2] != channels:
+        raise ModelError(f"{model_name} was built for {channels} channel(s) but the clip has {clip.shape[2]}; "
+                         f"convert the clip (grey = 1, colour = 3) or use a model built for it")
+    if not clip.is_floating_point():
+        raise ModelError(f"{model_name} expects float pixels in [0, 1], got {clip.dtype}; divide 8-bit frames by 255")
+    if min(clip.shape) == 0:
+        raise ModelError(f"{model_name} got an empty clip of shape {tuple(clip.shape)}; "
+                         f"pass at least one frame and pixel")

@@ -1,0 +1,260 @@
+"""Pieces both denoisers are built from: patches, soft threshold, the DCT dictionary, token attention.
+
+Layout convention. A clip is (B, T, C, H, W). Cut into p×p patches it becomes a *token grid*
+(B, rows, cols, T, n) with n = C·p²: one token per patch location and frame, the frame axis next to
+the feature axis. That puts the temporal token set of a patch location in one contiguous block
+(attention over it is a small batched matmul) while every per-token map is a matmul on the last axis.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+TOKEN_SETS = ("temporal", "spatiotemporal")
+
+
+# ----------------------------------------------------------------------------------------------------
+# patches
+
+
+@dataclass(frozen=True)
+class PatchGrid:
+    """Where the patches of one clip came from, so they can be folded back onto it."""
+
+    batch: int
+    frames: int
+    channels: int
+    height: int  # of the clip, before padding
+    width: int
+    pad_top: int
+    pad_left: int
+    padded_height: int
+    padded_width: int
+    rows: int  # patch locations along H
+    cols: int  # patch locations along W
+    patch_size: int
+    stride: int
+
+
+def _pad_for_grid(size: int, patch_size: int, stride: int) -> tuple[int, int, int]:
+    """Padding (before, after, padded size) so that every pixel lies in the same number of patches.
+
+    Padding p − stride before the first pixel and at least as much after the last one lets the border
+    pixels be averaged over as many patch estimates as interior pixels are; without it a corner pixel
+    of an overlapping grid would get one estimate instead of (p/stride)², and borders would be noisier.
+    """
+    before = patch_size - stride
+    steps = math.ceil(max(size + 2 * before - patch_size, 0) / stride)
+    padded = patch_size + steps * stride
+    return before, padded - size - before, padded
+
+
+def extract_patches(video: torch.Tensor, patch_size: int, stride: int) -> tuple[torch.Tensor, PatchGrid]:
+    """Cut a clip (B, T, C, H, W) into a token grid (B, rows, cols, T, C·p²); any H and W.
+
+    The clip is padded (reflected, or replicated when it is smaller than the padding) to a whole
+    number of strides; `fold_patches` crops the padding off again.
+    """
+    batch, frames, channels, height, width = video.shape
+    top, bottom, padded_height = _pad_for_grid(height, patch_size, stride)
+    left, right, padded_width = _pad_for_grid(width, patch_size, stride)
+    images = video.reshape(batch * frames, channels, height, width)
+    if top or bottom or left or right:
+        reflectable = max(top, bottom) < height and max(left, right) < width
+        images = F.pad(images, (left, right, top, bottom), mode="reflect" if reflectable else "replicate")
+    rows = (padded_height - patch_size) // stride + 1
+    cols = (padded_width - patch_size) // stride + 1
+    columns = F.unfold(images, patch_size, stride=stride)  # (B·T, n, rows·cols)
+    tokens = columns.view(batch, frames, -1, rows, cols).permute(0, 3, 4, 1, 2).contiguous()
+    grid = PatchGrid(batch, frames, channels, height, width, top, left, padded_height, padded_width,
+                     rows, cols, patch_size, stride)
+    return tokens, grid
+
+
+def fold_patches(tokens: torch.Tensor, grid: PatchGrid) -> torch.Tensor:
+    """Put a token grid (B, rows, cols, T, n) back into a clip (B, T, C, H, W), averaging overlaps."""
+    batch, frames, p = grid.batch, grid.frames, grid.patch_size
+    size, kernel = (grid.padded_height, grid.padded_width), dict(kernel_size=p, stride=grid.stride)
+    columns = tokens.permute(0, 3, 4, 1, 2).reshape(batch * frames, -1, grid.rows * grid.cols)
+    summed = F.fold(columns, size, **kernel)
+    ones = torch.ones(1, p * p, grid.rows * grid.cols, dtype=tokens.dtype, device=tokens.device)
+    counts = F.fold(ones, size, **kernel)  # how many patches cover each pixel
+    images = summed / counts
+    images = images[:, :, grid.pad_top:grid.pad_top + grid.height, grid.pad_left:grid.pad_left + grid.width]
+    return images.reshape(batch, frames, grid.channels, grid.height, grid.width)
+
+
+# ----------------------------------------------------------------------------------------------------
+# sparse coding
+
+
+class SoftThreshold(nn.Module):
+    """S_θ(x) = sign(x)·max(|x| − θ, 0) with a learned θ ≥ 0 per unit: the proximal map of θ‖·‖₁.
+
+    θ is clamped at 0 rather than reparameterised (softplus, exp) so that a unit can start exactly
+    unthresholded (the DC atoms of the DCT dictionary) and the initial model is exactly ISTA.
+    """
+
+    def __init__(self, initial_thresholds: torch.Tensor):
+        super().__init__()
+        self.threshold = nn.Parameter(initial_thresholds.clone().float())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        threshold = self.threshold.clamp(min=0).to(x.dtype)  # x may be half precision under autocast
+        return x - torch.clamp(x, -threshold, threshold)
+
+
+def dct_1d_atoms(length: int, num_atoms: int) -> torch.Tensor:
+    """(length, num_atoms) unit-norm cosines cos(π·j·(i + ½)/num_atoms), j = 0..num_atoms−1.
+
+    num_atoms == length gives the orthonormal DCT-II basis; 2·length gives the DCT-II basis together
+    with the DCT-IV basis (the half-integer frequencies), a union of two orthonormal bases and so a
+    tight frame, A Aᵀ = 2·I. Tightness is what makes one gradient step well conditioned: with DDᵀ = c·I
+    the step 1/c reconstructs every direction equally, so ISTA on it converges in few layers (an
+    untight overcomplete DCT, e.g. K-SVD's mean-removed one, has eigenvalues from 1 to 8 in 2-D and
+    ISTA would need dozens of layers just to restore the patch mean).
+    """
+    position = torch.arange(length, dtype=torch.float64) + 0.5
+    frequency = torch.arange(num_atoms, dtype=torch.float64)
+    atoms = torch.cos(math.pi * position[:, None] * frequency[None, :] / num_atoms)
+    return atoms / atoms.norm(dim=0, keepdim=True)
+
+
+def colour_basis(channels: int) -> torch.Tensor:
+    """(channels, channels) orthonormal colour transform: luminance first, then two opponent colours."""
+    if channels == 1:
+        return torch.ones(1, 1, dtype=torch.float64)
+    if channels == 3:
+        rows = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]], dtype=torch.float64)
+        return (rows / rows.norm(dim=1, keepdim=True)).T.contiguous()
+    raise ValueError(f"colour_basis supports 1 or 3 channels, got {channels}")
+
+
+def dct_dictionary(patch_size: int, channels: int = 1, num_atoms: int | None = None) -> torch.Tensor:
+    """Overcomplete 2-D DCT dictionary (n, k) for patches of n = C·p² values, unit-norm columns.
+
+    Atoms are colour-basis ⊗ vertical cosine ⊗ horizontal cosine (the flattening order of F.unfold:
+    channel, row, column), ordered by increasing spatial frequency. num_atoms defaults to 4n
+    (16 cosines per axis for p = 8), a tight frame with DDᵀ = 4·I; other counts take the
+    lowest-frequency atoms of the next larger square grid (no longer tight). Only the atom that is
+    constant in space (one per colour) carries nothing but the patch mean; see `dc_atoms`.
+    """
+    n = channels * patch_size**2
+    num_atoms = 4 * n if num_atoms is None else num_atoms
+    per_axis = max(patch_size, math.ceil(math.sqrt(num_atoms / channels)))
+    axis_atoms = dct_1d_atoms(patch_size, per_axis)
+    spatial = torch.kron(axis_atoms, axis_atoms)  # (p², per_axis²), atom (i, j) at column i·per_axis + j
+    atoms = torch.kron(colour_basis(channels), spatial)  # (n, C·per_axis²)
+    i, j = torch.meshgrid(torch.arange(per_axis), torch.arange(per_axis), indexing="ij")
+    frequency = (i + j).flatten().repeat(channels)
+    colour = torch.arange(channels).repeat_interleave(per_axis**2)
+    order = sorted(range(atoms.shape[1]), key=lambda a: (frequency[a].item(), colour[a].item(), a))
+    return atoms[:, order[:num_atoms]].float()
+
+
+def dc_atoms(dictionary: torch.Tensor, channels: int) -> torch.Tensor:
+    """Boolean mask of the atoms that are constant within every channel (they carry the patch mean)."""
+    per_channel = dictionary.reshape(channels, -1, dictionary.shape[1])
+    return (per_channel.std(dim=1) < 1e-6).all(dim=0)
+
+
+# ----------------------------------------------------------------------------------------------------
+# attention
+
+
+def spatial_offsets(token_set: str, neighbourhood: int) -> list[tuple[int, int]]:
+    """Patch-grid offsets in a token's attention set: only its own location, or a k×k neighbourhood."""
+    if token_set == "temporal":
+        return [(0, 0)]
+    radius = neighbourhood // 2
+    return [(dr, dc) for dr in range(-radius, radius + 1) for dc in range(-radius, radius + 1)]
+
+
+class TokenAttention(nn.Module):
+    """Attention step over a configurable token set: Y ← Y + g ⊙ (softmax(Q Kᵀ/√d) Y − Y).
+
+    Queries and keys are projections of the (optionally RMS-normalised) tokens; with tied query/key
+    K = Q, so the bilinear form W_q W_qᵀ is symmetric positive semidefinite, as in the energy view of
+    Yang et al. The values are the tokens themselves (no value/output projection): each unit borrows
+    from the same unit of the tokens it attends to, which keeps a sparse code a sparse code and costs
+    T·dim per token instead of a dim×dim map. With several heads, head h mixes the h-th contiguous
+    slice of units (standard multi-head attention with identity value/output maps); for DUST the
+    units are atoms ordered by frequency, so heads split low from high frequencies.
+
+    The per-unit gain g interpolates between keeping a token (g = 0, the default init: the step is
+    the identity, which is what lets an untrained DUST be plain ISTA) and replacing it by its
+    attention average (g = 1: exactly softmax(Y W Yᵀ) Y).
+
+    Token sets: "temporal" attends to the same patch location in all T frames; "spatiotemporal" to the
+    neighbourhood×neighbourhood patch locations around it in all T frames (neighbours beyond the
+    border are masked). Nothing depends on T.
+    """
+
+    def __init__(self, dim: int, heads: int = 1, head_dim: int = 16, tied_qk: bool = True,
+                 normalize_tokens: bool = True, token_set: str = "temporal", neighbourhood: int = 3,
+                 gain_init: float = 0.0):
+        super().__init__()
+        if token_set not in TOKEN_SETS:
+            raise ValueError(f"token_set must be one of {TOKEN_SETS}, got {token_set!r}")
+        if dim % heads:
+            raise ValueError(f"heads={heads} must divide the token width {dim}")
+        self.heads, self.head_dim = heads, head_dim
+        self.normalize_tokens = normalize_tokens
+        self.offsets = spatial_offsets(token_set, neighbourhood)
+        self.query = nn.Linear(dim, heads * head_dim, bias=False)
+        self.key = None if tied_qk else nn.Linear(dim, heads * head_dim, bias=False)
+        self.gain = nn.Parameter(torch.full((dim,), float(gain_init)))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """tokens (B, rows, cols, T, dim) → updated tokens of the same shape."""
+        batch, rows, cols, frames, dim = tokens.shape
+        heads, head_dim = self.heads, self.head_dim
+
+        def project(linear):  # (B, rows, cols, heads, T, hd)
+            x = linear(tokens)
+            if self.normalize_tokens:  # = linear(rms_norm(tokens)) without writing a normalised copy
+                mean_square = torch.linalg.vector_norm(tokens, dim=-1, keepdim=True).square() / dim
+                x = x * torch.rsqrt(mean_square + torch.finfo(x.dtype).eps)
+            return x.view(batch, rows, cols, frames, heads, head_dim).transpose(3, 4)
+
+        queries = project(self.query)
+        keys = queries if self.key is None else project(self.key)
+        scale = head_dim**-0.5
+
+        if len(self.offsets) == 1:  # temporal: one location, all frames
+            weights = torch.softmax(queries @ keys.transpose(-1, -2) * scale, dim=-1)
+            mixed = self._mix(weights, tokens)
+        else:
+            scores = []
+            for dr, dc in self.offsets:
+                shifted = torch.roll(keys, shifts=(-dr, -dc), dims=(1, 2))  # key of location (r+dr, c+dc)
+                score = queries @ shifted.transpose(-1, -2) * scale
+                outside = self._outside_grid(dr, dc, rows, cols, tokens.device)
+                scores.append(score.masked_fill(outside[None, :, :, None, None, None], float("-inf")))
+            weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1)
+            weights = weights.view(batch, rows, cols, heads, frames, len(self.offsets), frames)
+            mixed = 0
+            for index, (dr, dc) in enumerate(self.offsets):  # one shifted copy at a time: memory stays O(1)
+                shifted = torch.roll(tokens, shifts=(-dr, -dc), dims=(1, 2))
+                mixed = mixed + self._mix(weights[..., index, :], shifted)
+        mixed = mixed.to(tokens.dtype)  # under autocast the matmul may return a lower precision
+        return torch.lerp(tokens, mixed, self.gain.to(tokens.dtype))
+
+    def _mix(self, weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        """weights (B, rows, cols, heads, T, S) · values (B, rows, cols, S, dim), head h on unit slice h."""
+        if self.heads == 1:
+            return weights.squeeze(3) @ values
+        slices = values.unflatten(-1, (self.heads, -1))
+        mixed = torch.stack([weights[:, :, :, h] @ slices[..., h, :] for h in range(self.heads)], dim=-2)
+        return mixed.flatten(-2)
+
+    @staticmethod
+    def _outside_grid(dr: int, dc: int, rows: int, cols: int, device) -> torch.Tensor:
+        r = torch.arange(rows, device=device)[:, None] + dr
+        c = torch.arange(cols, device=device)[None, :] + dc
+        return (r < 0) | (r >= rows) | (c < 0) | (c >= cols)

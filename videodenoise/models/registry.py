@@ -1,0 +1,157 @@
+"""Build models by name, count their parameters, and save/load weights together with their config.
+
+A weights file is a safetensors file: tensors plus string metadata {"videodenoise_model": name,
+"config": JSON of the config dataclass, ...}. Loading parses JSON and reads raw tensors, so it never
+runs code from the file (unlike pickle-based torch.load), and the config rebuilds the architecture.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
+
+from .config import DUSTConfig, ModelError, UTConfig
+from .dust import DUST
+from .ut import UT
+
+MODELS: dict[str, tuple[type, type]] = {"dust": (DUST, DUSTConfig), "ut": (UT, UTConfig)}
+MODEL_NAMES = tuple(MODELS)
+FORMAT_VERSION = "1"
+
+
+def _lookup(name: str) -> tuple[type, type]:
+    key = str(name).lower()
+    if key not in MODELS:
+        raise ModelError(f"unknown model {name!r}; choose one of: {', '.join(MODEL_NAMES)}")
+    return MODELS[key]
+
+
+def make_config(name: str, **options) -> DUSTConfig | UTConfig:
+    """The config dataclass of model `name` with `options` overriding its defaults."""
+    config_class = _lookup(name)[1]
+    valid = [field.name for field in dataclasses.fields(config_class)]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ModelError(f"unknown option(s) {', '.join(unknown)} for model {name!r}; "
+                         f"valid options: {', '.join(valid)}")
+    return config_class(**options)
+
+
+def build_model(name: str, **options) -> nn.Module:
+    """A freshly initialised model: build_model("dust", channels=3, layers=8)."""
+    model_class = _lookup(name)[0]
+    return model_class(make_config(name, **options))
+
+
+def model_from_config(config: DUSTConfig | UTConfig) -> nn.Module:
+    """A freshly initialised model for an existing config object."""
+    for model_class, config_class in MODELS.values():
+        if type(config) is config_class:
+            return model_class(config)
+    raise ModelError(f"not a model config: {type(config).__name__}; use DUSTConfig or UTConfig")
+
+
+def count_parameters(model: nn.Module, trainable_only: bool = True) -> int:
+    """Number of distinct parameter values (shared, i.e. tied, parameters count once)."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+
+
+def save_model(model: nn.Module, path: str | os.PathLike, extra_metadata: dict[str, str] | None = None) -> Path:
+    """Write the model's weights and config to a safetensors file, atomically; returns the path.
+
+    extra_metadata (string keys and values, e.g. training options) is stored beside the config; the
+    keys videodenoise_model, config and format_version are reserved.
+    """
+    name, config = getattr(model, "name", None), getattr(model, "config", None)
+    if name not in MODELS or not dataclasses.is_dataclass(config):
+        raise ModelError(f"cannot save {type(model).__name__}: only models made by build_model "
+                         f"({', '.join(MODEL_NAMES)}) can be saved")
+    metadata = {str(key): str(value) for key, value in (extra_metadata or {}).items()}
+    reserved = {"videodenoise_model", "config", "format_version"} & set(metadata)
+    if reserved:
+        raise ModelError(f"extra_metadata may not set {', '.join(sorted(reserved))}; rename those keys")
+    metadata.update(videodenoise_model=name, config=json.dumps(dataclasses.asdict(config)),
+                    format_version=FORMAT_VERSION)
+    tensors = {key: value.detach().cpu().contiguous() for key, value in model.state_dict().items()}
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    try:
+        save_file(tensors, temporary, metadata=metadata)
+        os.replace(temporary, path)  # a reader never sees a half-written file
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, str]:
+    """The string metadata of a weights file (model name, config JSON, anything saved as extra)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelError(f"weights file not found: {path}; check the path")
+    try:
+        with safe_open(str(path), framework="pt") as file:
+            metadata = file.metadata() or {}
+    except (SafetensorError, OSError, ValueError) as error:
+        raise ModelError(f"{path} is not a safetensors weights file ({error}); "
+                         f"pass a file written by save_model") from None
+    if "videodenoise_model" not in metadata or "config" not in metadata:
+        raise ModelError(f"{path} has no videodenoise model metadata; pass a file written by save_model")
+    return metadata
+
+
+def load_model(path: str | os.PathLike, map_location: str | torch.device = "cpu",
+               expected_name: str | None = None) -> nn.Module:
+    """Rebuild a model from a file written by save_model, in eval mode, on `map_location`.
+
+    expected_name (e.g. "dust") makes a file holding a different model an error instead of a surprise.
+    """
+    path = Path(path)
+    metadata = read_metadata(path)
+    name = metadata["videodenoise_model"]
+    if expected_name is not None and name != expected_name:
+        raise ModelError(f"{path} holds a {name!r} model, not {expected_name!r}; pass a {expected_name} weights file")
+    _, config_class = _lookup(name)
+    try:
+        options = json.loads(metadata["config"])
+    except json.JSONDecodeError:
+        raise ModelError(f"{path} has a corrupt config in its metadata; re-save the model") from None
+    if not isinstance(options, dict):
+        raise ModelError(f"{path} has a corrupt config in its metadata; re-save the model")
+    model = build_model(name, **options)
+    with safe_open(str(path), framework="pt", device="cpu") as file:
+        state = {key: file.get_tensor(key) for key in file.keys()}
+    load_state(model, state, source=str(path))
+    return model.to(map_location).eval()
+
+
+def load_state(model: nn.Module, state: dict[str, torch.Tensor], source: str = "state dict") -> None:
+    """Copy `state` into `model`, with a one-line ModelError for missing, extra or mis-shaped tensors."""
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    mismatched = [f"{key} {tuple(state[key].shape)} vs {tuple(value.shape)}"
+                  for key, value in expected.items() if key in state and state[key].shape != value.shape]
+    problems = []
+    if missing:
+        problems.append(f"missing {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}")
+    if unexpected:
+        problems.append(f"unexpected {', '.join(unexpected[:3])}{' ...' if len(unexpected) > 3 else ''}")
+    if mismatched:
+        problems.append(f"wrong shape {', '.join(mismatched[:3])}{' ...' if len(mismatched) > 3 else ''}")
+    if problems:
+        name = getattr(model, "name", type(model).__name__)
+        raise ModelError(f"{source} does not fit a {name} model with this config ({'; '.join(problems)}); "
+                         f"use the config the weights were saved with")
+    model.load_state_dict(state)
