@@ -249,3 +249,13 @@ def test_clips_from_videos_seek_correctly(avenue_root):
     for index in range(len(clips)):
         source, start = clips.source_of(index)
         assert_levels(clips[index], int(source.name), first=start)
+
+
+def test_frame_cache_gives_the_same_clips(avenue_root):
+    sources = load_dataset("avenue", avenue_root).clips("train")
+    cached = RandomClips(sources, clip_length=3, crop=16, channels=1, samples_per_epoch=8, seed=3)
+    direct = RandomClips(sources, clip_length=3, crop=16, channels=1, samples_per_epoch=8, seed=3, cache_mb=0)
+    assert cached.cached and not direct.cached
+    for index in range(8):
+        assert torch.equal(cached[index], direct[index])
+    assert len(cached._cache) == 2  # each video decoded once

@@ -65,6 +65,7 @@ class DataConfig:
     val_clips_per_video: int = 4
     samples_per_epoch: int = 256
     workers: int = 0
+    cache_mb: float = 2048  # keep decoded frames in memory when the whole split fits (see datasets.clips)
 
 
 @dataclass
@@ -233,11 +234,11 @@ class Trainer:
             raise ConfigError(f"dataset '{data.dataset}' has one training clip and no 'val' split; name a validation split with --val-split")
         self.train_set = RandomClips(
             train_sources, data.clip_length, data.crop, data.channels, data.resize,
-            samples_per_epoch=data.samples_per_epoch, seed=self.config.seed,
+            samples_per_epoch=data.samples_per_epoch, seed=self.config.seed, cache_mb=data.cache_mb,
         )
         self.val_set = SequentialClips(
             val_sources, data.clip_length, data.val_crop, data.channels, data.resize,
-            max_clips_per_video=data.val_clips_per_video,
+            max_clips_per_video=data.val_clips_per_video, cache_mb=data.cache_mb,
         )
         self.val_names = [source.name for source in val_sources]
         self.steps_per_epoch = data.samples_per_epoch // (self.config.batch_size * self.world)

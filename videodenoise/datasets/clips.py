@@ -35,9 +35,23 @@ def _pair(size: Size | None) -> tuple[int, int] | None:
 
 
 class _Clips(Dataset):
-    """Shared machinery: open the sources (header reads only), resize."""
+    """Shared machinery: open the sources (header reads only), read clips through an optional frame
+    cache, resize.
 
-    def __init__(self, sources: Sequence[ClipSource], clip_length: int, channels: int | None, resize: Size | float | None):
+    Random access into compressed video decodes from the previous keyframe, which for clips with one
+    keyframe (the sample clips) means decoding up to the whole video for every clip: 5× the cost of a
+    training step. When the decoded frames fit in `cache_mb` (uint8, after channel conversion) each
+    video is decoded once, sequentially, on first use and kept in memory.
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[ClipSource],
+        clip_length: int,
+        channels: int | None,
+        resize: Size | float | None,
+        cache_mb: float = 2048,
+    ):
         if clip_length < 1:
             raise DatasetError(f"clip length must be at least 1 frame, got {clip_length}")
         if channels not in (None, 1, 3):
@@ -53,6 +67,20 @@ class _Clips(Dataset):
         if not self.usable:
             longest = max(len(r) for r in self.readers)
             raise DatasetError(f"no video has {clip_length} frames (the longest has {longest}); use a shorter clip length")
+        decoded_bytes = sum(
+            r.info.n_frames * r.info.height * r.info.width * (channels or r.info.channels) for r in self.readers
+        )
+        self.cached = decoded_bytes <= cache_mb * 2**20
+        self._cache: dict[int, torch.Tensor] = {}
+
+    def _read(self, video: int, start: int) -> torch.Tensor:
+        """Frames [start, start + clip_length) of a video as (T, C, H, W) float32 in [0, 1]."""
+        if not self.cached:
+            return self.readers[video].read(start, self.clip_length, self.channels)
+        if video not in self._cache:
+            frames = self.readers[video].read(0, None, self.channels)
+            self._cache[video] = frames.mul(255).round().to(torch.uint8)  # 8-bit sources: exact
+        return self._cache[video][start : start + self.clip_length].float().div(255)
 
     def _resized(self, clip: torch.Tensor) -> torch.Tensor:
         if self.resize is None:
@@ -89,8 +117,9 @@ class RandomClips(_Clips):
         samples_per_epoch: int = 1024,
         hflip: bool = True,
         seed: int = 0,
+        cache_mb: float = 2048,
     ):
-        super().__init__(sources, clip_length, channels, resize)
+        super().__init__(sources, clip_length, channels, resize, cache_mb)
         self.crop = _pair(crop)
         self.samples_per_epoch = samples_per_epoch
         self.hflip = hflip
@@ -110,7 +139,7 @@ class RandomClips(_Clips):
         video = self.usable[rng.choice(len(self.usable), p=self._video_probability)]
         reader = self.readers[video]
         start = int(rng.integers(0, len(reader) - self.clip_length + 1))
-        clip = self._resized(reader.read(start, self.clip_length, self.channels))
+        clip = self._resized(self._read(video, start))
         if self.crop:
             self._check_crop(clip, self.crop, self.sources[video])
             top = int(rng.integers(0, clip.shape[-2] - self.crop[0] + 1))
@@ -135,8 +164,9 @@ class SequentialClips(_Clips):
         resize: Size | float | None = None,
         stride: int | None = None,
         max_clips_per_video: int | None = None,
+        cache_mb: float = 0,
     ):
-        super().__init__(sources, clip_length, channels, resize)
+        super().__init__(sources, clip_length, channels, resize, cache_mb)
         self.crop = _pair(crop)
         stride = stride or clip_length
         if stride < 1:
@@ -163,7 +193,7 @@ class SequentialClips(_Clips):
 
     def __getitem__(self, index: int) -> torch.Tensor:
         video, start = self.index[index]
-        clip = self._resized(self.readers[video].read(start, self.clip_length, self.channels))
+        clip = self._resized(self._read(video, start))
         if self.crop:
             self._check_crop(clip, self.crop, self.sources[video])
             clip = TF.center_crop(tv_tensors.Video(clip), list(self.crop)).as_subclass(torch.Tensor)
