@@ -58,27 +58,51 @@ class UnrolledDenoiser(nn.Module):
         """The module computing layer index + 1; the same one at every depth when layers are tied."""
         return self.layers[0 if self.config.tied_layers else index]
 
-    def forward(self, noisy: torch.Tensor, all_layers: bool = False):
+    def forward(self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None):
         """Denoise a clip (B, T, C, H, W) with any T, H, W.
 
         Returns the final estimate (B, T, C, H, W), or with all_layers=True the list of L+1 estimates:
         [0] is the input itself and [l] the readout of layer l.
+
+        perturbations (robustness tests only): L entries, each None or a clip shaped like `noisy`;
+        entry l is cut into patches, encoded by the linear part of `initial_state` and added to the
+        representation entering layer l + 1, so every layer can be handed a perturbed input.
         """
         check_clip(noisy, self.config.channels, self.name)
         noisy = noisy.to(self.parameter_dtype)  # e.g. float64 frames from numpy meet float32 weights
         tokens, grid = extract_patches(noisy, self.config.patch_size, self.config.stride)
+        perturbation_tokens = self._perturbation_tokens(perturbations, noisy)
         wanted = range(self.num_layers) if all_layers else [self.num_layers - 1]
         patch_estimates = [[] for _ in wanted]
         for start, stop, low, high in self._bands(tokens):
             band = tokens[:, low:high].contiguous()  # free unless B > 1
             state = self.initial_state(band)
             for index in range(self.num_layers):
+                if perturbation_tokens[index] is not None:
+                    extra = perturbation_tokens[index][:, low:high].contiguous()
+                    state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
                 state = self.apply_layer(index, state, band)
                 if index in wanted:
                     kept = state[:, start - low:stop - low]
                     patch_estimates[wanted.index(index)].append(self.readout_patches(kept))
         estimates = [fold_patches(torch.cat(parts, dim=1), grid) for parts in patch_estimates]
         return [noisy] + estimates if all_layers else estimates[0]
+
+    def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
+        if perturbations is None:
+            return [None] * self.num_layers
+        perturbations = list(perturbations)
+        if len(perturbations) != self.num_layers:
+            raise ModelError(f"{self.name} has {self.num_layers} layers but got {len(perturbations)} perturbations; "
+                             f"pass one per layer (None leaves a layer's input unperturbed)")
+        cut = []
+        for perturbation in perturbations:
+            if perturbation is not None and tuple(perturbation.shape) != tuple(noisy.shape):
+                raise ModelError(f"a perturbation of shape {tuple(perturbation.shape)} does not match the clip's "
+                                 f"{tuple(noisy.shape)}")
+            cut.append(None if perturbation is None else extract_patches(
+                perturbation.to(noisy.device, self.parameter_dtype), self.config.patch_size, self.config.stride)[0])
+        return cut
 
     def _bands(self, tokens: torch.Tensor) -> list[tuple[int, int, int, int]]:
         """(start, stop, low, high): rows [start, stop) are kept from a band computed on [low, high)."""

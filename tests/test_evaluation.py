@@ -1,0 +1,394 @@
+"""Evaluation, baselines, report and the experiment runner: metrics against scikit-image's, the γ sweep,
+the same noisy clips for every method, on dataset replicas, a real sample clip and a tiny grid."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import skimage.data
+import torch
+from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structural_similarity
+
+from videodenoise.cli import main
+from videodenoise.errors import VideodenoiseError
+from videodenoise.evaluation import (BASELINES, EvalConfig, EvaluationError, clip_metrics, evaluate, evaluation_clips,
+                                     frame_rmse, frame_ssim, metric_table, noise_seed, psnr_from_rmse, read_results)
+from videodenoise.experiment import ExperimentConfig, ExperimentError, cohens_d, load_experiment, run_experiment, win_counts
+from videodenoise.models import build_model, save_model
+from videodenoise.training import DataConfig, Trainer, TrainConfig
+
+import replicas as R
+
+SIGMA = 25 / 255
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"
+TINY = {"layers": 3, "patch_size": 4, "stride": 2}
+
+
+@pytest.fixture(scope="module")
+def ped2(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ped2")
+    R.make_repackaged(root, "ped2", size=(40, 48))
+    return root
+
+
+def checkpoint(path: Path, model: str = "dust", sigma_train: float = SIGMA, mode: str = "erm", **options) -> Path:
+    save_model(build_model(model, **{**TINY, **options}), path,
+               {"mode": mode, "sigma_train": repr(sigma_train), "step": "0", "dataset": "test"})
+    return path
+
+
+def quick(root, **overrides) -> EvalConfig:
+    values = dict(dataset="ucsd-ped2", root=str(root), split="test", clip_length=3, crop=24, gammas=[1.0, 2.0],
+                  seeds=[0, 1], baselines=["noisy", "tv"], device="cpu")
+    values.update(overrides)
+    return EvalConfig(**values)
+
+
+# ---------------------------------------------------------------------------------------------------
+# metrics
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_metrics_match_scikit_image_frame_by_frame(channels):
+    generator = np.random.default_rng(0)
+    clean = generator.random((4, channels, 20, 23)).astype(np.float32)
+    estimate = np.clip(clean + 0.1 * generator.standard_normal(clean.shape), 0, 1).astype(np.float32)
+    rmse, ssim = frame_rmse(estimate, clean), frame_ssim(torch.from_numpy(estimate), torch.from_numpy(clean))
+    for t in range(4):
+        a, b = (clean[t, 0], estimate[t, 0]) if channels == 1 else (clean[t].transpose(1, 2, 0), estimate[t].transpose(1, 2, 0))
+        assert rmse[t] == pytest.approx(np.sqrt(mean_squared_error(a, b)), rel=1e-6)
+        assert psnr_from_rmse(rmse[t]) == pytest.approx(peak_signal_noise_ratio(a, b, data_range=1), rel=1e-6)
+        kwargs = {} if channels == 1 else {"channel_axis": -1}
+        assert ssim[t] == pytest.approx(structural_similarity(a, b, data_range=1, **kwargs), rel=1e-6)
+    metrics = clip_metrics(estimate, clean)
+    assert metrics["rmse"] == pytest.approx(rmse.mean())  # per frame, then averaged
+    assert metrics["psnr"] == pytest.approx(psnr_from_rmse(rmse).mean())
+    assert metrics["ssim"] == pytest.approx(ssim.mean())
+
+
+def test_estimates_are_clamped_before_metrics_and_tiny_frames_have_no_ssim():
+    clean = np.full((2, 1, 8, 8), 0.9, np.float32)
+    over = clean + 0.5  # 1.4, clamped to 1.0
+    assert clip_metrics(over, clean)["rmse"] == pytest.approx(0.1, rel=1e-5)
+    assert clip_metrics(over, clean, clamp=False)["rmse"] == pytest.approx(0.5, rel=1e-5)
+    assert np.isnan(frame_ssim(np.zeros((1, 1, 2, 9)), np.zeros((1, 1, 2, 9)))).all()
+
+
+def test_noise_seeds_depend_on_the_clip_seed_and_kind_only():
+    assert noise_seed(0, 1, 5, "gaussian") == noise_seed(0, 1, 5, "gaussian")
+    seeds = {noise_seed(s, v, t, k, l) for s in (0, 1) for v in (0, 1) for t in (0, 5) for k in ("gaussian", "uniform") for l in (0, 1)}
+    assert len(seeds) == 32 and all(0 <= s < 2**63 for s in seeds)
+
+
+# ---------------------------------------------------------------------------------------------------
+# baselines
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+@pytest.mark.parametrize("name", [n for n in BASELINES if n != "noisy"])
+def test_every_baseline_denoises_a_real_clip(name, channels):
+    image = skimage.data.astronaut().astype(np.float32) / 255
+    clean = np.stack([image[100 + 2 * t:148 + 2 * t, 200 + 3 * t:248 + 3 * t] for t in range(5)]).transpose(0, 3, 1, 2)
+    if channels == 1:
+        clean = clean.mean(axis=1, keepdims=True)
+    noisy = clean + SIGMA * np.random.default_rng(0).standard_normal(clean.shape).astype(np.float32)
+    estimate = BASELINES[name].function(noisy, SIGMA)
+    assert estimate.shape == clean.shape
+    assert frame_rmse(np.clip(estimate, 0, 1), clean).mean() < 0.75 * frame_rmse(noisy, clean).mean()
+
+
+def test_opencv_temporal_window_stays_inside_short_clips():
+    noisy = np.random.default_rng(0).random((2, 1, 16, 16)).astype(np.float32)  # even length: window 1
+    assert BASELINES["nlm-opencv"].function(noisy, SIGMA).shape == noisy.shape
+    one = BASELINES["nlm-opencv"].function(noisy[:1], SIGMA)
+    assert one.shape == (1, 1, 16, 16)
+
+
+# ---------------------------------------------------------------------------------------------------
+# evaluate
+
+
+def test_gamma_sweep_uses_sigma_train_times_gamma(ped2, tmp_path):
+    weights = checkpoint(tmp_path / "dust.safetensors", sigma_train=20 / 255)
+    config = quick(ped2, gammas=[0.5, 2.0], seeds=[0], baselines=["noisy"], clamp=False)
+    result = evaluate([weights], config)
+    assert result.sigma_train == pytest.approx(20 / 255)
+    assert [level.sigma for level in result.levels] == pytest.approx([10 / 255, 40 / 255])
+    for level in result.levels:
+        noisy = result.cell("noisy", level)
+        model = result.cell(weights.stem, level)
+        assert noisy["sigma_255"] == pytest.approx(level.gamma * 20)
+        # the unclamped noisy input's RMSE is the noise std; the model's layer 0 is that input
+        assert noisy["rmse_mean"] == pytest.approx(level.sigma, rel=0.05)
+        assert model["layer_mse"][0] == pytest.approx(level.sigma**2, rel=0.1)
+    override = evaluate([weights], quick(ped2, gammas=[1.0], seeds=[0], baselines=[], sigma_train=30 / 255))
+    assert override.levels[0].sigma == pytest.approx(30 / 255)
+    absolute = evaluate([], quick(ped2, sigmas=[15, 50], seeds=[0], baselines=["noisy"], clamp=False))
+    assert [level.sigma_255 for level in absolute.levels] == pytest.approx([15, 50])
+    assert [level.gamma for level in absolute.levels] == pytest.approx([15 / 25, 2])  # default σ_train 25 without checkpoints
+
+
+def test_models_and_baselines_see_the_same_noisy_clips(ped2, tmp_path):
+    # an untrained UT whose width covers the patch is the identity at every depth, so its row must
+    # equal the noisy input's row sample by sample if (and only if) both saw the same noisy clip
+    identity = checkpoint(tmp_path / "ut.safetensors", model="ut", width=32)
+    result = evaluate([identity], quick(ped2, noises=["gaussian", "uniform"]))
+    for noise in ("gaussian", "uniform"):
+        model, noisy = result.samples[(identity.stem, noise, "input")], result.samples[("noisy", noise, "input")]
+        np.testing.assert_allclose(model["rmse"], noisy["rmse"], rtol=1e-5)
+        np.testing.assert_allclose(model["ssim"], noisy["ssim"], rtol=1e-4, atol=1e-6)
+    # seeded: the same config gives the same numbers, other seeds other numbers
+    again = evaluate([identity], quick(ped2, noises=["gaussian", "uniform"]))
+    np.testing.assert_array_equal(again.samples[("noisy", "gaussian", "input")]["rmse"], result.samples[("noisy", "gaussian", "input")]["rmse"])
+    other = evaluate([], quick(ped2, seeds=[5, 6]))
+    assert not np.allclose(other.samples[("noisy", "gaussian", "input")]["rmse"], result.samples[("noisy", "gaussian", "input")]["rmse"])
+
+
+def test_layer_site_perturbs_the_inputs_of_later_layers(ped2, tmp_path):
+    identity = checkpoint(tmp_path / "ut.safetensors", model="ut", width=32)
+    dust = checkpoint(tmp_path / "dust.safetensors")
+    result = evaluate([identity, dust], quick(ped2, sites=["input", "layers"], seeds=[0], baselines=[]))
+    level = result.levels[0]
+    at_input, at_layers = result.cell(identity.stem, level, site="input"), result.cell(identity.stem, level, site="layers")
+    # layer 1 reads the same noisy clip; the identity then carries each extra perturbation to the output
+    assert at_layers["layer_mse"][1] == pytest.approx(at_input["layer_mse"][1], rel=1e-5)
+    assert at_layers["layer_mse"][3] == pytest.approx(3 * at_input["layer_mse"][1], rel=0.15)
+    assert ("tv", "gaussian", "layers") not in result.samples  # baselines have no layers
+    with pytest.raises(EvaluationError, match="needs at least one checkpoint"):
+        evaluate([], quick(ped2, sites=["layers"]))
+
+
+def test_model_perturbation_hook_checks_its_input():
+    model = build_model("dust", **TINY)
+    clip = torch.rand(1, 3, 1, 12, 12)
+    with torch.no_grad():
+        unperturbed = model(clip, all_layers=True)
+        same = model(clip, all_layers=True, perturbations=[None, None, None])
+        zero = model(clip, all_layers=True, perturbations=[None, torch.zeros_like(clip), None])
+    for a, b, c in zip(unperturbed, same, zero):
+        torch.testing.assert_close(a, b)
+        torch.testing.assert_close(a, c)
+    with pytest.raises(VideodenoiseError, match="3 layers but got 1"):
+        model(clip, perturbations=[None])
+    with pytest.raises(VideodenoiseError, match="does not match"):
+        model(clip, perturbations=[None, torch.zeros(1, 3, 1, 4, 4), None])
+
+
+def test_limits_pick_evenly_spaced_clips_and_frames(ped2):
+    everything = evaluation_clips(quick(ped2, clip_length=2), 1)
+    assert len(everything) == 5  # the replica's one test video of 11 frames: starts 0, 2, 4, 6, 8
+    assert [start for _, start in evaluation_clips(quick(ped2, clip_length=2, max_clips=3), 1).index] == [0, 4, 8]
+    assert [start for _, start in evaluation_clips(quick(ped2, clip_length=2, max_frames=5), 1).index] == [0, 2]
+    with pytest.raises(VideodenoiseError):
+        evaluate([], quick(ped2, clip_length=20))
+
+
+def test_mixed_or_disagreeing_checkpoints_are_one_line_errors(ped2, tmp_path):
+    grey = checkpoint(tmp_path / "grey.safetensors")
+    colour = checkpoint(tmp_path / "colour.safetensors", channels=3)
+    other_sigma = checkpoint(tmp_path / "sigma.safetensors", sigma_train=50 / 255)
+    with pytest.raises(EvaluationError, match="disagree on channels"):
+        evaluate([grey, colour], quick(ped2))
+    with pytest.raises(EvaluationError, match="disagree on σ_train"):
+        evaluate([grey, other_sigma], quick(ped2))
+    with pytest.raises(EvaluationError, match="unknown baseline"):
+        quick(ped2, baselines=["bm3d"])
+    with pytest.raises(EvaluationError, match="does not exist"):
+        evaluate([tmp_path / "missing.safetensors"], quick(ped2))
+
+
+def test_report_figures_and_files_from_a_trained_constrained_run(ped2, tmp_path):
+    config = TrainConfig(model="dust", model_options=dict(TINY), mode="constrained", epochs=2, batch_size=4, device="cpu",
+                         descent={"alpha": 0.5},
+                         data=DataConfig(dataset="ucsd-ped2", root=str(ped2), clip_length=3, crop=16, val_crop=24,
+                                         samples_per_epoch=8, val_clips_per_video=1))
+    Trainer(config, tmp_path / "run", quiet=True).fit()
+    baseline_free = checkpoint(tmp_path / "plain.safetensors")
+    result = evaluate([tmp_path / "run", baseline_free], quick(ped2, gammas=[0.5, 1.0, 3.0]))
+    paths = result.write(tmp_path / "out")
+    out = tmp_path / "out"
+    for name in ("results.csv", "results.json", "report.md", "rmse_vs_gamma.png", "per_layer_loss.png", "multipliers.png"):
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    assert paths["report"] == out / "report.md"
+    report = (out / "report.md").read_text()
+    assert "3 clips × 3 frames = 9 frames" in report and "RMSE ↓" in report and "γ=3 (σ=75) ↓" in report
+    assert "**" in report and "![rmse_vs_gamma](rmse_vs_gamma.png)" in report and "weight = 0.75·σ" in report
+    rows = list(csv.DictReader(open(out / "results.csv")))
+    assert len(rows) == 4 * 3 and {r["method"] for r in rows} == {"run", "plain", "noisy", "tv"}
+    assert all(r["clips"] == "3" and r["frames"] == "9" and r["seeds"] == "2" for r in rows)
+    assert rows[0]["layer_mse"].count(" ") == 3 and rows[-1]["layer_mse"] == ""
+    # each column's best is marked once, lowest RMSE
+    table = metric_table(result, "rmse", "gaussian")
+    for column in range(3):
+        values = [float(row[column + 1].split(" ± ")[0]) for row in table.rows]
+        assert [mark[column] for mark in table.best] == [v == min(values) for v in values]
+    back = read_results(out)
+    assert back.rows() == result.rows()
+    json.loads((out / "results.json").read_text())  # strict JSON
+
+
+def test_evaluate_on_a_real_sample_clip_in_colour(tmp_path):
+    folder = tmp_path / "clips"
+    folder.mkdir()
+    shutil.copy(GIF, folder / "tiny.gif")  # scikit-image's real 24-frame animation, 14 pixels wide
+    weights = checkpoint(tmp_path / "colour.safetensors", channels=3)
+    result = evaluate([weights], EvalConfig(dataset="folder", root=str(folder), split="test", clip_length=5, max_clips=2,
+                                            gammas=[1.0], seeds=[0], device="cpu"))
+    assert result.channels == 3 and result.n_frames == 10 and result.frame_size == (25, 14)
+    assert set(result.methods) == {"colour", *BASELINES}
+    noisy = result.cell("noisy", result.levels[0])["rmse_mean"]
+    assert all(result.cell(m, result.levels[0])["rmse_mean"] < noisy for m in result.methods if m != "noisy")
+
+
+def test_evaluate_on_the_samples_bikes_clip(tmp_path):
+    from videodenoise.datasets import load_dataset
+
+    try:
+        load_dataset("samples")
+    except VideodenoiseError:
+        pytest.skip("the sample clips are not cached and cannot be fetched here")
+    weights = checkpoint(tmp_path / "dust.safetensors")
+    result = evaluate([weights], EvalConfig(dataset="samples", split="test", crop=32, max_clips=1, max_frames=20,
+                                            gammas=[1.0, 4.0], seeds=[0], baselines=["noisy", "wavelet"], device="cpu"))
+    assert result.clip_names == ["bikes@0"] and result.n_frames == 5
+    low, high = (result.cell(weights.stem, level)["rmse_mean"] for level in result.levels)
+    assert low < high < result.cell("noisy", result.levels[1])["rmse_mean"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# command line
+
+
+def run_cli(args, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["videodenoise", *map(str, args)])
+    monkeypatch.setenv("COLUMNS", "250")
+    try:
+        main()
+        code = 0
+    except SystemExit as exit:
+        code = exit.code or 0
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_evaluate_command_prints_the_table_and_writes_the_folder(ped2, tmp_path, capsys, monkeypatch):
+    weights = checkpoint(tmp_path / "dust.safetensors")
+    code, out, err = run_cli(["evaluate", weights, "--dataset", "ucsd-ped2", "--root", ped2, "--clip-length", "3", "--crop", "24",
+                              "--gammas", "1,2", "--seeds", "0", "--baselines", "noisy,wavelet", "--device", "cpu",
+                              "--out", tmp_path / "out", "--quiet", "--no-figures"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "RMSE ↓" in out and "γ=2 (σ=50) ↓" in out and "wavelet" in out and "report:" in out
+    assert (tmp_path / "out" / "report.md").is_file() and not (tmp_path / "out" / "rmse_vs_gamma.png").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--gammas", "1,two"], "error: --gammas must be a comma-separated list of numbers"),
+    (["--baselines", "bm3d"], "error: unknown baseline in ['bm3d']"),
+    (["--site", "middle"], "error: unknown perturbation site"),
+    (["--noise", "pink"], "error: unknown noise kind"),
+])
+def test_evaluate_bad_options_give_one_line(ped2, capsys, monkeypatch, args, message):
+    code, out, err = run_cli(["evaluate", "--dataset", "ucsd-ped2", "--root", ped2, *args], capsys, monkeypatch)
+    assert code == 1 and err.startswith(message) and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# experiment
+
+
+def tiny_grid(root, **overrides) -> dict:
+    values = {
+        "name": "tiny",
+        "models": ["dust", "ut"],
+        "modes": ["erm", "constrained"],
+        "seeds": [0, 1],
+        "datasets": [{"name": "ucsd-ped2", "root": str(root), "label": "ped2"}],
+        "training": {"epochs": 1, "batch_size": 4, "device": "cpu", "descent": {"alpha": 0.5},
+                     "data": {"clip_length": 3, "crop": 16, "val_crop": 24, "samples_per_epoch": 8, "val_clips_per_video": 1}},
+        "model_options": {"dust": dict(TINY), "ut": {**TINY, "width": 16}},
+        "evaluation": {"gammas": [1, 2], "seeds": [0], "clip_length": 3, "crop": 24, "baselines": ["noisy", "tv"], "device": "cpu"},
+    }
+    values.update(overrides)
+    return values
+
+
+def test_experiment_end_to_end_on_a_replica(ped2, tmp_path, capsys, monkeypatch):
+    config_path = tmp_path / "tiny.json"
+    config_path.write_text(json.dumps(tiny_grid(ped2)))
+    code, out, err = run_cli(["experiment", config_path, "--out", tmp_path / "exp", "--quiet"], capsys, monkeypatch)
+    assert code == 0, err
+    exp = tmp_path / "exp"
+    runs = sorted(p.name for p in (exp / "runs").iterdir())
+    assert runs == sorted(f"ped2-{m}-{mode}-seed{s}" for m in ("dust", "ut") for mode in ("erm", "constrained") for s in (0, 1))
+    for name in ("report.md", "cells.csv", "comparisons.csv", "rmse_vs_gamma_ped2.png", "per_layer_loss_ped2.png",
+                 "eval/ped2/report.md", "eval/ped2/results.json", "eval/ped2/multipliers.png"):
+        assert (exp / name).is_file(), name
+    report = (exp / "report.md").read_text()
+    assert "constrained vs erm: constrained wins" in report and "of 4 dataset × γ × model cells" in report
+    assert "Cohen's d" in report and "3 clips × 1 noise seeds, 9 frames" in report
+    assert "constrained vs ERM (lower mean RMSE wins): all:" in out
+    comparisons = list(csv.DictReader(open(exp / "comparisons.csv")))
+    assert len(comparisons) == 4 and {c["model"] for c in comparisons} == {"dust", "ut"}
+    cells = list(csv.DictReader(open(exp / "cells.csv")))
+    dust_erm = [c for c in cells if c["model"] == "dust" and c["mode"] == "erm" and c["gamma"] == "1.0"][0]
+    assert dust_erm["seeds"] == "0 1" and len(dust_erm["rmse"].split()) == 2
+
+    # re-running keeps every finished run and reads the evaluation back
+    code, out, err = run_cli(["experiment", config_path, "--out", exp, "--quiet"], capsys, monkeypatch)
+    assert code == 0, err
+    assert "training" not in out and "up to date" in out
+    # more epochs: every run resumes from its checkpoint instead of starting again
+    config_path.write_text(json.dumps(tiny_grid(ped2, training={**tiny_grid(ped2)["training"], "epochs": 2}, modes=["erm"], seeds=[0])))
+    summary = run_experiment(load_experiment(config_path), exp, log=lambda message: None)
+    assert {r.status for r in summary["runs"]} == {"resumed"}
+    assert json.loads((exp / "runs" / "ped2-dust-erm-seed0" / "summary.json").read_text())["steps"] == 4
+    # a run folder of another configuration is never silently reused
+    config_path.write_text(json.dumps(tiny_grid(ped2, training={**tiny_grid(ped2)["training"], "lr": 0.5}, modes=["erm"], seeds=[0])))
+    code, out, err = run_cli(["experiment", config_path, "--out", exp, "--quiet"], capsys, monkeypatch)
+    assert code == 1 and "holds a run with other options (lr)" in err
+
+
+def test_a_run_killed_before_its_first_checkpoint_starts_again(ped2, tmp_path):
+    config = ExperimentConfig(**tiny_grid(ped2, models=["dust"], modes=["erm"], seeds=[0]))
+    run = tmp_path / "runs" / "ped2-dust-erm-seed0"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps(config.train_config(config.datasets[0], "dust", "erm", 0).to_dict()))
+    summary = run_experiment(config, tmp_path, evaluate_runs=False, log=lambda message: None)
+    assert [r.status for r in summary["runs"]] == ["trained"] and (run / "last.safetensors").is_file()
+
+
+def test_effect_sizes_and_win_counts():
+    assert cohens_d([1.0, 2.0, 3.0], [2.0, 3.0, 4.0]) == pytest.approx(-1.0)
+    assert np.isnan(cohens_d([1.0], [2.0]))
+    comparisons = [{"a": "constrained", "b": "erm", "site": "input", "noise": "gaussian", "gamma": g, "model": m, "a_wins": w}
+                   for g, m, w in [(1.0, "dust", False), (2.0, "dust", True), (3.0, "ut", True), (0.5, "ut", False)]]
+    counts = win_counts(comparisons)
+    assert counts["all"] == (2, 4) and counts["γ = 1"] == (0, 1) and counts["γ ≥ 2"] == (2, 2) and counts["dust"] == (1, 2)
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.toml")), ids=lambda p: p.name)
+def test_shipped_configs_are_valid(path):
+    config = load_experiment(path)
+    assert config.datasets and config.models and config.modes
+
+
+def test_bad_experiment_configs_are_one_line_errors(ped2, tmp_path):
+    with pytest.raises(ExperimentError, match="lists no datasets"):
+        ExperimentConfig(**tiny_grid(ped2, datasets=[]))
+    with pytest.raises(ExperimentError, match="may not set mode"):
+        ExperimentConfig(**tiny_grid(ped2, training={"mode": "erm"}))
+    with pytest.raises(VideodenoiseError, match="unknown evaluation option"):
+        ExperimentConfig(**tiny_grid(ped2, evaluation={"gamma": [1]}))
+    with pytest.raises(VideodenoiseError, match="unknown training option"):
+        ExperimentConfig(**tiny_grid(ped2, training={"epoch": 1}))
+    bad = tmp_path / "bad.toml"
+    bad.write_text("models = [\n")
+    with pytest.raises(ExperimentError, match="cannot be parsed"):
+        load_experiment(bad)
