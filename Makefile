@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/videodenoise data info samples --clips
+	$(BIN)/videodenoise demo --frames 60
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -95,6 +95,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--timing-steps", type=int, default=20)
+    parser.add_argument("--timing-only", action="store_true", help="Only time the training steps")
     parser.add_argument("--output", type=Path, help="Write the results as JSON here")
     args = parser.parse_args()
 
@@ -109,6 +110,8 @@ def main() -> None:
         print(f"  ratio constrained / ERM as trained: {step['constrained'] / step['erm']:.2f}; "
               f"constrained / ERM final-only: {step['constrained'] / step['erm-final-only']:.2f}")
 
+        if args.timing_only:
+            return
         results = {}
         for mode in MODES:
             started = time.perf_counter()

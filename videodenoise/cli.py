@@ -107,6 +107,104 @@ def data_download(
     console.print(f"{name} ready in {path}; see it with `videodenoise data info {name} --root {root}`")
 
 
+def _split_list(text: Optional[str], cast, what: str) -> Optional[list]:
+    """'0.5,1,2' → [0.5, 1.0, 2.0]; a bad item is a one-line error naming the option."""
+    if text is None:
+        return None
+    items = [item.strip() for item in text.replace(" ", ",").split(",") if item.strip()]
+    try:
+        return [cast(item) for item in items]
+    except ValueError:
+        raise VideodenoiseError(f"{what} must be a comma-separated list of numbers, got '{text}'") from None
+
+
+def _results_table(result, metric: str, noise: str, site: str) -> Table:
+    from .evaluation import metric_table
+
+    data = metric_table(result, metric, noise, site)
+    table = Table(title=data.title, caption="* best of its column")
+    for index, header in enumerate(data.headers):
+        table.add_column(header, justify="left" if index == 0 else "right")
+    for cells, marks in zip(data.rows, data.best):
+        table.add_row(cells[0], *[f"[bold green]{cell} *[/bold green]" if mark else cell for cell, mark in zip(cells[1:], marks)])
+    return table
+
+
+@app.command()
+def evaluate(
+    checkpoints: Optional[list[Path]] = typer.Argument(None, help="Weights files (.safetensors) or run folders (their best, else last, weights); none: baselines only."),
+    dataset: str = typer.Option("samples", help=f"{DATASET_HELP}."),
+    root: Optional[str] = typer.Option(None, help="Dataset root folder."),
+    split: str = typer.Option("test", help="Split to evaluate on."),
+    gammas: str = typer.Option("0.5,1,1.5,2,3,4", help="Test noise levels relative to training: σ_test = γ·σ_train."),
+    sigmas: Optional[str] = typer.Option(None, help="Absolute test noise levels on the 0-255 scale instead of γ, e.g. 15,25,50."),
+    sigma_train: Optional[float] = typer.Option(None, help="σ_train on the 0-255 scale (default: the checkpoints' own)."),
+    noise: str = typer.Option("gaussian", help="Noise kinds, comma-separated: gaussian, uniform, salt-and-pepper, poisson-gaussian."),
+    site: str = typer.Option("input", help="Perturbation sites, comma-separated: input, layers (every layer's input perturbed)."),
+    seeds: str = typer.Option("0,1,2", help="Noise seeds."),
+    baselines: str = typer.Option("noisy,nlm-opencv,nlm,tv,wavelet", help="Baselines, comma-separated, or 'none'."),
+    clip_length: int = typer.Option(5, help="Frames per clip."),
+    crop: Optional[int] = typer.Option(None, help="Centre crop in pixels (default: whole frames)."),
+    resize: Optional[float] = typer.Option(None, help="Scale frames by this factor before cropping."),
+    channels: Optional[int] = typer.Option(None, help="1 or 3 (default: the checkpoints')."),
+    clips_per_video: Optional[int] = typer.Option(None, help="Evenly spaced clips per video (default: all)."),
+    max_frames: Optional[int] = typer.Option(None, help="Use only the first N frames of every video."),
+    max_clips: Optional[int] = typer.Option(None, help="At most N clips in all, evenly spaced over the split."),
+    clip_noise: bool = typer.Option(False, "--clip-noise", help="Clip noisy clips to [0, 1]."),
+    out: Optional[Path] = typer.Option(None, help="Output folder (default: evaluations/DATASET-SPLIT-TIME)."),
+    device: str = typer.Option("auto", help="auto, cpu or cuda (for the models)."),
+    figures: bool = typer.Option(True, "--figures/--no-figures", help="Draw the PNG figures."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """RMSE (and PSNR, SSIM, per-layer loss) of checkpoints and classical baselines over a sweep of test noise levels γ, on the same noisy clips."""
+    from .evaluation import EvalConfig, combinations
+    from .evaluation import evaluate as run_evaluation
+
+    config = EvalConfig(
+        dataset=dataset, root=root, split=split, gammas=_split_list(gammas, float, "--gammas"),
+        sigmas=_split_list(sigmas, float, "--sigmas"), sigma_train=None if sigma_train is None else sigma_train / 255,
+        noises=_split_list(noise, str, "--noise"), sites=_split_list(site, str, "--site"), seeds=_split_list(seeds, int, "--seeds"),
+        baselines=[] if baselines.strip().lower() == "none" else _split_list(baselines, str, "--baselines"),
+        clip_length=clip_length, crop=crop, resize=resize, channels=channels, clips_per_video=clips_per_video,
+        max_frames=max_frames, max_clips=max_clips, clip_noise=clip_noise, device=device,
+    )
+    result = run_evaluation(checkpoints or [], config, progress=not quiet)
+    folder = out or Path("evaluations") / f"{dataset}-{split}-{time.strftime('%Y%m%d-%H%M%S')}"
+    paths = result.write(folder, figures=figures)
+    for noise_kind, perturbation_site in combinations(result):
+        console.print(_results_table(result, "rmse", noise_kind, perturbation_site))
+    console.print(f"report: {paths['report']}  (results.csv, results.json{', figures' if figures else ''} beside it)")
+
+
+@app.command()
+def experiment(
+    config: Path = typer.Argument(..., help="Experiment config (TOML or JSON), e.g. configs/paper-grid.toml."),
+    out: Optional[Path] = typer.Option(None, help="Output folder (default: the config's `out`, else experiments/NAME)."),
+    datasets: Optional[str] = typer.Option(None, help="Only these datasets of the config (labels, comma-separated)."),
+    data_root: Optional[str] = typer.Option(None, help="Root folder for every dataset (overrides the config's roots)."),
+    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda for training and evaluation (default: the config's)."),
+    train_only: bool = typer.Option(False, "--train-only", help="Train (or continue) the runs, evaluate nothing."),
+    evaluate_only: bool = typer.Option(False, "--evaluate-only", help="Evaluate the runs that exist, train nothing."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+) -> None:
+    """Train a grid (datasets × models × modes × seeds), evaluate it over the γ sweep and report constrained vs ERM. Re-running continues where it stopped."""
+    from .experiment import load_experiment, run_experiment, win_counts
+
+    if train_only and evaluate_only:
+        raise VideodenoiseError("--train-only and --evaluate-only exclude each other; pass at most one")
+    grid = load_experiment(config)
+    if data_root is not None:
+        for entry in grid.datasets:
+            entry.root = data_root
+    summary = run_experiment(grid, out, device=device, datasets=_split_list(datasets, str, "--datasets"),
+                             train=not evaluate_only, evaluate_runs=not train_only, quiet=quiet,
+                             log=lambda message: console.print(message, highlight=False))
+    counts = win_counts(summary["comparisons"])
+    if counts["all"][1]:
+        console.print("constrained vs ERM (lower mean RMSE wins): " + ", ".join(f"{name}: {w} of {n}" for name, (w, n) in counts.items() if n))
+    console.print(f"report: {summary['report']}")
+
+
 TRAIN_TOP = ("model", "mode", "noise", "epochs", "batch_size", "lr", "lr_schedule", "warmup_steps", "grad_clip",
              "seed", "device", "precision", "checkpoint_every", "max_steps")
 TRAIN_DATA = ("dataset", "root", "train_split", "val_split", "channels", "clip_length", "crop", "resize", "val_crop",
@@ -117,44 +215,44 @@ TRAIN_DESCENT = ("alpha", "alpha_schedule", "alpha_warmup_epochs", "dual_lr", "r
 
 @app.command()
 def train(
-    model: Optional[str] = typer.Option(None, help="dust or ut [default: dust]"),
-    dataset: Optional[str] = typer.Option(None, help=f"{DATASET_HELP} [default: samples]"),
+    model: Optional[str] = typer.Option(None, help="dust or ut (default: dust)"),
+    dataset: Optional[str] = typer.Option(None, help=f"{DATASET_HELP} (default: samples)"),
     root: Optional[str] = typer.Option(None, help="Dataset root folder."),
-    mode: Optional[str] = typer.Option(None, help="erm, deep-supervision or constrained [default: constrained]"),
+    mode: Optional[str] = typer.Option(None, help="erm, deep-supervision or constrained (default: constrained)"),
     config: Optional[Path] = typer.Option(None, "--config", help="JSON or TOML file with the same options (nested as config.json of a run); flags override it."),
-    run_dir: Optional[Path] = typer.Option(None, help="Run folder to write [default: runs/MODEL-MODE-DATASET-TIME]."),
+    run_dir: Optional[Path] = typer.Option(None, help="Run folder to write (default: runs/MODEL-MODE-DATASET-TIME)."),
     resume: Optional[Path] = typer.Option(None, help="Continue the run in this folder exactly where it stopped (--epochs may extend it)."),
-    epochs: Optional[int] = typer.Option(None, help="[default: 10]"),
-    batch_size: Optional[int] = typer.Option(None, help="Clips per batch and process [default: 8]"),
-    lr: Optional[float] = typer.Option(None, help="Adam learning rate [default: 1e-3]"),
-    lr_schedule: Optional[str] = typer.Option(None, help="cosine or constant [default: cosine]"),
-    warmup_steps: Optional[int] = typer.Option(None, help="Linear learning-rate warm-up [default: 0]"),
-    grad_clip: Optional[float] = typer.Option(None, help="Gradient-norm clipping [default: 1.0]"),
-    sigma: Optional[float] = typer.Option(None, help="Training noise σ on the 0-255 scale [default: 25]"),
-    noise: Optional[str] = typer.Option(None, help="gaussian, uniform, salt-and-pepper or poisson-gaussian [default: gaussian]"),
-    channels: Optional[int] = typer.Option(None, help="1 (grey) or 3 (colour) [default: 1]"),
-    clip_length: Optional[int] = typer.Option(None, help="Frames per clip T [default: 5]"),
-    crop: Optional[int] = typer.Option(None, help="Training crop size in pixels [default: 48]"),
+    epochs: Optional[int] = typer.Option(None, help="(default: 10)"),
+    batch_size: Optional[int] = typer.Option(None, help="Clips per batch and process (default: 8)"),
+    lr: Optional[float] = typer.Option(None, help="Adam learning rate (default: 1e-3)"),
+    lr_schedule: Optional[str] = typer.Option(None, help="cosine or constant (default: cosine)"),
+    warmup_steps: Optional[int] = typer.Option(None, help="Linear learning-rate warm-up (default: 0)"),
+    grad_clip: Optional[float] = typer.Option(None, help="Gradient-norm clipping (default: 1.0)"),
+    sigma: Optional[float] = typer.Option(None, help="Training noise σ on the 0-255 scale (default: 25)"),
+    noise: Optional[str] = typer.Option(None, help="gaussian, uniform, salt-and-pepper or poisson-gaussian (default: gaussian)"),
+    channels: Optional[int] = typer.Option(None, help="1 (grey) or 3 (colour) (default: 1)"),
+    clip_length: Optional[int] = typer.Option(None, help="Frames per clip T (default: 5)"),
+    crop: Optional[int] = typer.Option(None, help="Training crop size in pixels (default: 48)"),
     resize: Optional[float] = typer.Option(None, help="Scale frames by this factor before cropping"),
-    val_crop: Optional[int] = typer.Option(None, help="Validation centre crop [default: 96]"),
-    val_split: Optional[str] = typer.Option(None, help="Validation split [default: val if present, else held-out training clips]"),
-    samples_per_epoch: Optional[int] = typer.Option(None, help="[default: 256]"),
-    workers: Optional[int] = typer.Option(None, help="DataLoader worker processes [default: 0]"),
-    alpha: Optional[float] = typer.Option(None, help="Required fractional loss decrease per layer, in (0, 1) [default: 0.1]"),
-    alpha_schedule: Optional[str] = typer.Option(None, help="constant, depth-decay or warmup [default: constant]"),
+    val_crop: Optional[int] = typer.Option(None, help="Validation centre crop (default: 96)"),
+    val_split: Optional[str] = typer.Option(None, help="Validation split (default: val if present, else held-out training clips)"),
+    samples_per_epoch: Optional[int] = typer.Option(None, help="(default: 256)"),
+    workers: Optional[int] = typer.Option(None, help="DataLoader worker processes (default: 0)"),
+    alpha: Optional[float] = typer.Option(None, help="Required fractional loss decrease per layer, in (0, 1) (default: 0.1)"),
+    alpha_schedule: Optional[str] = typer.Option(None, help="constant, depth-decay or warmup (default: constant)"),
     alpha_warmup_epochs: Optional[int] = typer.Option(None, help="Epochs of α warm-up (schedule warmup)"),
-    dual_lr: Optional[float] = typer.Option(None, help="Dual step size η_λ [default: 0.05]"),
-    resilience: Optional[float] = typer.Option(None, help="Resilience ρ (dual weight decay 1/ρ) [default: none = hard constraints]"),
-    dual_optimizer: Optional[str] = typer.Option(None, help="sgd, nupi or augmented-lagrangian [default: sgd]"),
-    dual_update: Optional[str] = typer.Option(None, help="batch or epoch [default: batch]"),
-    detach_previous: Optional[bool] = typer.Option(None, "--detach-previous/--no-detach-previous", help="Treat F_{l-1} as a constant in the primal Lagrangian [default: no]"),
-    include_first_layer: Optional[bool] = typer.Option(None, "--include-first-layer/--no-include-first-layer", help="Constrain layer 1 against the input [default: yes]"),
-    loss_units: Optional[str] = typer.Option(None, help="sigma2 or relative [default: sigma2]"),
+    dual_lr: Optional[float] = typer.Option(None, help="Dual step size η_λ (default: 0.05)"),
+    resilience: Optional[float] = typer.Option(None, help="Resilience ρ (dual weight decay 1/ρ) (default: none = hard constraints)"),
+    dual_optimizer: Optional[str] = typer.Option(None, help="sgd, nupi or augmented-lagrangian (default: sgd)"),
+    dual_update: Optional[str] = typer.Option(None, help="batch or epoch (default: batch)"),
+    detach_previous: Optional[bool] = typer.Option(None, "--detach-previous/--no-detach-previous", help="Treat F_{l-1} as a constant in the primal Lagrangian (default: no)"),
+    include_first_layer: Optional[bool] = typer.Option(None, "--include-first-layer/--no-include-first-layer", help="Constrain layer 1 against the input (default: yes)"),
+    loss_units: Optional[str] = typer.Option(None, help="sigma2 or relative (default: sigma2)"),
     model_option: list[str] = typer.Option([], "--model-option", help="Model option KEY=VALUE, repeatable (e.g. layers=6)."),
-    seed: Optional[int] = typer.Option(None, help="[default: 0]"),
-    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda [default: auto]"),
+    seed: Optional[int] = typer.Option(None, help="(default: 0)"),
+    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda (default: auto)"),
     precision: Optional[str] = typer.Option(None, help="auto (bf16 on GPU, fp32 on CPU), fp32 or bf16"),
-    checkpoint_every: Optional[int] = typer.Option(None, help="Steps between mid-epoch checkpoints [default: each epoch]"),
+    checkpoint_every: Optional[int] = typer.Option(None, help="Steps between mid-epoch checkpoints (default: each epoch)"),
     max_steps: Optional[int] = typer.Option(None, help="Stop after this many steps (with a checkpoint)"),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
@@ -232,6 +330,154 @@ def _layer_table(summary: dict) -> Table:
         lam = final["multipliers"][layer - 1] if layer else None
         table.add_row(str(layer), f"{mse:.6f}", f"{mse ** 0.5:.4f}", "" if g is None else f"{g:+.4f}", "" if lam is None else f"{lam:.4f}")
     return table
+
+
+@app.command()
+def clean(
+    inputs: list[Path] = typer.Argument(..., metavar="INPUT", help="Video files or frame folders to denoise."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input)."),
+    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights written by `videodenoise train` (default: the shipped checkpoints/dust-samples-constrained.safetensors)."),
+    sigma: str = typer.Option("auto", "--sigma", help="Noise σ on the 0-255 scale, or auto (estimated with skimage.restoration.estimate_sigma on 5 frames), or none (apply the model as trained)."),
+    format: Optional[str] = typer.Option(None, "--format", help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4)."),
+    side_by_side: bool = typer.Option(False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing outputs (never the input)."),
+    window: int = typer.Option(5, "--window", help="Frames the model sees at once (reflected at the ends)."),
+    stride: int = typer.Option(3, "--stride", help="Centre frames kept from each window: 1 = one window per frame (slowest), window = disjoint windows (fastest)."),
+    tile: int = typer.Option(512, "--tile", help="Largest tile side in pixels; 0 = whole frames."),
+    overlap: Optional[int] = typer.Option(None, "--overlap", help="Tile overlap in pixels (default: from the model's reach)."),
+    colour: str = typer.Option("opponent", "--colour", help="How a grey model denoises colour video: opponent (luminance and two colour differences) or rgb (each channel)."),
+    audio: bool = typer.Option(True, "--audio/--no-audio", help="Keep the input's audio."),
+    fps: Optional[float] = typer.Option(None, "--fps", help="Frame rate of frame-folder inputs (default: 25)."),
+    crf: int = typer.Option(17, "--crf", help="H.264 quality (lower is better and bigger)."),
+    device: str = typer.Option("auto", help="auto, cpu or cuda (under torchrun: the GPU of each local rank)."),
+    precision: str = typer.Option("auto", help="auto (bf16 on GPU, fp32 on CPU), fp32 or bf16."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."),
+) -> None:
+    """Denoise videos or frame folders with a trained model; the output keeps frame count, size, frame rate and audio.
+
+    Under torchrun each rank denoises every world-size-th input, starting at its rank, on its own GPU.
+    """
+    import os
+
+    from rich.markup import escape
+
+    from .denoise import Denoiser, denoise_video, plan_outputs
+
+    sigma_value = _parse_sigma(sigma)
+    plans = plan_outputs(inputs, output, format, side_by_side, overwrite)  # every input checked before any work
+    options = dict(device=device, precision=precision, window=window, stride=stride, tile=tile, overlap=overlap,
+                   colour=colour)
+    denoiser = Denoiser.from_checkpoint(checkpoint, **options)
+    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    mine = plans[rank::world]
+    prefix = f"[rank {rank}] " if world > 1 else ""
+    show = not quiet
+    failed = 0
+    progress = _frame_progress(disable=quiet or rank != 0)
+    with progress:
+        for source, target, extra in mine:
+            task = progress.add_task(source.name, total=None)
+
+            def report_sigma(value, how, source=source):
+                if show:
+                    console.print(f"{prefix}{source}: {_describe_sigma(value, how, denoiser)}", markup=False,
+                                  highlight=False, soft_wrap=True)
+
+            def advance(done, total, task=task):
+                progress.update(task, completed=done, total=max(total, done))
+
+            try:
+                result = denoise_video(source, target, denoiser, sigma_value, format=format, side_by_side=extra,
+                                       overwrite=overwrite, keep_audio=audio, fps=fps, crf=crf, progress=advance,
+                                       on_sigma=report_sigma)
+            except VideodenoiseError as error:
+                failed += 1
+                progress.remove_task(task)
+                if len(plans) == 1:
+                    raise
+                error_console.print(f"[red]error:[/red] {escape(f'{source}: {error}')}", highlight=False, soft_wrap=True)
+                continue
+            if show:
+                written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
+                console.print(
+                    f"{prefix}wrote {written}: {result.frames} frames, {result.width}×{result.height}, {result.fps:g} fps"
+                    f"{', audio kept' if result.audio else ''}; {result.seconds:.1f} s, {result.frames_per_second:.2f} frames/s",
+                    markup=False, highlight=False, soft_wrap=True)
+    if failed:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def demo(
+    output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
+    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
+    sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the noise."),
+    frames: Optional[int] = typer.Option(None, "--frames", help="Use only the first N frames (default: all 250)."),
+    device: str = typer.Option("auto", help="auto, cpu or cuda."),
+    precision: str = typer.Option("auto", help="auto, fp32 or bf16."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Fetch the bikes sample clip, add Gaussian noise, denoise it with the shipped checkpoint, print both PSNRs and write the videos."""
+    from .denoise import Denoiser, run_demo
+
+    if not 0 < sigma <= 255:
+        raise VideodenoiseError(f"--sigma must be a noise level in (0, 255], got {sigma:g}")
+    if frames is not None and frames < 1:
+        raise VideodenoiseError(f"--frames must be at least 1, got {frames}")
+    denoiser = Denoiser.from_checkpoint(checkpoint, device=device, precision=precision)
+    progress = _frame_progress(disable=quiet)
+    with progress:
+        task = progress.add_task("bikes", total=None)
+        result = run_demo(output_dir, denoiser, sigma=sigma / 255, seed=seed, max_frames=frames,
+                          progress=lambda done, total: progress.update(task, completed=done, total=total))
+    model_name = getattr(denoiser.model, "name", type(denoiser.model).__name__)
+    lines = [f"{result.clean.name}: {result.frames} frames, Gaussian noise σ = {sigma:g}/255 (seed {seed}), "
+             f"denoised by {model_name} from {denoiser.checkpoint} in {result.seconds:.1f} s ({result.frames / result.seconds:.2f} frames/s)",
+             f"  noisy PSNR     {result.noisy_psnr:6.2f} dB",
+             f"  denoised PSNR  {result.denoised_psnr:6.2f} dB",
+             f"wrote {result.noisy}, {result.denoised} and {result.side_by_side}"]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def _parse_sigma(text: str) -> float | str | None:
+    """--sigma: auto, none, or a number on the 0-255 scale (returned on the [0, 1] scale)."""
+    if text.lower() in ("auto", "none"):
+        return text.lower() if text.lower() == "auto" else None
+    try:
+        value = float(text)
+    except ValueError:
+        raise VideodenoiseError(f"--sigma must be a number on the 0-255 scale, auto or none; got '{text}'") from None
+    if not 0 <= value <= 255:
+        raise VideodenoiseError(f"--sigma must be between 0 and 255 (the 0-255 scale), got {text}")
+    return value / 255
+
+
+def _describe_sigma(value, how: str, denoiser) -> str:
+    trained = f"the model was trained at σ = {denoiser.sigma_train * 255:.3g}"
+    if value is None:
+        return f"no σ given: the model is applied as trained ({trained})"
+    rescale = "" if denoiser.scaling == "none" or abs(value - denoiser.sigma_train) < 1e-9 else ", rescaled to it"
+    if how == "estimated":
+        return (f"σ ≈ {value * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
+                f"(median over 5 frames spread over the video; {trained}{rescale})")
+    return f"σ = {value * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
+
+
+def _frame_progress(disable: bool):
+    """A progress bar on stderr with frames done/total, frames per second and the time left."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    class FramesPerSecond(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:.2f} fps" if task.speed else "… fps", style="progress.data.speed")
+
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("frames"),
+        FramesPerSecond(), TimeRemainingColumn(), console=error_console, disable=disable,
+    )
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

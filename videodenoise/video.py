@@ -244,12 +244,33 @@ class PyAVReader(VideoReader):
         self._pts_index = sorted(pts) if all(p is not None for p in pts) else []
         return pts
 
-    def _decode(self, frame) -> np.ndarray:
+    def _decode(self, frame) -> np.ndarray | None:
+        if isinstance(frame, _LostFrame):
+            return None
         if self._grey:
             return frame.to_ndarray(format="gray")[:, :, None]
         return frame.to_ndarray(format="rgb24")
 
     def _images(self, start: int, count: int | None) -> Iterator[np.ndarray]:
+        """The decoded images; a packet the decoder rejects becomes a copy of the previous image (the
+        next one when it is the first) with a CorruptFrameWarning, so frame indices stay aligned."""
+        previous, lost = None, []  # lost: positions of undecodable frames before the first good one
+        for position, image in enumerate(self._decoded_images(start, count), start=start):
+            if image is None and previous is None:
+                lost.append(position)
+                continue
+            for missing in lost + ([position] if image is None else []):
+                warnings.warn(f"frame {missing} of '{self.path}' cannot be decoded (corrupt data); "
+                              "repeating its neighbour in its place", CorruptFrameWarning, stacklevel=3)
+            image = previous if image is None else image
+            for _ in lost:
+                yield image
+            lost, previous = [], image
+            yield image
+        if lost:
+            raise VideoReadError(f"no frame of '{self.path}' can be decoded; the file is corrupt")
+
+    def _decoded_images(self, start: int, count: int | None) -> Iterator[np.ndarray | None]:
         import av
 
         with av.open(str(self.path)) as container:
@@ -267,7 +288,7 @@ class PyAVReader(VideoReader):
                 first_pts = index[start]
                 last_pts = index[wanted_end - 1] if wanted_end is not None and wanted_end <= len(index) else None
                 produced = 0
-                for frame in container.decode(stream):
+                for frame in _decode_packets(container, stream):
                     if frame.pts is None:
                         break  # no timestamps after all: fall back to counting from the start
                     if produced == 0 and frame.pts > first_pts:
@@ -284,12 +305,34 @@ class PyAVReader(VideoReader):
                     return
                 container.seek(0)
             # Sequential decode, counting frames: always correct, slower for late starts.
-            for position, frame in enumerate(container.decode(stream)):
+            for position, frame in enumerate(_decode_packets(container, stream)):
                 if position < start:
                     continue
                 if wanted_end is not None and position >= wanted_end:
                     return
                 yield self._decode(frame)
+
+
+class _LostFrame:
+    """Stands in for the frame of a packet the decoder rejected."""
+
+    def __init__(self, pts: int | None):
+        self.pts = pts
+
+
+def _decode_packets(container, stream) -> Iterator:
+    """Decode packet by packet, so that one corrupt packet costs one frame (a _LostFrame in its
+    place) instead of ending the decode."""
+    import av
+
+    for packet in container.demux(stream):
+        try:
+            frames = packet.decode()
+        except av.FFmpegError:
+            if packet.size > 0:
+                yield _LostFrame(packet.pts)
+            continue
+        yield from frames
 
 
 class OpenCVReader(VideoReader):
@@ -435,6 +478,9 @@ class VideoWriter:
 
     Use as a context manager: on normal exit the file is renamed into place; on an exception the
     partial output is deleted and the final name is never touched.
+
+    audio_from: a video file whose audio streams are copied into the output when it is closed (see
+    `mux_audio`); not for PNG frame folders.
     """
 
     def __init__(
@@ -445,6 +491,7 @@ class VideoWriter:
         crf: int = 17,
         keyframe_interval: int | None = None,
         overwrite: bool = False,
+        audio_from: str | os.PathLike | None = None,
     ):
         self.path = Path(path)
         self.codec = codec or ("png" if self.path.suffix == "" else "h264")
@@ -460,6 +507,9 @@ class VideoWriter:
             )
         if self.codec not in {"h264", "ffv1", "png"}:
             raise VideoWriteError(f"unknown codec '{self.codec}'; use h264, ffv1 or png")
+        if audio_from is not None and self.codec == "png":
+            raise VideoWriteError(f"a PNG frame folder cannot hold audio; write a video file instead of '{self.path}'")
+        self.audio_from = None if audio_from is None else Path(audio_from)
         if self.path.exists() and not overwrite:
             raise VideoWriteError(f"'{self.path}' already exists; choose another name or allow overwriting")
         if not self.path.parent.is_dir():
@@ -551,6 +601,15 @@ class VideoWriter:
             for packet in self._stream.encode(None):
                 self._container.mux(packet)
             self._container.close()
+        if self.audio_from is not None:
+            with_audio = self.partial.with_name(f".{self.path.name}.audio{self.path.suffix}")
+            try:
+                mux_audio(self.partial, self.audio_from, with_audio)
+                os.replace(with_audio, self.partial)
+            except BaseException:
+                with_audio.unlink(missing_ok=True)
+                self._remove_partial()
+                raise
         if self.path.is_dir() and self.codec == "png":
             shutil.rmtree(self.path)
         os.replace(self.partial, self.path)
@@ -571,6 +630,104 @@ class VideoWriter:
             shutil.rmtree(self.partial)
         elif self.partial.exists():
             self.partial.unlink()
+
+
+def has_audio(path: str | os.PathLike) -> bool:
+    """Whether a video file has at least one audio stream (False for frame folders and unreadable files)."""
+    import av
+
+    path = Path(path)
+    if not path.is_file():
+        return False
+    try:
+        with av.open(str(path)) as container:
+            return len(container.streams.audio) > 0
+    except (av.FFmpegError, UnicodeDecodeError, ValueError):
+        return False
+
+
+def mux_audio(video_file: str | os.PathLike, audio_source: str | os.PathLike, output: str | os.PathLike) -> int:
+    """Write `output` with the video stream of `video_file` and every audio stream of `audio_source`.
+
+    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes
+    AAC. Audio timestamps are shifted by the start time of `audio_source`'s first video stream, so
+    audio that was in sync with that stream stays in sync with `video_file` (which starts at 0).
+    Packets are interleaved by time. Returns the number of audio streams written.
+    """
+    import heapq
+
+    import av
+
+    try:
+        with av.open(str(video_file)) as video_in, av.open(str(audio_source)) as audio_in, \
+                av.open(str(output), mode="w") as out:
+            video_stream = video_in.streams.video[0]
+            out_video = out.add_stream_from_template(video_stream)
+            offset = 0.0
+            if audio_in.streams.video and audio_in.streams.video[0].start_time is not None:
+                first = audio_in.streams.video[0]
+                offset = float(first.start_time * first.time_base)
+            routes = {}  # input audio stream index -> (output stream, resampler or None for a copy)
+            for stream in audio_in.streams.audio:
+                if stream.codec_context.name in out.supported_codecs:
+                    routes[stream.index] = (out.add_stream_from_template(stream), None)
+                else:
+                    rate = stream.codec_context.sample_rate or 48000
+                    layout = _named_layout(stream.codec_context.layout)
+                    encoder = out.add_stream("aac", rate=rate, layout=layout)
+                    # AAC takes planar float in frames of 1024 samples
+                    resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
+                    routes[stream.index] = (encoder, resampler)
+
+            def timed(packets, shift: float = 0.0):
+                for packet in packets:
+                    if packet.size == 0:
+                        continue
+                    stamp = packet.dts if packet.dts is not None else packet.pts
+                    seconds = float(stamp * packet.time_base) - shift if stamp is not None else 0.0
+                    yield seconds, packet
+
+            def shift_packet(packet, shift: float) -> None:
+                ticks = round(shift / packet.time_base)
+                if packet.pts is not None:
+                    packet.pts -= ticks
+                if packet.dts is not None:
+                    packet.dts -= ticks
+
+            video_packets = timed(video_in.demux(video_stream))
+            audio_packets = timed(audio_in.demux(*audio_in.streams.audio), offset) if routes else iter(())
+            for _, packet in heapq.merge(video_packets, audio_packets, key=lambda item: item[0]):
+                if packet.stream.type == "video":
+                    packet.stream = out_video
+                    out.mux(packet)
+                    continue
+                target, resampler = routes[packet.stream.index]
+                if resampler is None:
+                    shift_packet(packet, offset)
+                    packet.stream = target
+                    out.mux(packet)
+                    continue
+                for frame in packet.decode():
+                    frame.pts = None
+                    for resampled in resampler.resample(frame):
+                        out.mux(target.encode(resampled))
+            for target, resampler in routes.values():
+                if resampler is not None:
+                    for resampled in resampler.resample(None):
+                        out.mux(target.encode(resampled))
+                    out.mux(target.encode(None))
+            return len(routes)
+    except av.FFmpegError as error:
+        raise VideoWriteError(f"cannot copy the audio of '{audio_source}' into '{output}': {_short(error)}") from None
+
+
+def _named_layout(layout) -> str:
+    """A channel layout the AAC encoder accepts: the source's own, or FFmpeg's default for its
+    channel count when the source only says 'N channels' (e.g. PCM in AVI)."""
+    if not layout.name.endswith("channels"):
+        return layout.name
+    defaults = {1: "mono", 2: "stereo", 3: "3.0", 4: "4.0", 5: "5.0", 6: "5.1", 7: "6.1", 8: "7.1"}
+    return defaults.get(layout.nb_channels, "stereo")
 
 
 def write_video(

@@ -88,6 +88,9 @@ def save_model(model: nn.Module, path: str | os.PathLike, extra_metadata: dict[s
     os.close(handle)
     try:
         save_file(tensors, temporary, metadata=metadata)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; a weights file is an ordinary file
         os.replace(temporary, path)  # a reader never sees a half-written file
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

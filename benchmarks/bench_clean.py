@@ -1,0 +1,257 @@
+"""How fast is `videodenoise clean`, how good against OpenCV's temporal non-local means, and is its
+memory bounded whatever the video's length?
+
+1. Speed and quality. Two real colour clips, the first --frames frames of each: the bikes sample clip
+   (640×272) and bigbuckbunny downscaled to 640×360 (cv2.INTER_AREA). Gaussian noise σ = 25 (0-255
+   scale, seed 0) is added once, clipped and rounded to 8 bits and stored losslessly (FFV1), so both
+   methods see exactly the same noisy frames. `clean` runs as the command does (decode, denoise,
+   encode; lossless output so its PSNR is of its own frames, σ given) and is timed end to end after
+   the model is loaded. OpenCV `fastNlMeansDenoisingColoredMulti` runs in the same process on the
+   same frames with a centred 5-frame temporal window (OpenCV's window must lie inside the clip, so
+   it shrinks to 3 and 1 frames at the ends), template 7, search 21, h = 0.4·σ, hColor = 0.6·σ (the
+   settings of videodenoise.evaluation), timed over the frames alone. PSNR = −20·log10(RMSE), RMSE per frame on
+   [0, 1] RGB, averaged over frames.
+2. Window strategy. On a 320×272 crop of bikes, `clean`'s stride (centre frames kept per 5-frame
+   window: 1, 3, 5) and, for a grey model, its colour handling (rgb, opponent): frames/s and PSNR.
+3. Memory. `clean` (the library call the CLI makes, default options, σ given, H.264 out) on a
+   100-frame and a 1,000-frame colour clip of the same size, each in a fresh subprocess: the
+   process's peak resident set (VmHWM from /proc/self/status, which includes Python, torch and the
+   model; not getrusage's ru_maxrss, which on Linux inherits the parent's resident set at fork) and
+   that peak minus the resident set once the model is loaded, just before denoising starts.
+
+    .venv/bin/python benchmarks/bench_clean.py [--checkpoint PATH] [--frames 30] [--threads N]
+
+Without --checkpoint it uses the shipped checkpoint when present, else an untrained DUST (which is
+already a sparse-coding denoiser) and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+SIGMA_255 = 25.0
+NLM_WINDOW = 5
+MEMORY_SIZE = (112, 192)  # H, W of the memory clips
+MEMORY_FRAMES = (100, 1000)
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as file:
+            for line in file:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def psnr(estimate: np.ndarray, clean: np.ndarray) -> float:
+    """Frames (T, H, W, C) uint8: −20·log10 of the per-frame RMSE on [0, 1] averaged over frames."""
+    error = (estimate.astype(np.float64) - clean.astype(np.float64)) / 255
+    rmse = np.sqrt((error ** 2).reshape(len(error), -1).mean(axis=1)).mean()
+    return float(-20 * math.log10(rmse))
+
+
+def load_clip(path: Path, frames: int, size: tuple[int, int] | None = None) -> np.ndarray:
+    """The first `frames` RGB frames (T, H, W, 3) uint8, resized to size=(H, W) with INTER_AREA."""
+    import cv2
+
+    from videodenoise.video import open_video, to_uint8
+
+    images = []
+    for frame in open_video(path).frames(channels=3, count=frames):
+        image = to_uint8(frame)
+        if size is not None:
+            image = cv2.resize(image, (size[1], size[0]), interpolation=cv2.INTER_AREA)
+        images.append(image)
+    return np.stack(images)
+
+
+def add_noise(clean: np.ndarray, sigma_255: float, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    noisy = clean.astype(np.float64) + sigma_255 * rng.standard_normal(clean.shape)
+    return np.clip(np.round(noisy), 0, 255).astype(np.uint8)
+
+
+def write_lossless(path: Path, frames: np.ndarray, fps: float = 25) -> Path:
+    from videodenoise.video import write_video
+
+    return write_video(path, list(frames), fps=fps, codec="ffv1", overwrite=True)
+
+
+def read_frames(path: Path) -> np.ndarray:
+    from videodenoise.video import open_video, to_uint8
+
+    return np.stack([to_uint8(frame) for frame in open_video(path).frames()])
+
+
+def nlm_opencv(noisy: np.ndarray, sigma_255: float) -> np.ndarray:
+    """fastNlMeansDenoisingColoredMulti, 5-frame centred window, h = 0.4σ, hColor = 0.6σ, template 7,
+    search 21. OpenCV takes only centred windows inside the clip, so within 2 frames of an end the
+    window shrinks to the largest centred odd one (the first and last frames are denoised alone)."""
+    import cv2
+
+    bgr = [np.ascontiguousarray(frame[:, :, ::-1]) for frame in noisy]
+    out = []
+    for index in range(len(bgr)):
+        span = min(NLM_WINDOW, 2 * min(index, len(bgr) - 1 - index) + 1)
+        first = index - span // 2
+        if span == 1:
+            image = cv2.fastNlMeansDenoisingColored(bgr[index], None, 0.4 * sigma_255, 0.6 * sigma_255, 7, 21)
+        else:
+            image = cv2.fastNlMeansDenoisingColoredMulti(bgr[first:first + span], span // 2, span, None,
+                                                         0.4 * sigma_255, 0.6 * sigma_255, 7, 21)
+        out.append(image[:, :, ::-1])
+    return np.stack(out)
+
+
+def make_denoiser(checkpoint: str | None, **options):
+    from videodenoise.denoise import DEFAULT_CHECKPOINT, Denoiser
+    from videodenoise.models import build_model
+
+    if checkpoint is not None or DEFAULT_CHECKPOINT.is_file():
+        denoiser = Denoiser.from_checkpoint(checkpoint, device="cpu", **options)
+        return denoiser, f"{denoiser.model.name} from {denoiser.checkpoint}"
+    return Denoiser(build_model("dust", channels=1), device="cpu", **options), \
+        "an untrained grey DUST (no shipped checkpoint yet)"
+
+
+def time_clean(denoiser, noisy_file: Path, out_file: Path, sigma_255: float) -> tuple[float, np.ndarray]:
+    from videodenoise.denoise import denoise_video
+
+    start = time.perf_counter()
+    result = denoise_video(noisy_file, out_file, denoiser, sigma=sigma_255 / 255, format="lossless", overwrite=True)
+    seconds = time.perf_counter() - start
+    return result.frames / seconds, read_frames(out_file)
+
+
+def speed_and_quality(args, folder: Path) -> None:
+    from videodenoise.datasets.download import fetch_sample_clips
+
+    clips = fetch_sample_clips()
+    denoiser, described = make_denoiser(args.checkpoint)
+    print(f"model: {described}; window {denoiser.window}, stride {denoiser.stride}, tile {denoiser.tile}, "
+          f"colour {denoiser.colour}, σ_train {denoiser.sigma_train * 255:.3g}")
+    print(f"\n1. speed and PSNR at σ = {SIGMA_255:g}, first {args.frames} frames, same noisy frames for both")
+    print(f"{'clip':<26}{'noisy dB':>9}{'clean dB':>9}{'clean fps':>10}{'NLM dB':>8}{'NLM fps':>9}{'clean/NLM speed':>17}")
+    for name, path, size in (("bikes 640×272", clips["bikes"], None),
+                             ("bigbuckbunny → 640×360", clips["bigbuckbunny"], (360, 640))):
+        clean = load_clip(path, args.frames, size)
+        noisy = add_noise(clean, SIGMA_255)
+        noisy_file = write_lossless(folder / "noisy.mkv", noisy)
+        fps, denoised = time_clean(denoiser, noisy_file, folder / "clean.mkv", SIGMA_255)
+        start = time.perf_counter()
+        nlm = nlm_opencv(noisy, SIGMA_255)
+        nlm_fps = len(noisy) / (time.perf_counter() - start)
+        print(f"{name:<26}{psnr(noisy, clean):9.2f}{psnr(denoised, clean):9.2f}{fps:10.3f}{psnr(nlm, clean):8.2f}"
+              f"{nlm_fps:9.3f}{fps / nlm_fps:16.2f}×", flush=True)
+
+
+def window_strategy(args, folder: Path) -> None:
+    from videodenoise.datasets.download import fetch_sample_clips
+
+    clean = load_clip(fetch_sample_clips()["bikes"], args.strategy_frames)[:, :, 160:480]
+    noisy = add_noise(clean, SIGMA_255, seed=1)
+    noisy_file = write_lossless(folder / "crop.mkv", noisy)
+    print(f"\n2. window strategy on a 320×272 crop of bikes, {len(clean)} frames, σ = {SIGMA_255:g} "
+          f"(noisy {psnr(noisy, clean):.2f} dB)")
+    print(f"{'stride':>6}  {'colour':<9}{'model calls/frame':>18}{'fps':>8}{'PSNR dB':>9}")
+    for stride, colour in ((1, "rgb"), (3, "rgb"), (5, "rgb"), (3, "opponent")):
+        denoiser, _ = make_denoiser(args.checkpoint, stride=stride, colour=colour)
+        if colour == "opponent" and denoiser.channels != 1:
+            continue
+        fps, denoised = time_clean(denoiser, noisy_file, folder / "crop.out.mkv", SIGMA_255)
+        print(f"{stride:>6}  {colour:<9}{denoiser.window / stride:18.2f}{fps:8.3f}{psnr(denoised, clean):9.2f}", flush=True)
+
+
+def memory_child(clip: str, output: str, checkpoint: str | None) -> None:
+    """Run in a fresh process: load the model, denoise as the CLI does (H.264 out), report memory."""
+    from videodenoise.denoise import denoise_video
+
+    denoiser, _ = make_denoiser(checkpoint)
+    with open("/proc/self/status") as file:  # resident set with Python, torch and the model loaded
+        baseline = next(int(line.split()[1]) for line in file if line.startswith("VmRSS"))
+    result = denoise_video(clip, output, denoiser, sigma=SIGMA_255 / 255, overwrite=True)
+    # VmHWM, the peak of this process's own memory map: getrusage's ru_maxrss is not usable here,
+    # since Linux carries the parent's resident set at fork over into the child's ru_maxrss
+    with open("/proc/self/status") as file:
+        peak = next(int(line.split()[1]) for line in file if line.startswith("VmHWM"))
+    print(json.dumps({"frames": result.frames, "peak_kib": peak, "baseline_kib": baseline, "seconds": result.seconds}))
+
+
+def memory(args, folder: Path) -> None:
+    from videodenoise.video import VideoWriter
+
+    height, width = MEMORY_SIZE
+    print(f"\n3. peak memory of clean on colour {width}×{height} clips (each run in a fresh process)")
+    print(f"{'frames':>7}{'peak RSS MiB':>14}{'added by denoising MiB':>24}{'fps':>8}")
+    rows = []
+    y, x = np.meshgrid(np.linspace(0, 1, height), np.linspace(0, 1, width), indexing="ij")
+    rng = np.random.default_rng(0)
+    for count in MEMORY_FRAMES:
+        path = folder / f"memory{count}.mp4"
+        with VideoWriter(path, fps=25, overwrite=True) as writer:
+            for k in range(count):
+                image = np.stack([0.5 + 0.3 * np.sin(9 * x + 6 * y + 0.2 * k + c) for c in range(3)], axis=2)
+                image += (SIGMA_255 / 255) * rng.standard_normal(image.shape)
+                writer.write(np.clip(np.round(image * 255), 0, 255).astype(np.uint8))
+        command = [sys.executable, __file__, "--memory-child", str(path), str(folder / f"memory{count}.out.mp4")]
+        if args.checkpoint:
+            command += ["--checkpoint", args.checkpoint]
+        if args.threads:
+            command += ["--threads", str(args.threads)]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        print(f"{row['frames']:>7}{row['peak_kib'] / 1024:14.1f}{(row['peak_kib'] - row['baseline_kib']) / 1024:24.1f}"
+              f"{row['frames'] / row['seconds']:8.2f}", flush=True)
+    print(f"ratio of peaks 1000/100 frames: {rows[1]['peak_kib'] / rows[0]['peak_kib']:.3f} "
+          f"(added by denoising: {max(rows[1]['peak_kib'] - rows[1]['baseline_kib'], 1) / max(rows[0]['peak_kib'] - rows[0]['baseline_kib'], 1):.3f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", default=None)
+    parser.add_argument("--frames", type=int, default=30, help="frames of each clip for part 1")
+    parser.add_argument("--strategy-frames", type=int, default=15, help="frames of the crop for part 2")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--parts", default="1,2,3")
+    parser.add_argument("--memory-child", nargs=2, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.memory_child:
+        memory_child(*args.memory_child, args.checkpoint)
+        return
+    import cv2
+
+    print(f"{cpu_name()}, {os.cpu_count()} cores, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+          f"OpenCV {cv2.__version__} ({cv2.getNumThreads()} threads); load average at start "
+          f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    with tempfile.TemporaryDirectory(prefix="bench-clean-") as tmp:
+        folder = Path(tmp)
+        parts = {part.strip() for part in args.parts.split(",")}
+        if "1" in parts:
+            speed_and_quality(args, folder)
+        if "2" in parts:
+            window_strategy(args, folder)
+        if "3" in parts:
+            memory(args, folder)
+    print(f"load average at end {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,596 @@
+"""`videodenoise clean` and its library: frames, sizes, rates and audio kept; windows, tiles, colour
+and σ; denoising that helps on real content; the demo; a one-line error for every bad input."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+import skimage
+import torch
+import torch.nn as nn
+
+from videodenoise import denoise as D
+from videodenoise.cli import main
+from videodenoise.denoise import Denoiser, denoise_video, estimate_noise_sigma, reflect, run_demo, tile_spans
+from videodenoise.models import build_model, save_model
+from videodenoise.video import open_video, probe_video, read_video, write_video
+
+GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
+
+
+def run_cli(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["videodenoise", *args])
+    monkeypatch.setenv("COLUMNS", "200")
+    try:
+        main()
+        code = 0
+    except SystemExit as exit:
+        code = exit.code or 0
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def moving_clip(t: int = 8, channels: int = 3, height: int = 40, width: int = 56, seed: int = 0) -> torch.Tensor:
+    """A smooth moving pattern, 8-bit quantised."""
+    y, x = torch.meshgrid(torch.linspace(0, 1, height), torch.linspace(0, 1, width), indexing="ij")
+    phase = torch.rand(channels, generator=torch.Generator().manual_seed(seed)) * 6
+    frames = [torch.stack([0.5 + 0.35 * torch.sin(7 * x + 5 * y + phase[c] + 0.4 * k) for c in range(channels)])
+              for k in range(t)]
+    return (torch.stack(frames) * 255).round() / 255
+
+
+def add_noise(clip: torch.Tensor, sigma: float, seed: int = 0) -> torch.Tensor:
+    noise = torch.randn(clip.shape, generator=torch.Generator().manual_seed(seed))
+    return (clip + sigma * noise).clamp(0, 1).mul(255).round().div(255)
+
+
+def psnr(estimate: torch.Tensor, clean: torch.Tensor) -> float:
+    """−20·log10 of the per-frame RMSE averaged over frames, on [0, 1]."""
+    rmse = (estimate - clean).square().mean(dim=(1, 2, 3)).sqrt().mean()
+    return float(-20 * torch.log10(rmse))
+
+
+def checkpoint(folder: Path, channels: int = 1, name: str | None = None, **options) -> Path:
+    """An untrained DUST (already a sparse-coding denoiser) saved as training saves it."""
+    model = build_model("dust", channels=channels, layers=options.pop("layers", 3), **options)
+    path = folder / (name or f"dust{channels}.safetensors")
+    save_model(model, path, {"mode": "erm", "sigma_train": repr(25 / 255), "step": "0", "dataset": "test"})
+    return path
+
+
+def with_audio(path: Path, clip: torch.Tensor, fps: int = 25, sample_rate: int = 22050) -> Path:
+    """An H.264 + AAC mp4 of `clip` with a sine tone as long as the video."""
+    with av.open(str(path), "w") as container:
+        video = container.add_stream("libx264", rate=fps)
+        video.width, video.height, video.pix_fmt = clip.shape[3], clip.shape[2], "yuv420p"
+        audio = container.add_stream("aac", rate=sample_rate, layout="mono")
+        for index, frame in enumerate(clip):
+            image = (frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
+            video_frame = av.VideoFrame.from_ndarray(image, format="rgb24")
+            video_frame.pts = index
+            for packet in video.encode(video_frame):
+                container.mux(packet)
+        samples, total = 0, int(len(clip) / fps * sample_rate)
+        while samples < total:
+            tone = 0.3 * np.sin(2 * np.pi * 440 * np.arange(samples, samples + 1024) / sample_rate)
+            audio_frame = av.AudioFrame.from_ndarray(tone.astype(np.float32)[None], format="fltp", layout="mono")
+            audio_frame.sample_rate, audio_frame.pts = sample_rate, samples
+            for packet in audio.encode(audio_frame):
+                container.mux(packet)
+            samples += 1024
+        for stream in (video, audio):
+            for packet in stream.encode(None):
+                container.mux(packet)
+    return path
+
+
+def audio_seconds(path: Path) -> float:
+    with av.open(str(path)) as container:
+        if not container.streams.audio:
+            return 0.0
+        return sum(frame.samples for frame in container.decode(audio=0)) / container.streams.audio[0].sample_rate
+
+
+class Recorder(nn.Module):
+    """The identity, remembering the frames of every window it is given (frame k holds the value k/64)."""
+
+    def __init__(self, channels: int = 1):
+        super().__init__()
+        self.unused = nn.Parameter(torch.zeros(()))
+        self.config = type("Config", (), {"channels": channels})()
+        self.windows: list[list[int]] = []
+
+    def forward(self, clip: torch.Tensor) -> torch.Tensor:
+        self.windows.append([round(float(v) * 64) for v in clip[0, :, 0, 0, 0]])
+        return clip
+
+
+class Identity(Recorder):
+    def forward(self, clip: torch.Tensor) -> torch.Tensor:
+        return clip
+
+
+def indexed_frames(n: int, size: int = 8) -> list[torch.Tensor]:
+    return [torch.full((1, size, size), k / 64) for k in range(n)]
+
+
+@pytest.fixture(scope="module")
+def grey_checkpoint(tmp_path_factory) -> Path:
+    return checkpoint(tmp_path_factory.mktemp("weights"))
+
+
+# ----------------------------------------------------------------------------------------------------
+# frames, sizes, rates, audio
+
+
+def test_frame_count_size_and_exact_frame_rate_are_kept(tmp_path, grey_checkpoint):
+    clip = moving_clip(t=11, height=36, width=48)
+    source = write_video(tmp_path / "in.mp4", clip, fps=Fraction(30000, 1001))
+    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, device="cpu"), sigma=10 / 255)
+    assert result.output == tmp_path / "in.denoised.mp4"
+    info = probe_video(result.output)
+    assert (info.n_frames, info.width, info.height) == (11, 48, 36)
+    with av.open(str(result.output)) as container:
+        assert container.streams.video[0].average_rate == Fraction(30000, 1001)
+    assert (result.frames, result.sigma_source, result.audio) == (11, "given", False)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_audio_is_kept_in_mp4_and_lossless_outputs(tmp_path):
+    source = with_audio(tmp_path / "talk.mp4", moving_clip(t=25))
+    denoiser = Denoiser(Identity(channels=3), device="cpu")  # the audio path does not depend on the model
+    mp4 = denoise_video(source, None, denoiser, sigma=10 / 255, side_by_side=True)
+    mkv = denoise_video(source, tmp_path / "talk.mkv", denoiser, sigma=10 / 255, format="lossless")
+    expected = audio_seconds(source)
+    assert expected > 0.9
+    for result, path in ((mp4, mp4.output), (mp4, mp4.side_by_side), (mkv, mkv.output)):
+        assert result.audio
+        assert audio_seconds(path) == pytest.approx(expected, abs=0.05)
+        assert probe_video(path).n_frames == 25
+    with av.open(str(mkv.output)) as container:
+        assert container.streams.video[0].codec_context.name == "ffv1"
+        assert container.streams.audio[0].codec_context.name == "aac"  # copied, not re-encoded
+    silent = denoise_video(source, tmp_path / "silent.mp4", denoiser, sigma=10 / 255, keep_audio=False)
+    assert audio_seconds(silent.output) == 0.0 and not silent.audio
+
+
+def test_side_by_side_holds_noisy_and_denoised(tmp_path, grey_checkpoint):
+    clip = add_noise(moving_clip(t=6, channels=1), 25 / 255)
+    source = write_video(tmp_path / "frames", clip)
+    result = denoise_video(source, tmp_path / "out", Denoiser.from_checkpoint(grey_checkpoint, device="cpu"),
+                           sigma=25 / 255, side_by_side=True, format="frames")
+    assert result.side_by_side == tmp_path / "out-side-by-side"
+    pair, denoised = read_video(result.side_by_side), read_video(result.output)
+    assert pair.shape == (6, 1, 40, 112)
+    assert torch.equal(pair[..., :56], clip) and torch.equal(pair[..., 56:], denoised)
+
+
+# ----------------------------------------------------------------------------------------------------
+# windows
+
+
+@pytest.mark.parametrize("stride", [1, 3, 5])
+def test_windows_are_reflected_at_both_ends_and_every_frame_comes_out_once(stride):
+    model = Recorder()
+    denoiser = Denoiser(model, device="cpu", window=5, stride=stride, tile=0)
+    out = list(denoiser.denoise_frames(indexed_frames(7), sigma=None))
+    assert [round(float(frame[0, 0, 0]) * 64) for frame in out] == list(range(7))
+    if stride == 1:
+        assert model.windows[0] == [2, 1, 0, 1, 2]
+        assert model.windows[1] == [1, 0, 1, 2, 3]
+        assert model.windows[-1] == [4, 5, 6, 5, 4]
+        assert all(window[2] == index for index, window in enumerate(model.windows))
+    if stride == 3:  # keeps frames 1..3 of each window: one neighbour on each side at least
+        assert model.windows == [[1, 0, 1, 2, 3], [2, 3, 4, 5, 6], [5, 6, 5, 4, 3]]
+    if stride == 5:
+        assert model.windows == [[0, 1, 2, 3, 4], [5, 6, 5, 4, 3]]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_videos_shorter_than_the_window(n):
+    model = Recorder()
+    out = list(Denoiser(model, device="cpu", window=5, stride=1, tile=0).denoise_frames(indexed_frames(n), None))
+    assert len(out) == n
+    if n == 1:
+        assert model.windows == [[0, 0, 0, 0, 0]]
+    if n == 2:
+        assert model.windows[0] == [0, 1, 0, 1, 0]
+
+
+def test_one_frame_video_file(tmp_path, grey_checkpoint):
+    source = write_video(tmp_path / "still.mp4", moving_clip(t=1))
+    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, device="cpu"), sigma="auto")
+    assert result.frames == 1 and probe_video(result.output).n_frames == 1
+    assert result.sigma_source == "estimated" and 0 <= result.sigma < 0.1
+
+
+def test_streaming_holds_a_few_windows_whatever_the_length():
+    pulled = 0
+
+    def frames():
+        nonlocal pulled
+        for frame in indexed_frames(200, size=4):
+            pulled += 1
+            yield frame
+
+    denoiser = Denoiser(Recorder(), device="cpu", window=5, stride=3, tile=0)
+    ahead = 0
+    for done, _ in enumerate(denoiser.denoise_frames(frames(), None), start=1):
+        ahead = max(ahead, pulled - done)
+    assert done == 200 and ahead <= 5
+
+
+# ----------------------------------------------------------------------------------------------------
+# tiles, sizes, colour, σ
+
+
+@pytest.mark.parametrize("options", [{}, {"token_set": "spatiotemporal", "layers": 2}])
+def test_tiles_give_the_untiled_result(options):
+    model = build_model("dust", channels=1, **options)
+    clip = add_noise(moving_clip(t=3, channels=1, height=110, width=150), 25 / 255)
+    whole = Denoiser(model, device="cpu", tile=0, window=3, stride=3).denoise_clip(clip, 25 / 255)
+    tiled_denoiser = Denoiser(model, device="cpu", tile=80 if not options else 96, window=3, stride=3)
+    assert len(tiled_denoiser._tiling(110, 150)[0]) >= 4
+    tiled = tiled_denoiser.denoise_clip(clip, 25 / 255)
+    assert (tiled - whole).abs().max() < 1e-4
+
+
+def test_tile_spans_cover_overlap_and_sit_on_the_patch_grid():
+    for length in (97, 190, 640, 1081):
+        spans = tile_spans(length, 256, 32, 4)
+        assert spans[0][0] == 0 and spans[-1][1] == length
+        for (a0, a1), (b0, b1) in zip(spans, spans[1:]):
+            assert b0 % 4 == 0 and a1 - b0 >= 32 and b0 > a0
+        assert max(b - a for a, b in spans) <= 256 + 4
+    assert tile_spans(200, 256, 32, 4) == [(0, 200)]
+
+
+def test_reflect():
+    assert [reflect(j, 5) for j in range(-3, 8)] == [3, 2, 1, 0, 1, 2, 3, 4, 3, 2, 1]
+    assert [reflect(j, 1) for j in (-2, 0, 3)] == [0, 0, 0]
+
+
+@pytest.mark.parametrize("size", [(23, 37), (9, 5), (1, 1)])
+def test_odd_and_tiny_sizes(tmp_path, grey_checkpoint, size):
+    clip = moving_clip(t=4, height=size[0], width=size[1])
+    source = write_video(tmp_path / "odd.mkv", clip, codec="ffv1")
+    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, device="cpu", tile=64),
+                           sigma=25 / 255)
+    info = probe_video(result.output)
+    assert (info.n_frames, info.height, info.width) == (4, *size)
+
+
+@pytest.mark.parametrize("model_channels,video_channels", [(1, 1), (1, 3), (3, 3), (3, 1)])
+def test_grey_and_colour_models_on_grey_and_colour_video(model_channels, video_channels):
+    clean = moving_clip(t=5, channels=video_channels, height=48, width=64)
+    noisy = add_noise(clean, 25 / 255)
+    denoiser = Denoiser(build_model("dust", channels=model_channels), device="cpu")
+    for colour in ("rgb", "opponent"):
+        denoiser.colour = colour
+        out = denoiser.denoise_clip(noisy, 25 / 255)
+        assert out.shape == clean.shape
+        assert psnr(out, clean) > psnr(noisy, clean) + 3
+
+
+def test_denoised_psnr_beats_noisy_psnr_on_real_video():
+    clean = read_video(GIF)
+    noisy = add_noise(clean, 25 / 255)
+    out = Denoiser(build_model("dust", channels=1), device="cpu").denoise_clip(noisy, 25 / 255)
+    assert psnr(noisy, clean) < 21
+    assert psnr(out, clean) > psnr(noisy, clean) + 2
+
+
+def test_noise_level_rescaling_beats_the_model_as_trained_below_its_level():
+    clean = read_video(GIF)
+    model = build_model("dust", channels=1)  # thresholds set for 25/255
+    gains = {}
+    for sigma in (10 / 255, 50 / 255):
+        noisy = add_noise(clean, sigma, seed=1)
+        rescaled = Denoiser(model, device="cpu").denoise_clip(noisy, sigma)
+        as_trained = Denoiser(model, device="cpu", scaling="none").denoise_clip(noisy, sigma)
+        gains[round(sigma * 255)] = psnr(rescaled, clean) - psnr(as_trained, clean)
+    # measured: +4.4 dB at σ = 10 (the model as trained wipes out detail it takes for noise),
+    # +0.2 dB at σ = 50 on this clip (+0.5 dB on bikes)
+    assert gains[10] > 3 and gains[50] > -0.3
+
+
+@pytest.mark.parametrize("model_channels,video_channels,colour", [(1, 1, "rgb"), (1, 3, "rgb"), (1, 3, "opponent"),
+                                                                   (3, 3, "rgb"), (3, 1, "rgb")])
+def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, colour):
+    """With the identity as the model, windows, tiles, colour handling and noise-level rescaling give
+    back the input exactly: nothing is added, whatever the model does."""
+    model = Identity(channels=model_channels)
+    noisy = add_noise(moving_clip(t=7, channels=video_channels, height=100, width=90), 25 / 255)
+    denoiser = Denoiser(model, device="cpu", tile=72, overlap=36, colour=colour, sigma_train=25 / 255)
+    for sigma in (None, 10 / 255, 50 / 255):
+        assert (denoiser.denoise_clip(noisy, sigma) - noisy).abs().max() < 1e-5
+
+
+def test_denoising_is_deterministic():
+    denoiser = Denoiser(build_model("dust", channels=1), device="cpu")
+    noisy = add_noise(moving_clip(t=6), 25 / 255)
+    assert torch.equal(denoiser.denoise_clip(noisy, 25 / 255), denoiser.denoise_clip(noisy, 25 / 255))
+
+
+def test_sigma_estimate_is_close_to_the_true_noise_level():
+    clean = moving_clip(t=5, channels=3, height=96, width=128)
+    for sigma in (10 / 255, 25 / 255, 50 / 255):
+        estimate = estimate_noise_sigma(clean + sigma * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2)))
+        assert estimate == pytest.approx(sigma, rel=0.15)
+
+
+# ----------------------------------------------------------------------------------------------------
+# the demo
+
+
+def test_demo_writes_three_videos_and_denoising_raises_psnr(tmp_path):
+    denoiser = Denoiser(build_model("dust", channels=1), device="cpu")
+    result = run_demo(tmp_path / "demo", denoiser, clip=GIF, seed=3)
+    assert result.frames == 24
+    assert result.noisy_psnr == pytest.approx(20.6, abs=0.8)  # σ = 25 on [0, 1] is 20.2 dB before clipping
+    assert result.denoised_psnr > result.noisy_psnr + 2
+    names = sorted(p.name for p in (tmp_path / "demo").iterdir())
+    assert names == [f"{GIF.stem}.denoised.mp4", f"{GIF.stem}.noisy.mp4", f"{GIF.stem}.side-by-side.mp4"]
+    assert probe_video(result.side_by_side).width == 2 * 14 and probe_video(result.denoised).n_frames == 24
+    again = run_demo(tmp_path / "demo", denoiser, clip=GIF, seed=3)  # reproducible, and reruns overwrite
+    assert again.noisy_psnr == result.noisy_psnr and again.denoised_psnr == result.denoised_psnr
+
+
+def test_demo_command_prints_both_psnrs(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    monkeypatch.setattr("videodenoise.datasets.download.fetch_sample_clips", lambda cache_dir=None: {"bikes": GIF})
+    code, out, err = run_cli(["demo", "--output-dir", str(tmp_path), "--checkpoint", str(grey_checkpoint),
+                              "--frames", "10", "--quiet"], capsys, monkeypatch)
+    assert code == 0, err
+    noisy, denoised = (float(line.split()[2]) for line in out.splitlines() if "PSNR" in line)
+    assert denoised > noisy + 1
+    assert (tmp_path / f"{GIF.stem}.denoised.mp4").is_file()
+
+
+# ----------------------------------------------------------------------------------------------------
+# the command
+
+
+def test_clean_command_several_inputs_progress_and_quiet(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    sources = [write_video(tmp_path / f"clip{k}.mp4", add_noise(moving_clip(t=5, seed=k), 20 / 255)) for k in range(2)]
+    code, out, err = run_cli(["clean", *map(str, sources), "--checkpoint", str(grey_checkpoint)], capsys, monkeypatch)
+    assert code == 0, err
+    assert out.count("estimated with skimage.restoration.estimate_sigma") == 2
+    assert out.count("wrote") == 2 and "5 frames" in out
+    assert "frames" in err and "fps" in err  # the progress bar (rendered once when not on a terminal)
+    assert all((tmp_path / f"clip{k}.denoised.mp4").is_file() for k in range(2))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    code, out, err = run_cli(["clean", *map(str, sources), "-o", str(folder), "--checkpoint", str(grey_checkpoint),
+                              "--sigma", "20", "--quiet"], capsys, monkeypatch)
+    assert code == 0, err
+    assert out == "" and err == ""
+    assert sorted(p.name for p in folder.iterdir()) == ["clip0.denoised.mp4", "clip1.denoised.mp4"]
+
+
+def test_torchrun_ranks_share_the_inputs(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    sources = [write_video(tmp_path / f"clip{k}.mp4", moving_clip(t=3, seed=k)) for k in range(3)]
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    code, out, err = run_cli(["clean", *map(str, sources), "--checkpoint", str(grey_checkpoint), "--sigma", "10",
+                              "--device", "cpu"], capsys, monkeypatch)
+    assert code == 0, err
+    assert [p.exists() for p in (tmp_path / f"clip{k}.denoised.mp4" for k in range(3))] == [False, True, False]
+    assert "[rank 1] wrote" in out
+
+
+def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
+    """A lossless PNG-in-MOV video (every frame a PNG, whose checksums make damage detectable) with
+    the packets of the frames in `corrupt` overwritten by random bytes."""
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("png", rate=25)
+        stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "rgb24"
+        for index, frame in enumerate(clip):
+            video_frame = av.VideoFrame.from_ndarray((frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8), format="rgb24")
+            video_frame.pts = index
+            container.mux(stream.encode(video_frame))
+        container.mux(stream.encode(None))
+    with av.open(str(path)) as container:
+        packets = [(p.pos, p.size) for p in container.demux(container.streams.video[0]) if p.size]
+    data = bytearray(path.read_bytes())
+    for index in corrupt:
+        position, size = packets[index]
+        data[position + size // 4: position + size // 4 + size // 2] = np.random.default_rng(index).bytes(size // 2)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_corrupt_first_frame_takes_the_next_one(tmp_path):
+    clip = moving_clip(t=4)
+    with pytest.warns(UserWarning, match="frame 0 of .* cannot be decoded"):
+        frames = read_video(png_movie(tmp_path / "first.mov", clip, corrupt=[0]))
+    assert len(frames) == 4 and torch.equal(frames[0], frames[1]) and torch.equal(frames[1:], clip[1:])
+
+
+def test_corrupt_frame_mid_video_warns_and_keeps_alignment(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    clip = moving_clip(t=12)
+    source = png_movie(tmp_path / "broken.mov", clip, corrupt=[6])
+    code, out, err = run_cli(["clean", str(source), "--checkpoint", str(grey_checkpoint), "--sigma", "3",
+                              "--format", "lossless", "--quiet"], capsys, monkeypatch)
+    assert code == 0, err
+    assert f"warning: frame 6 of '{source}' cannot be decoded (corrupt data); repeating its neighbour" in err
+    out_clip = read_video(tmp_path / "broken.denoised.mkv")
+    assert len(out_clip) == 12
+    # every other frame is where it was: closer to its own clean frame than to its neighbours
+    for index in (0, 5, 7, 11):
+        own = psnr(out_clip[index:index + 1], clip[index:index + 1])
+        assert own > 30 and all(own > psnr(out_clip[index:index + 1], clip[k:k + 1]) + 3
+                                for k in (index - 1, index + 1) if 0 <= k < 12)
+
+
+def write_garbage(path: Path) -> Path:
+    path.write_bytes(os.urandom(4096))
+    return path
+
+
+def empty_video(path: Path) -> Path:
+    """A valid container whose video stream has no frames."""
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("ffv1", rate=25)
+        stream.width, stream.height, stream.pix_fmt = 32, 32, "bgr0"
+        container.start_encoding()
+    return path
+
+
+def foreign_safetensors(path: Path) -> Path:
+    from safetensors.torch import save_file
+
+    save_file({"weight": torch.zeros(3)}, str(path))
+    return path
+
+
+def mismatched_checkpoint(path: Path) -> Path:
+    """Our metadata for one DUST, the tensors of another (a different code size)."""
+    import json
+
+    from safetensors.torch import save_file
+
+    model = build_model("dust", channels=1, code_size=128)
+    config = dict(json.loads(json.dumps(model.config.__dict__)), code_size=None)
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(path),
+              metadata={"videodenoise_model": "dust", "config": json.dumps(config), "format_version": "1"})
+    return path
+
+
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        ("missing", "error: '{tmp}/nope.mp4' does not exist; check the path"),
+        ("not a video", "error: '{tmp}/text.mp4' is not a video that PyAV or OpenCV can decode"),
+        ("zero frames", "error: '{tmp}/empty.mkv' is not a video that PyAV or OpenCV can decode"),
+        ("no decodable frame", "error: no frame of '{tmp}/dead.mov' can be decoded; the file is corrupt"),
+        ("empty folder", "error: '{tmp}/nothing' holds no image frames"),
+        ("not our checkpoint", "is not a safetensors weights file"),
+        ("foreign safetensors", "has no videodenoise model metadata; pass a file written by save_model"),
+        ("mismatched checkpoint", "does not fit a dust model with this config"),
+        ("missing checkpoint", "error: weights file not found: {tmp}/none.safetensors"),
+        ("default checkpoint missing", "error: the default checkpoint {tmp}/default.safetensors is missing; pass --checkpoint PATH"),
+        ("output exists", "error: '{tmp}/in.denoised.mp4' already exists; pass --overwrite to replace it"),
+        ("output is input", "error: the output '{tmp}/in.mp4' is the input; choose another output name"),
+        ("no output folder", "error: cannot write '{tmp}/missing/out.mp4': folder '{tmp}/missing' does not exist"),
+        ("output folder is a file", "error: cannot write '{tmp}/in.mp4/out.mp4': folder '{tmp}/in.mp4' does not exist"),
+        ("wrong suffix", "error: the lossless format needs a .mkv path, got '{tmp}/out.mp4'"),
+        ("bad sigma", "error: --sigma must be a number on the 0-255 scale, auto or none; got 'loud'"),
+        ("two inputs one file", "error: with 2 inputs, --output must be an existing folder"),
+        ("same output twice", "would both write"),
+        ("bad window", "error: the temporal window must be at least 1 frame, got 0"),
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch, grey_checkpoint, case, message):
+    source = write_video(tmp_path / "in.mp4", moving_clip(t=3))
+    weights = str(grey_checkpoint)
+    args = {
+        "missing": [str(tmp_path / "nope.mp4")],
+        "not a video": [str(write_garbage(tmp_path / "text.mp4"))],
+        "zero frames": [str(empty_video(tmp_path / "empty.mkv"))],
+        "no decodable frame": [str(png_movie(tmp_path / "dead.mov", moving_clip(t=3), corrupt=[0, 1, 2]))],
+        "empty folder": [str(tmp_path / "nothing")],
+        "not our checkpoint": [str(source), "--checkpoint", str(write_garbage(tmp_path / "x.safetensors"))],
+        "foreign safetensors": [str(source), "--checkpoint", str(foreign_safetensors(tmp_path / "f.safetensors"))],
+        "mismatched checkpoint": [str(source), "--checkpoint", str(mismatched_checkpoint(tmp_path / "m.safetensors"))],
+        "missing checkpoint": [str(source), "--checkpoint", str(tmp_path / "none.safetensors")],
+        "default checkpoint missing": [str(source)],
+        "output exists": [str(source)],
+        "output is input": [str(source), "-o", str(source), "--overwrite"],
+        "no output folder": [str(source), "-o", str(tmp_path / "missing" / "out.mp4")],
+        "output folder is a file": [str(source), "-o", str(source / "out.mp4")],
+        "wrong suffix": [str(source), "-o", str(tmp_path / "out.mp4"), "--format", "lossless"],
+        "bad sigma": [str(source), "--sigma", "loud"],
+        "two inputs one file": [str(source), str(source), "-o", str(tmp_path / "x.mp4")],
+        "same output twice": [str(source), str(source)],
+        "bad window": [str(source), "--window", "0"],
+    }[case]
+    if case == "empty folder":
+        (tmp_path / "nothing").mkdir()
+    if case == "output exists":
+        (tmp_path / "in.denoised.mp4").write_bytes(b"keep me")
+    if case == "default checkpoint missing":
+        monkeypatch.setattr(D, "DEFAULT_CHECKPOINT", tmp_path / "default.safetensors")
+    elif "--checkpoint" not in args:
+        args += ["--checkpoint", weights]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = run_cli(["clean", *args, "--quiet"], capsys, monkeypatch)
+    assert code == 1
+    assert message.replace("{tmp}", str(tmp_path)) in err and err.startswith("error: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written, nothing half-written
+    if case == "output exists":
+        assert (tmp_path / "in.denoised.mp4").read_bytes() == b"keep me"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_output_folder(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    source = write_video(tmp_path / "in.mp4", moving_clip(t=3))
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        code, out, err = run_cli(["clean", str(source), "-o", str(locked), "--checkpoint", str(grey_checkpoint)],
+                                 capsys, monkeypatch)
+    finally:
+        locked.chmod(0o700)
+    assert code == 1 and "is not writable" in err and err.count("\n") == 1
+
+
+def test_a_failure_mid_video_leaves_no_output(tmp_path, grey_checkpoint):
+    class Failing(Recorder):
+        def forward(self, clip):
+            if len(self.windows) == 2:
+                raise RuntimeError("out of memory")
+            return super().forward(clip)
+
+    source = with_audio(tmp_path / "in.mp4", moving_clip(t=12))
+    with pytest.raises(RuntimeError):
+        denoise_video(source, None, Denoiser(Failing(channels=3), device="cpu"), sigma=None, side_by_side=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4"]
+
+
+def test_several_inputs_continue_past_a_failure(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    good = write_video(tmp_path / "good.mp4", moving_clip(t=3))
+    bad = write_video(tmp_path / "bad.mkv", moving_clip(t=3), codec="ffv1")
+    calls = []
+
+    def flaky(source, *args, **kwargs):
+        calls.append(Path(source).name)
+        if Path(source).name == "bad.mkv":
+            raise D.DenoiseError("simulated failure")
+        return denoise_video(source, *args, **kwargs)
+
+    monkeypatch.setattr(D, "denoise_video", flaky)  # the CLI imports it at call time
+    code, out, err = run_cli(["clean", str(bad), str(good), "--checkpoint", str(grey_checkpoint), "--sigma", "5",
+                              "--quiet"], capsys, monkeypatch)
+    assert code == 1
+    assert calls == ["bad.mkv", "good.mp4"]
+    assert err.strip() == f"error: {bad}: simulated failure"
+    assert (tmp_path / "good.denoised.mp4").is_file() and not (tmp_path / "bad.denoised.mp4").exists()
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_output(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    from videodenoise.video import VideoWriter
+
+    source = write_video(tmp_path / "in.mp4", moving_clip(t=8))
+    write = VideoWriter.write
+
+    def write_until_full(self, frame):
+        if self.n_written == 3:
+            raise OSError(28, "No space left on device")
+        write(self, frame)
+
+    monkeypatch.setattr(VideoWriter, "write", write_until_full)
+    code, out, err = run_cli(["clean", str(source), "--checkpoint", str(grey_checkpoint), "--sigma", "10", "--quiet"],
+                             capsys, monkeypatch)
+    assert code == 1
+    assert err == f"error: cannot denoise '{source}' into '{tmp_path / 'in.denoised.mp4'}': No space left on device\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4"]

@@ -1,0 +1,713 @@
+"""Streaming inference: denoise any video file or frame folder with a trained model (SPEC §6).
+
+    from videodenoise.denoise import Denoiser, denoise_video
+    denoiser = Denoiser.from_checkpoint("checkpoints/dust-samples-constrained.safetensors")
+    result = denoise_video("input.mp4", "input.denoised.mp4", denoiser, sigma="auto")
+    print(result.sigma * 255, result.frames_per_second)
+    clean = denoiser.denoise_clip(noisy_clip, sigma=25 / 255)        # (T, C, H, W) in memory
+
+Nothing here adds noise. σ is always on the [0, 1] scale in this module (the CLI takes 0-255).
+
+How a video is processed, and why:
+
+* Time. Frames stream from the reader into a buffer of a few windows. Each model call sees a window of
+  `window` frames (default 5, the training clip length) and `stride` of its frames are kept: the
+  centre ones. stride = 1 is the textbook sliding window (each frame from the window centred on it,
+  window× the compute); stride = window is disjoint windows (1×, but a frame at a window's edge
+  sees neighbours on one side only, up to window − 1 frames away). The default stride 3 keeps frames
+  1..3 of each 5-frame window, so every kept frame has a neighbour on each side, at 5/3× the compute
+  of disjoint windows. Measured with a briefly trained DUST (benchmarks/bench_clean.py, part 2) the
+  three differ by < 0.1 dB, because its attention barely mixes frames; a model that leans on time
+  gains more from centring. Windows past either end are reflected (frame −1 is frame 1, frame n is
+  n − 2), so the output has exactly one frame per input frame, a one-frame video included.
+* Space. A frame larger than `tile` pixels a side is cut into overlapping tiles. Tiles start on the
+  model's patch grid, so they cut the same patches the whole frame does; farther than the model's
+  reach (its margin: p − 1 pixels, plus a neighbourhood radius per layer for spatio-temporal token
+  sets) from a tile edge a tile's estimate equals the whole frame's. Each tile's blend weight is
+  zero within the margin of an edge it shares with another tile and rises with a raised cosine
+  across the rest of the overlap. Tiled and untiled outputs of DUST and UT agree to float rounding,
+  and model activations never exceed one tile's.
+* Colour. A grey model denoises a colour video in an orthonormal opponent colour space (luminance
+  (R+G+B)/√3 and two colour differences, as in CBM3D): the transform keeps i.i.d. noise i.i.d. with
+  the same σ, puts the structure in one channel and leaves two smooth ones, each denoised by the
+  model as a grey clip. With a trained grey DUST this beat denoising R, G and B separately by
+  0.6-1.9 dB on four clips at σ = 10, 25 and 50 (`colour="rgb"` keeps that option). A colour model on
+  a grey video gets the grey frame in all three channels, is told the video's σ, and its output is
+  averaged back to grey (telling it √3·σ, the noise along the luminance axis, measured 0.4-0.5 dB
+  worse with an untrained colour DUST).
+* Noise level. A model trained at σ_train (checkpoint metadata) is applied at another σ by
+  noise-level rescaling: x̂ = c + s·(f((y − c)/s + ½) − ½), s = σ/σ_train, c the channel's mid-grey.
+  The rescaled input has noise σ_train, the level the model knows; for a denoiser that is
+  scale-equivariant up to the mean (DUST's soft thresholds are proportional to σ, its attention
+  normalises tokens) this is nearly exact; with a trained DUST it beat applying the model unchanged
+  by 1.5-3.5 dB at σ = 10 and 50 (trained at 25). `sigma="auto"` estimates σ with
+  skimage.restoration.estimate_sigma (Donoho's wavelet MAD) on up to 5 frames spread over the video
+  and takes the median; `scaling="none"` applies the model as trained.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from .devices import autocast, resolve_device, resolve_precision
+from .errors import VideodenoiseError, VideoReadError, VideoWriteError
+from .models import ModelError, load_model, read_metadata
+from .video import VideoWriter, _short, has_audio, open_video
+
+__all__ = [
+    "DEFAULT_CHECKPOINT", "Denoiser", "DenoiseError", "DenoiseResult", "denoise_video", "plan_outputs",
+    "default_output", "side_by_side_path", "estimate_noise_sigma", "estimate_video_sigma", "run_demo",
+    "DemoResult", "psnr_from_rmse", "reflect", "tile_spans", "model_margin",
+]
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "dust-samples-constrained.safetensors"
+DEFAULT_WINDOW = 5
+DEFAULT_STRIDE = 3
+DEFAULT_TILE = 512
+DEFAULT_SIGMA_TRAIN = 25 / 255
+SIGMA_ESTIMATE_FRAMES = 5
+SCALINGS = ("rescale", "none")
+COLOURS = ("rgb", "opponent")
+FORMATS = {"mp4": ("h264", ".mp4"), "lossless": ("ffv1", ".mkv"), "frames": ("png", "")}
+
+# Orthonormal opponent colour transform: rows are luminance, red−blue, green−magenta.
+_OPPONENT = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]])
+_OPPONENT = _OPPONENT / _OPPONENT.norm(dim=1, keepdim=True)
+
+
+class DenoiseError(VideodenoiseError):
+    """A denoising option, checkpoint or output is unusable."""
+
+
+# ----------------------------------------------------------------------------------------------------
+# the denoiser
+
+
+class Denoiser:
+    """A model on a device, with everything needed to apply it to frames of any size and length.
+
+    model: any module mapping (B, T, C, H, W) in [0, 1] to its estimate (DUST, UT, or your own).
+    sigma_train: the noise level the model was trained at ([0, 1] scale); from the checkpoint's
+    metadata with `from_checkpoint`, else the DUST config's σ, else 25/255.
+    window, stride: frames per model call and frames kept from each (the centre ones).
+    tile: largest tile side in pixels (None or 0: whole frames); overlap: tile overlap in pixels
+    (None: twice the model's margin plus 16, on its patch grid).
+    scaling: "rescale" (noise-level rescaling to σ_train) or "none".
+    colour: how a grey model denoises colour frames: "opponent" (each channel of an orthonormal
+    luminance/colour-difference transform as a grey clip) or "rgb" (each RGB channel).
+    """
+
+    def __init__(self, model: nn.Module, sigma_train: float | None = None, device: str | torch.device = "auto",
+                 precision: str = "auto", window: int = DEFAULT_WINDOW, stride: int | None = DEFAULT_STRIDE,
+                 tile: int | None = DEFAULT_TILE, overlap: int | None = None, scaling: str = "rescale",
+                 colour: str = "opponent"):
+        self.device = device if isinstance(device, torch.device) else resolve_device(device, _local_rank())
+        self.dtype = resolve_precision(precision, self.device)
+        self.model = model.to(self.device).eval()
+        config = getattr(model, "config", None)
+        self.channels = int(getattr(config, "channels", 1))
+        if sigma_train is None:
+            sigma_train = getattr(config, "sigma", None) if getattr(model, "name", None) == "dust" else None
+        self.sigma_train = float(sigma_train if sigma_train is not None else DEFAULT_SIGMA_TRAIN)
+        if not self.sigma_train > 0:
+            raise DenoiseError(f"sigma_train must be positive, got {sigma_train}")
+        if window < 1:
+            raise DenoiseError(f"the temporal window must be at least 1 frame, got {window}")
+        stride = window if stride is None else min(stride, window)
+        if stride < 1:
+            raise DenoiseError(f"the stride must be at least 1 frame, got {stride}")
+        self.window, self.stride = int(window), int(stride)
+        if scaling not in SCALINGS:
+            raise DenoiseError(f"unknown scaling '{scaling}'; choose one of: {', '.join(SCALINGS)}")
+        self.scaling = scaling
+        if colour not in COLOURS:
+            raise DenoiseError(f"unknown colour handling '{colour}'; choose one of: {', '.join(COLOURS)}")
+        self.colour = colour
+        self.margin, self.align = model_margin(model)
+        if overlap is None:
+            overlap = _round_up(2 * self.margin + 16, self.align)
+        if overlap < 2 * self.margin + 1:
+            raise DenoiseError(f"a tile overlap of {overlap} px is too small for this model: it needs at least "
+                               f"{2 * self.margin + 1} px (twice its {self.margin} px reach past a tile edge, plus one)")
+        self.overlap = int(overlap)
+        if tile and tile < 2 * self.overlap:
+            raise DenoiseError(f"tiles of {tile} px are too small for an overlap of {self.overlap} px; "
+                               f"use --tile {2 * self.overlap} or more (or 0 for whole frames)")
+        self.tile = int(tile) if tile else None
+        self.checkpoint: Path | None = None
+        self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
+
+    @classmethod
+    def from_checkpoint(cls, path: str | os.PathLike | None = None, **options) -> "Denoiser":
+        """A denoiser for a weights file written by `save_model` (default: the shipped checkpoint)."""
+        path = Path(path) if path is not None else DEFAULT_CHECKPOINT
+        if path == DEFAULT_CHECKPOINT and not path.is_file():
+            raise DenoiseError(f"the default checkpoint {path} is missing; pass --checkpoint PATH "
+                               "(a .safetensors file written by `videodenoise train`)")
+        metadata = read_metadata(path)
+        model = load_model(path)
+        sigma_train = None
+        if "sigma_train" in metadata:
+            try:
+                sigma_train = float(metadata["sigma_train"])
+            except ValueError:
+                raise ModelError(f"{path} has a corrupt sigma_train in its metadata ({metadata['sigma_train']!r}); "
+                                 "re-save the model") from None
+        denoiser = cls(model, sigma_train=sigma_train, **options)
+        denoiser.checkpoint = path
+        return denoiser
+
+    # ---- whole clips in memory -------------------------------------------------------------------
+    def denoise_clip(self, clip: torch.Tensor, sigma: float | str | None = None) -> torch.Tensor:
+        """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32."""
+        if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
+            shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
+            raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
+        if sigma == "auto":
+            sigma = estimate_noise_sigma(clip[_spread(len(clip), SIGMA_ESTIMATE_FRAMES)])
+        return torch.stack(list(self.denoise_frames(clip, sigma)))
+
+    # ---- streams ---------------------------------------------------------------------------------
+    def denoise_frames(self, frames: Iterable[torch.Tensor], sigma: float | None = None) -> Iterator[torch.Tensor]:
+        """Yield one denoised (C, H, W) frame per input frame, in order, holding only a few windows.
+
+        sigma: the noise level of the frames ([0, 1] scale); None applies the model as trained.
+        """
+        sigma = check_sigma(sigma)
+        size, before = self.window, (self.window - self.stride) // 2
+        source, buffer = iter(frames), {}
+        loaded, total = 0, None  # frames read so far; the frame count, once the source has ended
+
+        def load_until(index: int) -> None:
+            nonlocal loaded, total
+            while total is None and loaded <= index:
+                try:
+                    buffer[loaded] = next(source)
+                except StopIteration:
+                    total = loaded
+                    return
+                loaded += 1
+
+        first = 0  # first output frame of the current window
+        while True:
+            load_until(first - before + size - 1)
+            if total == 0:
+                raise VideoReadError("there are no frames to denoise")
+            if total is not None and first >= total:
+                return
+            indices = [reflect(j, total) for j in range(first - before, first - before + size)]
+            clip = torch.stack([buffer[i] for i in indices])
+            kept = min(self.stride, (total if total is not None else loaded) - first)
+            yield from self.denoise_window(clip, sigma, before, kept)
+            first += self.stride
+            for index in [i for i in buffer if i < first - size]:
+                del buffer[index]
+
+    def denoise_window(self, clip: torch.Tensor, sigma: float | None, start: int = 0,
+                       count: int | None = None) -> torch.Tensor:
+        """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W)."""
+        count = len(clip) - start if count is None else count
+        frames, channels, height, width = clip.shape
+        if channels not in (1, 3):
+            raise DenoiseError(f"frames must have 1 (grey) or 3 (colour) channels, got {channels}")
+        clip = clip.to(self.device, torch.float32)
+        # the model's view of the clip: a batch of clips with the model's channel count, whose
+        # mid-grey is `centre`
+        if channels == self.channels:
+            batch, centre = clip.unsqueeze(0), 0.5
+        elif channels == 3 and self.colour == "rgb":  # grey model, colour video: each channel a grey clip
+            batch, centre = clip.transpose(0, 1).unsqueeze(2), 0.5  # (3, T, 1, H, W)
+        elif channels == 3:  # the same in opponent colours
+            opponent = _OPPONENT.to(self.device)
+            batch = torch.einsum("oc,tchw->othw", opponent, clip).unsqueeze(2)
+            centre = (0.5 * opponent.sum(dim=1)).view(3, 1, 1, 1, 1)
+        else:  # colour model, grey video: the grey frame in all three channels
+            batch, centre = clip.expand(-1, 3, -1, -1).unsqueeze(0), 0.5
+        scale = 1.0 if sigma is None or self.scaling == "none" else sigma / self.sigma_train
+        scale = max(scale, 1e-3)  # σ = 0: a noise-free input blown up 1000×, which the model all but keeps
+        estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count)
+        estimate = (estimate - 0.5) * scale + centre
+        if channels == self.channels:
+            out = estimate[0]
+        elif channels == 3 and self.colour == "rgb":
+            out = estimate[:, :, 0].transpose(0, 1)
+        elif channels == 3:  # back to RGB: the transform is orthonormal, its inverse its transpose
+            out = torch.einsum("oc,othw->tchw", opponent, estimate[:, :, 0])
+        else:
+            out = estimate[0].mean(dim=1, keepdim=True)
+        return out.clamp_(0, 1).float().cpu()
+
+    def _apply_tiled(self, batch: torch.Tensor, start: int, count: int) -> torch.Tensor:
+        """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count)."""
+        height, width = batch.shape[-2:]
+        tiles, weight_sum = self._tiling(height, width)
+        with torch.no_grad(), autocast(self.device, self.dtype):
+            if len(tiles) == 1:
+                return self.model(batch)[:, start:start + count].float()
+            out = batch.new_zeros(batch.shape[0], count, *batch.shape[2:])
+            for (top, bottom, left, right), weight in tiles:
+                estimate = self.model(batch[..., top:bottom, left:right].contiguous())[:, start:start + count]
+                out[..., top:bottom, left:right] += estimate.float() * weight
+        return out / weight_sum
+
+    def _tiling(self, height: int, width: int) -> tuple[list, torch.Tensor]:
+        """The tiles of a frame size with their blend weights, and the weights' sum (cached)."""
+        key = (height, width)
+        if key not in self._weights:
+            rows = tile_spans(height, self.tile, self.overlap, self.align)
+            cols = tile_spans(width, self.tile, self.overlap, self.align)
+            tiles, weight_sum = [], torch.zeros(height, width, device=self.device)
+            for top, bottom in rows:
+                for left, right in cols:
+                    vertical = ramp(top, bottom, height, self.overlap, self.margin)
+                    horizontal = ramp(left, right, width, self.overlap, self.margin)
+                    weight = (vertical[:, None] * horizontal[None, :]).to(self.device)
+                    weight_sum[top:bottom, left:right] += weight
+                    tiles.append(((top, bottom, left, right), weight))
+            self._weights[key] = (tiles, weight_sum)
+        return self._weights[key]
+
+
+# ----------------------------------------------------------------------------------------------------
+# pieces
+
+
+def _local_rank() -> int | None:
+    value = os.environ.get("LOCAL_RANK")
+    return int(value) if value is not None and value.isdigit() else None
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def reflect(index: int, total: int | None) -> int:
+    """Frame index `index` reflected into [0, total) without repeating the edge (−1 → 1, total → total − 2).
+    total None: the end is not known yet, only negative indices are reflected."""
+    if total is None:
+        return -index if index < 0 else index
+    if total == 1:
+        return 0
+    period = 2 * (total - 1)
+    index %= period
+    return period - index if index >= total else index
+
+
+def model_margin(model: nn.Module) -> tuple[int, int]:
+    """(margin, align): how many pixels past a tile edge the model's output depends on, and the pixel
+    step of its patch grid (tiles starting on it cut the same patches as the whole frame does).
+
+    For the patch-token models: a pixel depends on the p×p patches that cover it (p − 1 pixels away),
+    and each layer of a spatio-temporal token set reaches one more neighbourhood radius of patch
+    locations, i.e. radius·stride pixels. Other models: 16 px and no grid.
+    """
+    config = getattr(model, "config", None)
+    patch, stride = getattr(config, "patch_size", None), getattr(config, "stride", None)
+    if not patch or not stride:
+        return 16, 1
+    radius = getattr(config, "neighbourhood", 1) // 2 if getattr(config, "token_set", "temporal") != "temporal" else 0
+    return patch - 1 + radius * getattr(config, "layers", 1) * stride, stride
+
+
+def tile_spans(length: int, tile: int | None, overlap: int, align: int) -> list[tuple[int, int]]:
+    """[start, stop) spans covering [0, length) with tiles of at most about `tile` pixels, neighbours
+    overlapping by at least `overlap`, starts on multiples of `align`, sizes as even as possible."""
+    if not tile or length <= tile:
+        return [(0, length)]
+    count = math.ceil((length - overlap) / (tile - overlap))
+    size = math.ceil((length + (count - 1) * overlap) / count)
+    spans, start = [], 0
+    for index in range(count):
+        stop = length if index == count - 1 else min(length, start + size)
+        spans.append((start, stop))
+        if stop == length:
+            break
+        start = max((stop - overlap) // align * align, start + align)
+    return spans
+
+
+def ramp(start: int, stop: int, length: int, overlap: int, margin: int) -> torch.Tensor:
+    """Blend weight along one axis of a tile: 0 within `margin` of an edge shared with another tile,
+    then a raised cosine up to 1 over the rest of the overlap; 1 at the frame's own borders."""
+    distance = torch.arange(stop - start, dtype=torch.float32)
+    weight = torch.ones(stop - start)
+    width = max(overlap - 2 * margin, 1)
+
+    def rise(d: torch.Tensor) -> torch.Tensor:
+        t = ((d - margin + 0.5) / width).clamp(0, 1)
+        return torch.where(d < margin, torch.zeros_like(t), 0.5 - 0.5 * torch.cos(math.pi * t))
+
+    if start > 0:
+        weight *= rise(distance)
+    if stop < length:
+        weight *= rise(distance.flip(0))
+    return weight
+
+
+def check_sigma(sigma) -> float | None:
+    """σ on the [0, 1] scale (None: apply the model as trained)."""
+    if sigma is None:
+        return None
+    try:
+        value = float(sigma)
+    except (TypeError, ValueError):
+        raise DenoiseError(f"sigma must be a number on the [0, 1] scale or 'auto', got {sigma!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise DenoiseError(f"sigma must be a noise level >= 0, got {sigma!r}")
+    if value > 1:
+        raise DenoiseError(f"sigma {value:g} is on the 0-255 scale; the library takes [0, 1], e.g. {value:g}/255")
+    return value
+
+
+def _spread(total: int, count: int) -> list[int]:
+    """Up to `count` frame indices spread evenly over [0, total)."""
+    count = min(count, total)
+    return sorted({round(i * (total - 1) / max(count - 1, 1)) for i in range(count)})
+
+
+def estimate_noise_sigma(frames: Iterable[torch.Tensor]) -> float:
+    """The median over frames of skimage.restoration.estimate_sigma (wavelet MAD, averaged over
+    channels): a Gaussian noise σ on the [0, 1] scale. Image texture makes it read a little high on
+    clean frames; video compression that has already smoothed the noise makes it read low."""
+    from skimage.restoration import estimate_sigma
+
+    values = []
+    for frame in frames:
+        image = frame.float().cpu().numpy().transpose(1, 2, 0)
+        if image.shape[2] == 1:
+            values.append(float(estimate_sigma(image[:, :, 0])))
+        else:
+            values.append(float(estimate_sigma(image, channel_axis=-1, average_sigmas=True)))
+    if not values:
+        raise VideoReadError("there are no frames to estimate the noise level on")
+    values.sort()
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else 0.5 * (values[middle - 1] + values[middle])
+
+
+def estimate_video_sigma(reader, count: int = SIGMA_ESTIMATE_FRAMES) -> float:
+    """σ of an opened video, estimated on `count` frames spread over it."""
+    return estimate_noise_sigma(next(iter(reader.frames(start=i, count=1))) for i in _spread(len(reader), count))
+
+
+# ----------------------------------------------------------------------------------------------------
+# files
+
+
+@dataclass
+class DenoiseResult:
+    """What `denoise_video` did. sigma is on the [0, 1] scale (None: the model applied as trained)."""
+
+    input: Path
+    output: Path
+    side_by_side: Path | None
+    frames: int
+    width: int
+    height: int
+    channels: int
+    fps: float
+    sigma: float | None
+    sigma_source: str  # "given", "estimated" or "none"
+    audio: bool
+    seconds: float
+
+    @property
+    def frames_per_second(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else float("inf")
+
+
+def default_output(input: str | os.PathLike, format: str = "mp4", folder: str | os.PathLike | None = None) -> Path:
+    """NAME.denoised.mp4 (or NAME.denoised.mkv, or a NAME-denoised/ PNG folder: frame folders take no
+    dots) beside the input or in `folder`."""
+    if format not in FORMATS:
+        raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
+    input = Path(input)
+    name = input.name if input.is_dir() else input.stem
+    suffix = FORMATS[format][1]
+    target = Path(folder) if folder is not None else input.parent
+    return target / (f"{name}.denoised{suffix}" if suffix else f"{name.replace('.', '_')}-denoised")
+
+
+def side_by_side_path(output: Path) -> Path:
+    """The side-by-side video beside `output`: NAME.denoised.mp4 → NAME.side-by-side.mp4, and for
+    frame folders NAME-denoised → NAME-side-by-side."""
+    if output.suffix:
+        stem = output.name[:-len(output.suffix)]
+        stem = stem[:-len(".denoised")] if stem.endswith(".denoised") else stem
+        return output.with_name(f"{stem}.side-by-side{output.suffix}")
+    stem = output.name[:-len("-denoised")] if output.name.endswith("-denoised") else output.name
+    return output.with_name(f"{stem}-side-by-side")
+
+
+def check_output(output: Path, input: Path, overwrite: bool) -> None:
+    """Raise a one-line error unless `output` can be written for `input` (checked before any work)."""
+    if _same_path(output, input):
+        raise VideoWriteError(f"the output '{output}' is the input; choose another output name")
+    if output.exists() and not overwrite:
+        raise VideoWriteError(f"'{output}' already exists; pass --overwrite to replace it")
+    if output.exists() and output.is_dir() != (output.suffix == ""):
+        raise VideoWriteError(f"'{output}' exists and is a {'folder' if output.is_dir() else 'file'}; choose another output name")
+    parent = output.parent
+    if not parent.is_dir():
+        raise VideoWriteError(f"cannot write '{output}': folder '{parent}' does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise VideoWriteError(f"cannot write '{output}': folder '{parent}' is not writable")
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def _codec_for(path: Path, format: str | None) -> str:
+    if format is not None:
+        codec, suffix = FORMATS[format]
+        if path.suffix.lower() != suffix and not (format == "mp4" and path.suffix.lower() in {".mov", ".m4v", ".mkv"}):
+            raise VideoWriteError(f"the {format} format needs {'a path without a suffix' if not suffix else 'a ' + suffix + ' path'}, "
+                                  f"got '{path}'")
+        return codec
+    return "png" if path.suffix == "" else "h264"
+
+
+def denoise_video(input: str | os.PathLike, output: str | os.PathLike | None = None,
+                  denoiser: Denoiser | None = None, sigma: float | str | None = "auto", *,
+                  format: str | None = None, side_by_side: str | os.PathLike | bool | None = None,
+                  overwrite: bool = False, keep_audio: bool = True, fps: float | None = None,
+                  crf: int = 17, progress: Callable[[int, int], None] | None = None,
+                  on_sigma: Callable[[float | None, str], None] | None = None) -> DenoiseResult:
+    """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
+
+    sigma: the noise level on the [0, 1] scale, "auto" to estimate it, or None to apply the model as
+    trained. format: "mp4" (H.264), "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from
+    the output's suffix. side_by_side: True (NAME.side-by-side.* beside the output) or a path: also
+    write the noisy and denoised frames next to each other. The input's audio is copied (video
+    files only). progress(done, total) is called after every frame; on_sigma(σ, source) once σ is
+    known. Every output is written under a hidden name and renamed into place only when complete.
+    """
+    import av
+
+    input = Path(input)
+    reader = open_video(input, fps=fps)
+    info = reader.info
+    denoiser = denoiser or Denoiser.from_checkpoint()
+    output = Path(output) if output is not None else default_output(input, format or "mp4")
+    codec = _codec_for(output, format)
+    extra = None
+    if side_by_side:
+        extra = side_by_side_path(output) if side_by_side is True else Path(side_by_side)
+        _codec_for(extra, format)
+        if _same_path(extra, output):
+            raise VideoWriteError(f"the side-by-side output '{extra}' is the denoised output; choose another name")
+    for path in [output] + ([extra] if extra else []):
+        check_output(path, input, overwrite)
+    audio_source = input if keep_audio and codec != "png" and has_audio(input) else None
+    if keep_audio and codec == "png" and has_audio(input):
+        warnings.warn(f"a frame folder holds no audio: the audio of '{input}' is not kept", stacklevel=2)
+    rate = _frame_rate(reader, fps)
+
+    start = time.perf_counter()
+    if sigma == "auto":
+        sigma_value, source = estimate_video_sigma(reader), "estimated"
+    elif sigma is None:
+        sigma_value, source = None, "none"
+    else:
+        sigma_value, source = check_sigma(sigma), "given"
+    if on_sigma is not None:
+        on_sigma(sigma_value, source)
+
+    frames_done = 0
+    writers = [VideoWriter(output, fps=rate, codec=codec, crf=crf, overwrite=overwrite, audio_from=audio_source)]
+    if extra:
+        writers.append(VideoWriter(extra, fps=rate, codec=_codec_for(extra, format), crf=crf, overwrite=overwrite,
+                                   audio_from=audio_source))
+    noisy_frames: dict[int, torch.Tensor] = {}  # the few input frames whose output is still to come
+
+    def source_frames() -> Iterator[torch.Tensor]:
+        index = -1
+        for index, frame in enumerate(reader.frames()):
+            if extra:
+                noisy_frames[index] = frame
+            yield frame
+        if index < 0:
+            raise VideoReadError(f"'{input}' holds no decodable video frames")
+
+    try:
+        for index, frame in enumerate(denoiser.denoise_frames(source_frames(), sigma_value)):
+            writers[0].write(frame)
+            if extra:
+                writers[1].write(torch.cat([noisy_frames.pop(index), frame], dim=2))
+            frames_done += 1
+            if progress is not None:
+                progress(frames_done, info.n_frames)
+        for writer in writers:
+            writer.close()
+    except BaseException as error:
+        for writer in writers:
+            writer.abort()
+        if isinstance(error, (OSError, av.FFmpegError)):  # e.g. a full disk
+            raise VideoWriteError(f"cannot denoise '{input}' into '{output}': {_short(error)}") from None
+        raise
+    seconds = time.perf_counter() - start
+    if frames_done != info.n_frames:
+        warnings.warn(f"the header of '{input}' says {info.n_frames} frames but {frames_done} could be decoded; "
+                      f"the output has {frames_done}", stacklevel=2)
+    return DenoiseResult(input=input, output=output, side_by_side=extra, frames=frames_done, width=info.width,
+                         height=info.height, channels=info.channels, fps=float(rate), sigma=sigma_value,
+                         sigma_source=source, audio=audio_source is not None, seconds=seconds)
+
+
+def _frame_rate(reader, fps: float | None) -> Fraction:
+    """The input's exact frame rate (a Fraction, e.g. 30000/1001), or `fps`, or 25 for frame folders."""
+    if reader.info.kind == "video":
+        import av
+
+        try:
+            with av.open(str(reader.info.path)) as container:
+                stream = container.streams.video[0]
+                rate = stream.average_rate or stream.guessed_rate or stream.base_rate
+                if rate:
+                    return Fraction(rate.numerator, rate.denominator)
+        except (av.FFmpegError, IndexError, ValueError):
+            pass
+    value = reader.info.fps or fps or 25.0
+    return Fraction(value).limit_denominator(1001)
+
+
+def plan_outputs(inputs: list[str | os.PathLike], output: str | os.PathLike | None = None, format: str | None = None,
+                 side_by_side: bool = False, overwrite: bool = False) -> list[tuple[Path, Path, Path | None]]:
+    """(input, output, side-by-side output or None) for each input, every one checked before any work.
+
+    output None: NAME.denoised.mp4 beside each input; an existing folder: NAME.denoised.mp4 inside it;
+    else (one input only) the output path itself (a path without suffix: a PNG frame folder). Raises a one-line error for a missing or unreadable
+    input, an output that exists (without overwrite), is the input, or cannot be written, and for two
+    inputs that would write the same output.
+    """
+    if not inputs:
+        raise DenoiseError("no input given; pass one or more videos or frame folders")
+    if format is not None and format not in FORMATS:
+        raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
+    folder = None
+    if output is not None:
+        output = Path(output)
+        if output.is_dir():  # an existing folder is where the outputs go, never an output itself
+            folder = output
+        elif len(inputs) > 1:
+            raise DenoiseError(f"with {len(inputs)} inputs, --output must be an existing folder; '{output}' is not one")
+    plans, seen = [], {}
+    for raw in inputs:
+        source = Path(raw)
+        reader = open_video(source)  # missing, not a video, no frames: a one-line error here
+        del reader
+        target = output if output is not None and folder is None else default_output(source, format or "mp4", folder=folder)
+        _codec_for(target, format)
+        extra = side_by_side_path(target) if side_by_side else None
+        for path in [target] + ([extra] if extra else []):
+            check_output(path, source, overwrite)
+            key = str(path.resolve())
+            if key in seen:
+                raise DenoiseError(f"'{seen[key]}' and '{source}' would both write '{path}'; denoise them into different folders")
+            seen[key] = source
+        plans.append((source, target, extra))
+    return plans
+
+
+# ----------------------------------------------------------------------------------------------------
+# the demo
+
+
+@dataclass
+class DemoResult:
+    """What `run_demo` wrote and measured (PSNR in dB, on 8-bit RGB frames, from the mean per-frame RMSE)."""
+
+    clean: Path
+    noisy: Path
+    denoised: Path
+    side_by_side: Path
+    frames: int
+    sigma: float
+    noisy_psnr: float
+    denoised_psnr: float
+    seconds: float
+
+
+def psnr_from_rmse(rmse_per_frame: list[float]) -> float:
+    """PSNR = −20·log10(RMSE), RMSE on the [0, 1] scale computed per frame and then averaged."""
+    rmse = sum(rmse_per_frame) / len(rmse_per_frame)
+    return float("inf") if rmse == 0 else -20 * math.log10(rmse)
+
+
+def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser | None = None,
+             sigma: float = 25 / 255, seed: int = 0, max_frames: int | None = None,
+             clip: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None) -> DemoResult:
+    """Add Gaussian noise (σ on the [0, 1] scale, fixed seed) to the bikes sample clip, denoise it,
+    and write NAME.noisy.mp4, NAME.denoised.mp4 and NAME.side-by-side.mp4 into `output_dir`.
+
+    The noisy frames are clipped to [0, 1] and rounded to 8 bits, i.e. exactly what an 8-bit video
+    file would hold, and go to the denoiser straight from memory: both PSNRs are of the frames the
+    denoiser really saw and really produced (rounded to 8 bits as written), not of H.264-decoded
+    copies; the .mp4 files (H.264, CRF 17) are for watching. Memory stays bounded: frames stream.
+    clip: another video to use instead of bikes (e.g. offline).
+    """
+    from .datasets.download import fetch_sample_clips
+
+    sigma = check_sigma(sigma)
+    source = Path(clip) if clip is not None else fetch_sample_clips()["bikes"]
+    reader = open_video(source)
+    total = len(reader) if max_frames is None else min(max_frames, len(reader))
+    folder = Path(output_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise VideoWriteError(f"cannot create the output folder '{folder}' ({error.strerror})") from None
+    name = source.stem if source.is_file() else source.name
+    paths = [folder / f"{name}.{kind}.mp4" for kind in ("noisy", "denoised", "side-by-side")]
+    denoiser = denoiser or Denoiser.from_checkpoint()
+    rate = _frame_rate(reader, None)
+    generator = torch.Generator().manual_seed(seed)
+    pending: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # clean and noisy frames awaiting their output
+
+    def noisy_frames() -> Iterator[torch.Tensor]:
+        for index, frame in enumerate(reader.frames(count=total)):
+            noise = torch.randn(frame.shape, generator=generator)
+            noisy = (frame + sigma * noise).clamp_(0, 1).mul_(255).round_().div_(255)
+            pending[index] = (frame, noisy)
+            yield noisy
+
+    def rmse(a: torch.Tensor, b: torch.Tensor) -> float:
+        return float((a - b).square().mean().sqrt())
+
+    start = time.perf_counter()
+    noisy_rmse, denoised_rmse = [], []
+    writers = [VideoWriter(path, fps=rate, overwrite=True) for path in paths]
+    try:
+        for index, denoised in enumerate(denoiser.denoise_frames(noisy_frames(), sigma)):
+            clean, noisy = pending.pop(index)
+            denoised = denoised.mul(255).round_().div_(255)  # what the file holds before H.264
+            noisy_rmse.append(rmse(noisy, clean))
+            denoised_rmse.append(rmse(denoised, clean))
+            writers[0].write(noisy)
+            writers[1].write(denoised)
+            writers[2].write(torch.cat([noisy, denoised], dim=2))
+            if progress is not None:
+                progress(index + 1, total)
+        for writer in writers:
+            writer.close()
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+    return DemoResult(clean=source, noisy=paths[0], denoised=paths[1], side_by_side=paths[2], frames=len(noisy_rmse),
+                      sigma=sigma, noisy_psnr=psnr_from_rmse(noisy_rmse), denoised_psnr=psnr_from_rmse(denoised_rmse),
+                      seconds=time.perf_counter() - start)
