@@ -31,7 +31,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -45,17 +44,8 @@ SIGMA_255 = 25.0
 NLM_WINDOW = 5
 MEMORY_SIZE = (112, 192)  # H, W of the memory clips
 MEMORY_FRAMES = (100, 1000)
+from _machine import cpu_name
 
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as file:
-            for line in file:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def psnr(estimate: np.ndarray, clean: np.ndarray) -> float:

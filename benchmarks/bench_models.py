@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import time
 from collections import Counter
@@ -29,17 +28,8 @@ from torch.utils.flop_counter import FlopCounterMode
 from videodenoise.models import build_model, count_parameters
 
 aten = torch.ops.aten
+from _machine import cpu_name
 
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as file:
-            for line in file:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def synchronize(device: torch.device) -> None:

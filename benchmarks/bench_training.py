@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import tempfile
 import time
@@ -25,16 +24,8 @@ import torch
 from videodenoise.training import DataConfig, Trainer, TrainConfig
 
 MODES = ("erm", "deep-supervision", "constrained")
+from _machine import cpu_name
 
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def make_config(args, mode: str) -> TrainConfig:

@@ -7,21 +7,11 @@ import sys
 
 import pytest
 
-from videodenoise.cli import main
 
 import replicas as R
+from helpers import run_cli
 
 
-def run_cli(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["videodenoise", *args])
-    monkeypatch.setenv("COLUMNS", "200")  # rich wraps tables to the terminal width
-    try:
-        main()
-        code = 0
-    except SystemExit as exit:
-        code = exit.code or 0
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_data_info_shows_splits_clips_frames_resolution_fps(tmp_path, capsys, monkeypatch):

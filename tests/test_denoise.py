@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,24 +16,14 @@ import torch
 import torch.nn as nn
 
 from videodenoise import denoise as D
-from videodenoise.cli import main
 from videodenoise.denoise import Denoiser, denoise_video, estimate_noise_sigma, reflect, run_demo, tile_spans
 from videodenoise.models import build_model, save_model
 from videodenoise.video import open_video, probe_video, read_video, write_video
 
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
+from helpers import run_cli
 
 
-def run_cli(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["videodenoise", *args])
-    monkeypatch.setenv("COLUMNS", "200")
-    try:
-        main()
-        code = 0
-    except SystemExit as exit:
-        code = exit.code or 0
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def moving_clip(t: int = 8, channels: int = 3, height: int = 40, width: int = 56, seed: int = 0) -> torch.Tensor:

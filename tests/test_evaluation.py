@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,6 @@ import skimage.data
 import torch
 from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structural_similarity
 
-from videodenoise.cli import main
 from videodenoise.errors import VideodenoiseError
 from videodenoise.evaluation import (BASELINES, EvalConfig, EvaluationError, clip_metrics, evaluate, evaluation_clips,
                                      frame_rmse, frame_ssim, metric_table, noise_seed, psnr_from_rmse, read_results)
@@ -24,6 +22,7 @@ from videodenoise.models import build_model, save_model
 from videodenoise.training import DataConfig, Trainer, TrainConfig
 
 import replicas as R
+from helpers import run_cli
 
 SIGMA = 25 / 255
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -266,16 +265,6 @@ def test_evaluate_on_the_samples_bikes_clip(tmp_path):
 # command line
 
 
-def run_cli(args, capsys, monkeypatch):
-    monkeypatch.setattr(sys, "argv", ["videodenoise", *map(str, args)])
-    monkeypatch.setenv("COLUMNS", "250")
-    try:
-        main()
-        code = 0
-    except SystemExit as exit:
-        code = exit.code or 0
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_evaluate_command_prints_the_table_and_writes_the_folder(ped2, tmp_path, capsys, monkeypatch):
