@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -45,14 +44,13 @@ NLM_WINDOW = 5
 MEMORY_SIZE = (112, 192)  # H, W of the memory clips
 MEMORY_FRAMES = (100, 1000)
 from _machine import cpu_name
+from videodenoise.evaluation import frame_rmse, psnr_from_rmse
 
 
 
 def psnr(estimate: np.ndarray, clean: np.ndarray) -> float:
-    """Frames (T, H, W, C) uint8: −20·log10 of the per-frame RMSE on [0, 1] averaged over frames."""
-    error = (estimate.astype(np.float64) - clean.astype(np.float64)) / 255
-    rmse = np.sqrt((error ** 2).reshape(len(error), -1).mean(axis=1)).mean()
-    return float(-20 * math.log10(rmse))
+    """Frames (T, H, W, C) uint8: PSNR as `videodenoise evaluate` defines it (per frame, then averaged)."""
+    return float(psnr_from_rmse(frame_rmse(estimate / 255.0, clean / 255.0)).mean())
 
 
 def load_clip(path: Path, frames: int, size: tuple[int, int] | None = None) -> np.ndarray:

@@ -61,13 +61,15 @@ import torch.nn as nn
 
 from .devices import autocast, resolve_device, resolve_precision
 from .errors import VideodenoiseError, VideoReadError, VideoWriteError
+from .evaluation import frame_rmse, psnr_from_rmse
 from .models import ModelError, load_model, read_metadata
+from .noise import make_noise
 from .video import VideoWriter, _short, has_audio, open_video
 
 __all__ = [
     "DEFAULT_CHECKPOINT", "Denoiser", "DenoiseError", "DenoiseResult", "denoise_video", "plan_outputs",
     "default_output", "side_by_side_path", "estimate_noise_sigma", "estimate_video_sigma", "run_demo",
-    "DemoResult", "psnr_from_rmse", "reflect", "tile_spans", "model_margin",
+    "DemoResult", "reflect", "tile_spans", "model_margin",
 ]
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "dust-samples-constrained.safetensors"
@@ -642,19 +644,14 @@ class DemoResult:
     seconds: float
 
 
-def psnr_from_rmse(rmse_per_frame: list[float]) -> float:
-    """PSNR = −20·log10(RMSE), RMSE on the [0, 1] scale computed per frame and then averaged."""
-    rmse = sum(rmse_per_frame) / len(rmse_per_frame)
-    return float("inf") if rmse == 0 else -20 * math.log10(rmse)
-
-
 def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser | None = None,
              sigma: float = 25 / 255, seed: int = 0, max_frames: int | None = None,
              clip: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None) -> DemoResult:
     """Add Gaussian noise (σ on the [0, 1] scale, fixed seed) to the bikes sample clip, denoise it,
     and write NAME.noisy.mp4, NAME.denoised.mp4 and NAME.side-by-side.mp4 into `output_dir`.
 
-    The noisy frames are clipped to [0, 1] and rounded to 8 bits, i.e. exactly what an 8-bit video
+    PSNR is defined as in `evaluation` (per frame, then averaged). The noisy frames are clipped to
+    [0, 1] and rounded to 8 bits, i.e. exactly what an 8-bit video
     file would hold, and go to the denoiser straight from memory: both PSNRs are of the frames the
     denoiser really saw and really produced (rounded to 8 bits as written), not of H.264-decoded
     copies; the .mp4 files (H.264, CRF 17) are for watching. Memory stays bounded: frames stream.
@@ -676,17 +673,17 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
     denoiser = denoiser or Denoiser.from_checkpoint()
     rate = _frame_rate(reader, None)
     generator = torch.Generator().manual_seed(seed)
+    noise = make_noise("gaussian", sigma, clip=True)
     pending: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # clean and noisy frames awaiting their output
 
     def noisy_frames() -> Iterator[torch.Tensor]:
         for index, frame in enumerate(reader.frames(count=total)):
-            noise = torch.randn(frame.shape, generator=generator)
-            noisy = (frame + sigma * noise).clamp_(0, 1).mul_(255).round_().div_(255)
+            noisy = noise(frame, generator=generator).mul_(255).round_().div_(255)
             pending[index] = (frame, noisy)
             yield noisy
 
     def rmse(a: torch.Tensor, b: torch.Tensor) -> float:
-        return float((a - b).square().mean().sqrt())
+        return float(frame_rmse(a.unsqueeze(0), b.unsqueeze(0))[0])
 
     start = time.perf_counter()
     noisy_rmse, denoised_rmse = [], []
@@ -709,5 +706,6 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
             writer.abort()
         raise
     return DemoResult(clean=source, noisy=paths[0], denoised=paths[1], side_by_side=paths[2], frames=len(noisy_rmse),
-                      sigma=sigma, noisy_psnr=psnr_from_rmse(noisy_rmse), denoised_psnr=psnr_from_rmse(denoised_rmse),
+                      sigma=sigma, noisy_psnr=float(psnr_from_rmse(noisy_rmse).mean()),
+                      denoised_psnr=float(psnr_from_rmse(denoised_rmse).mean()),
                       seconds=time.perf_counter() - start)
