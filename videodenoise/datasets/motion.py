@@ -1,0 +1,219 @@
+"""Synthetic camera motion over still photographs: video with real texture and known motion, offline.
+
+A clip is a crop that moves over a photograph the way a handheld or panning camera does: a constant
+sub-pixel pan plus a small jitter, a slow zoom, a small rotation and a brightness drift, each drawn
+per clip. Frames are resampled with bicubic interpolation from the photograph (never from each
+other), so every frame has the same sharpness and the motion is sub-pixel, as in real footage.
+
+The photographs are the ones that ship inside installed packages (scikit-image's data module and
+Matplotlib's sample data), split once and for all into a training set and a benchmark set, so that
+a model trained on `TRAINING_PHOTOS` has never seen a `BENCHMARK_PHOTOS` image:
+
+    photo = load_photo("skimage:astronaut")                              # (3, H, W) in [0, 1]
+    clip = camera_motion_clip(photo, frames=10, size=(240, 320), seed=0)  # (T, 3, H, W)
+    train = MotionClips(TRAINING_PHOTOS, clip_length=5, crop=48, channels=1, samples_per_epoch=256)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils.data import Dataset
+
+from ..errors import DatasetError
+
+# Colour photographs with real texture. The benchmark photos are held out of training by construction.
+TRAINING_PHOTOS = (
+    "skimage:rocket", "skimage:motorcycle_left", "skimage:hubble_deep_field", "skimage:ihc",
+    "skimage:retina", "skimage:color", "matplotlib:Minduka_Present_Blue_Pack",
+    # grey textures (used as grey-on-grey colour photos)
+    "skimage:brick", "skimage:grass", "skimage:gravel", "skimage:camera", "skimage:moon", "skimage:coins",
+)
+BENCHMARK_PHOTOS = ("skimage:astronaut", "skimage:coffee", "skimage:chelsea", "matplotlib:grace_hopper")
+
+# Orthonormal opponent colours, the space in which `clean` hands colour video to a grey model:
+# luminance (R+G+B)/√3, then R−B and R−2G+B. Rows are the channels.
+OPPONENT = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]])
+OPPONENT = OPPONENT / OPPONENT.norm(dim=1, keepdim=True)
+
+
+def _photo_path(name: str) -> Path:
+    package, _, stem = name.partition(":")
+    if package == "skimage":
+        import skimage
+
+        folder = Path(skimage.__file__).parent / "data"
+    elif package == "matplotlib":
+        import matplotlib
+
+        folder = Path(matplotlib.get_data_path()) / "sample_data"
+    else:
+        raise DatasetError(f"unknown photo '{name}'; photos are named skimage:<name> or matplotlib:<name>")
+    matches = sorted(folder.glob(f"{stem}.*"))
+    if not matches:
+        raise DatasetError(f"photo '{name}' is not in {folder}; reinstall {package} or choose another photo")
+    return matches[0]
+
+
+@lru_cache(maxsize=32)
+def load_photo(name: str) -> torch.Tensor:
+    """A photograph shipped with an installed package as (3, H, W) float32 in [0, 1] (grey → 3 equal channels)."""
+    from skimage import io
+
+    image = np.asarray(io.imread(_photo_path(name)))
+    if image.dtype == bool:
+        image = image.astype(np.uint8) * 255
+    if image.ndim == 2:
+        image = np.repeat(image[:, :, None], 3, axis=2)
+    image = image[:, :, :3]  # drop alpha
+    scale = 255.0 if image.dtype == np.uint8 else float(np.iinfo(image.dtype).max) if image.dtype.kind == "u" else 1.0
+    return torch.from_numpy(np.ascontiguousarray(image.transpose(2, 0, 1))).float().div(scale).clamp(0, 1)
+
+
+@dataclass(frozen=True)
+class MotionLimits:
+    """The largest motion a clip may have, per frame unless said otherwise."""
+
+    pan: float = 3.0  # pixels per frame along each axis (sub-pixel values drawn)
+    jitter: float = 0.5  # pixels of random hand shake per frame along each axis
+    zoom: float = 0.02  # relative change of scale per frame
+    rotation: float = 1.0  # degrees per frame
+    brightness: float = 0.03  # relative change of brightness per frame
+
+
+def motion_path(frames: int, generator: torch.Generator, limits: MotionLimits = MotionLimits()) -> dict[str, torch.Tensor]:
+    """Per-frame camera parameters (each a (T,) tensor): shift_x, shift_y in pixels, scale, angle in
+    radians, gain; frame 0 is the identity."""
+
+    def uniform(bound: float, *shape) -> torch.Tensor:
+        return (torch.rand(*shape or (1,), generator=generator, dtype=torch.float64) * 2 - 1) * bound
+
+    t = torch.arange(frames, dtype=torch.float64)
+    jitter = uniform(limits.jitter, 2, frames)
+    jitter[:, 0] = 0
+    return {
+        "shift_x": uniform(limits.pan) * t + jitter[0],
+        "shift_y": uniform(limits.pan) * t + jitter[1],
+        "scale": torch.exp(uniform(limits.zoom) * t),
+        "angle": uniform(math.radians(limits.rotation)) * t,
+        "gain": 1 + uniform(limits.brightness) * t,
+    }
+
+
+def camera_motion_clip(photo: torch.Tensor, frames: int, size: tuple[int, int], seed: int,
+                       limits: MotionLimits = MotionLimits()) -> torch.Tensor:
+    """A (T, C, H, W) clip in [0, 1] of a camera moving over `photo` (C, Hp, Wp); deterministic in seed.
+
+    The crop starts at a random place far enough from the border that the whole motion stays inside
+    the photograph when it can (reflection covers the rest); its motion stays within `limits`.
+    """
+    if frames < 1:
+        raise DatasetError(f"a clip needs at least one frame, got {frames}")
+    height, width = size
+    generator = torch.Generator().manual_seed(int(seed))
+    path = motion_path(frames, generator, limits)
+    channels, photo_h, photo_w = photo.shape
+    # how far the crop's corners can travel, so its start can keep the whole path inside the photo
+    reach_x = float(path["shift_x"].abs().max()) + width / 2 * (float(path["scale"].max()) - 1) + height * abs(float(path["angle"][-1]))
+    reach_y = float(path["shift_y"].abs().max()) + height / 2 * (float(path["scale"].max()) - 1) + width * abs(float(path["angle"][-1]))
+    room_x, room_y = max(0.0, photo_w - width - 2 * reach_x), max(0.0, photo_h - height - 2 * reach_y)
+    start = torch.rand(2, generator=generator, dtype=torch.float64)
+    centre_x = reach_x + width / 2 + start[0] * room_x if room_x > 0 else photo_w / 2
+    centre_y = reach_y + height / 2 + start[1] * room_y if room_y > 0 else photo_h / 2
+
+    # affine_grid maps output coordinates in [-1, 1] to input coordinates in [-1, 1]
+    cos, sin = torch.cos(path["angle"]), torch.sin(path["angle"])
+    scale = path["scale"]
+    theta = torch.zeros(frames, 2, 3, dtype=torch.float64)
+    theta[:, 0, 0] = cos * width / photo_w / scale
+    theta[:, 0, 1] = -sin * height / photo_w / scale
+    theta[:, 1, 0] = sin * width / photo_h / scale
+    theta[:, 1, 1] = cos * height / photo_h / scale
+    theta[:, 0, 2] = (2 * (centre_x + path["shift_x"]) / photo_w) - 1
+    theta[:, 1, 2] = (2 * (centre_y + path["shift_y"]) / photo_h) - 1
+    grid = F.affine_grid(theta.float(), [frames, channels, height, width], align_corners=False)
+    clip = F.grid_sample(photo.expand(frames, -1, -1, -1), grid, mode="bicubic",
+                         padding_mode="reflection", align_corners=False)
+    return (clip * path["gain"].float().view(frames, 1, 1, 1)).clamp_(0, 1)
+
+
+def opponent_channel(clip: torch.Tensor, channel: int) -> torch.Tensor:
+    """One opponent-colour channel of an RGB clip (T, 3, H, W) as a grey clip (T, 1, H, W), centred on
+    ½ exactly as `clean` hands it to a grey model (luminance spans about [−0.37, 1.37])."""
+    row = OPPONENT[channel].to(clip.dtype)
+    return (torch.einsum("c,tchw->thw", row, clip) - 0.5 * row.sum() + 0.5).unsqueeze(1)
+
+
+class MotionClips(Dataset):
+    """`samples_per_epoch` training clips of camera motion over `photos`, new every epoch.
+
+    A sample depends only on (seed, epoch, index). Grey models (channels = 1) get one opponent-colour
+    channel of the colour clip, luminance half of the time and each colour difference a quarter,
+    because that is what `clean` gives a grey model for colour video; flips and 90° turns add variety.
+    """
+
+    def __init__(self, photos: Sequence[str] = TRAINING_PHOTOS, clip_length: int = 5, crop: int = 48,
+                 channels: int = 1, samples_per_epoch: int = 256, seed: int = 0,
+                 limits: MotionLimits = MotionLimits()):
+        if channels not in (1, 3):
+            raise DatasetError(f"channels must be 1 (grey) or 3 (colour), got {channels}")
+        if not photos:
+            raise DatasetError("no photographs to move a camera over")
+        self.photos = [load_photo(name) for name in photos]
+        self.clip_length, self.crop, self.channels = clip_length, crop, channels
+        self.samples_per_epoch, self.seed, self.limits = samples_per_epoch, seed, limits
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return self.samples_per_epoch
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        rng = np.random.default_rng((self.seed, self.epoch, index, 0x6D6F74))
+        photo = self.photos[int(rng.integers(len(self.photos)))]
+        # texture at several scales: the photographs are larger than most video frames
+        zoom_out = float(rng.uniform(0.5, 1.0))
+        if zoom_out < 0.95 and min(photo.shape[-2:]) * zoom_out > 2 * self.crop:
+            photo = F.interpolate(photo[None], scale_factor=zoom_out, mode="bilinear", antialias=True,
+                                  align_corners=False, recompute_scale_factor=False)[0].clamp(0, 1)
+        clip = camera_motion_clip(photo, self.clip_length, (self.crop, self.crop),
+                                  int(rng.integers(2**62)), self.limits)
+        if self.channels == 1:
+            clip = opponent_channel(clip, int(rng.choice(3, p=[0.5, 0.25, 0.25])))
+        if rng.random() < 0.5:
+            clip = clip.flip(-1)
+        clip = torch.rot90(clip, int(rng.integers(4)), dims=(-2, -1))
+        return clip.contiguous()
+
+
+class MixedClips(Dataset):
+    """Training clips drawn from `real` with probability 1 − fraction and from `synthetic` otherwise;
+    which one, and which of its samples, depends only on (seed, epoch, index)."""
+
+    def __init__(self, real: Dataset, synthetic: Dataset, fraction: float, seed: int = 0):
+        if not 0 <= fraction <= 1:
+            raise DatasetError(f"the synthetic fraction must be in [0, 1], got {fraction}")
+        self.real, self.synthetic, self.fraction, self.seed = real, synthetic, fraction, seed
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+        self.real.set_epoch(epoch)
+        self.synthetic.set_epoch(epoch)
+
+    def __len__(self) -> int:
+        return len(self.real)
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        rng = np.random.default_rng((self.seed, self.epoch, index, 0x6D6978))
+        source = self.synthetic if rng.random() < self.fraction else self.real
+        return source[index % len(source)]
