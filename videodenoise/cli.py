@@ -7,12 +7,14 @@ stays instant.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import typer
 from rich.console import Console
@@ -31,11 +33,90 @@ app.add_typer(data_app, name="data")
 
 console = Console()
 error_console = Console(stderr=True)
+DEBUG_ENV = "VIDEODENOISE_DEBUG"
+_debug = os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
+_interrupt_note: Optional[str] = None  # what an interrupted command kept, said instead of the generic line
+
+
+@app.callback()
+def _options(
+    debug: bool = typer.Option(False, "--debug", help=f"Show the full traceback of an error (also: {DEBUG_ENV}=1)."),
+) -> None:
+    """Train, evaluate and apply interpretable, robust video denoisers (DUST, UT)."""
+    global _debug
+    _debug = debug or os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+def _print_error(text: str) -> None:
+    from rich.markup import escape
+
+    error_console.print(f"[red]error:[/red] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _unexpected(error: BaseException, command: str) -> str:
+    """One line for an exception no check foresaw: what failed, on which file, what to try."""
+    from .atomic import describe_os_error
+
+    if isinstance(error, OSError):
+        return f"{describe_os_error(error)} (in `videodenoise {command}`); rerun with --debug for the details"
+    text = _one_line(error)[:300] or "no message"
+    return (f"`videodenoise {command}` failed unexpectedly ({type(error).__name__}: {text}); this is a bug or a case "
+            f"we did not foresee: rerun with --debug (or VIDEODENOISE_DEBUG=1) for the traceback and report it")
+
+
+def _guarded(function: Callable) -> Callable:
+    """The CLI's exception boundary around one command: a user error or an unexpected exception
+    becomes one line on stderr and exit code 1, Ctrl-C or SIGTERM says what was kept and exits 130.
+    --debug re-raises, so Python prints the traceback. Each failure the package knows of raises its
+    own VideodenoiseError with its own message; this is only the safety net."""
+    command = function.__name__.replace("_", " ")
+
+    @functools.wraps(function)
+    def boundary(*args, **kwargs):
+        global _interrupt_note
+        from .atomic import written_paths
+
+        before = len(written_paths())
+        _interrupt_note = None
+        try:
+            return function(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except KeyboardInterrupt:
+            if _debug:
+                raise
+            kept = written_paths()[before:]
+            if _interrupt_note:
+                message = f"interrupted; {_interrupt_note}"
+            elif kept:
+                shown = ", ".join(str(path) for path in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
+                message = f"interrupted; kept the {len(kept)} finished output(s) {shown}; unfinished ones were removed"
+            else:
+                message = "interrupted; nothing was written"
+            error_console.print(f"[red]{message}[/red]", highlight=False, soft_wrap=True)
+            raise typer.Exit(code=130)
+        except VideodenoiseError as error:
+            if _debug:
+                raise
+            _print_error(_one_line(error))
+            raise typer.Exit(code=1)
+        except Exception as error:
+            if _debug:
+                raise
+            _print_error(_unexpected(error, command))
+            raise typer.Exit(code=1)
+
+    return boundary
+
 
 DATASET_HELP = "avenue, ucsd-ped1, ucsd-ped2, shanghaitech, samples (the sample clips) or folder (your own videos)"
 
 
 @data_app.command("info")
+@_guarded
 def data_info(
     name: str = typer.Argument(..., help=f"Dataset: {DATASET_HELP}."),
     root: Optional[Path] = typer.Option(None, "--root", help="Dataset root folder (for samples: the cache folder; optional)."),
@@ -90,6 +171,7 @@ def _summarise(values: list[str]) -> str:
 
 
 @data_app.command("download")
+@_guarded
 def data_download(
     name: str = typer.Argument(..., help="Dataset: avenue, ucsd-ped1, ucsd-ped2, ucsd, shanghaitech or samples."),
     root: Optional[Path] = typer.Option(None, "--root", help="Folder to download and extract into (for samples: the cache folder; optional)."),
@@ -131,6 +213,7 @@ def _results_table(result, metric: str, noise: str, site: str) -> Table:
 
 
 @app.command()
+@_guarded
 def evaluate(
     checkpoints: Optional[list[Path]] = typer.Argument(None, help="Weights files (.safetensors) or run folders (their best, else last, weights); none: baselines only."),
     dataset: str = typer.Option("samples", help=f"{DATASET_HELP}."),
@@ -177,6 +260,7 @@ def evaluate(
 
 
 @app.command()
+@_guarded
 def experiment(
     config: Path = typer.Argument(..., help="Experiment config (TOML or JSON), e.g. configs/paper-grid.toml."),
     out: Optional[Path] = typer.Option(None, help="Output folder (default: the config's `out`, else experiments/NAME)."),
@@ -214,6 +298,7 @@ TRAIN_DESCENT = ("alpha", "alpha_schedule", "alpha_warmup_epochs", "dual_lr", "r
 
 
 @app.command()
+@_guarded
 def train(
     model: Optional[str] = typer.Option(None, help="dust or ut (default: dust)"),
     dataset: Optional[str] = typer.Option(None, help=f"{DATASET_HELP} (default: samples)"),
@@ -333,6 +418,7 @@ def _layer_table(summary: dict) -> Table:
 
 
 @app.command()
+@_guarded
 def clean(
     inputs: list[Path] = typer.Argument(..., metavar="INPUT", help="Video files or frame folders to denoise."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input)."),
@@ -408,6 +494,7 @@ def clean(
 
 
 @app.command()
+@_guarded
 def demo(
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
@@ -485,13 +572,12 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main() -> None:
-    """Console-script entry point: run the app, turning user errors into one line and exit code 1."""
+    """Console-script entry point: run the app; the commands' boundary turns errors into one line."""
     warnings.showwarning = _show_warning
     try:
         app()
-    except VideodenoiseError as error:
-        error_console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+    except VideodenoiseError as error:  # raised outside a command (e.g. while parsing an option)
+        if _debug:
+            raise
+        _print_error(_one_line(error))
         sys.exit(1)
-    except KeyboardInterrupt:
-        error_console.print("[red]interrupted[/red]")
-        sys.exit(130)

@@ -1,8 +1,13 @@
-"""User-facing errors.
+"""User-facing errors: every error class of the package lives here.
 
 Anything a user can cause (a missing file, an unknown dataset layout, an impossible option) raises a
 subclass of `VideodenoiseError` whose message is one line saying what is wrong and what to do. The CLI
-prints exactly that line and exits non-zero; library callers can catch the class.
+prints exactly that line and exits non-zero; library callers can catch the class. Anything else that
+reaches the CLI is a bug or an unforeseen case: the CLI prints it as one line too, and `--debug` (or
+VIDEODENOISE_DEBUG=1) shows the traceback.
+
+`ModelError` is the one exception: it is defined with the models (`videodenoise.models.config`) and
+re-exported here, so that `from videodenoise.errors import ModelError` works too.
 """
 
 
@@ -14,7 +19,12 @@ class VideoReadError(VideodenoiseError):
     """A video file or frame folder is missing, unreadable or not a video."""
 
 
-class VideoWriteError(VideodenoiseError):
+class OutputError(VideodenoiseError):
+    """An output cannot be written: it exists (and overwriting was not asked for), its folder is
+    missing or is a file, or the disk is full."""
+
+
+class VideoWriteError(OutputError):
     """An output video cannot be written."""
 
 
@@ -24,3 +34,41 @@ class DatasetError(VideodenoiseError):
 
 class DownloadError(VideodenoiseError):
     """A download failed or a file does not match its checksum."""
+
+
+class ConfigError(VideodenoiseError):
+    """A training, descent or model option is invalid."""
+
+
+class RunFolderError(VideodenoiseError):
+    """A run folder cannot be created, is not a run folder, or is damaged."""
+
+
+class CheckpointError(VideodenoiseError):
+    """A weights file or training checkpoint is missing, damaged, or holds non-finite numbers."""
+
+
+class EvaluationError(VideodenoiseError):
+    """An evaluation option, checkpoint or dataset choice is invalid."""
+
+
+class DenoiseError(VideodenoiseError):
+    """A denoising option, checkpoint or output is unusable."""
+
+
+class ExperimentError(VideodenoiseError):
+    """An experiment config is invalid, or its output folder holds runs of another config."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that every cleanup of an interrupted write runs as it
+    does for Ctrl-C (see `videodenoise.atomic`)."""
+
+
+def __getattr__(name: str):
+    # ModelError lives with the models (another module's file); import it lazily to avoid a cycle
+    if name == "ModelError":
+        from .models.config import ModelError
+
+        return ModelError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +26,8 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
-from .errors import VideoReadError, VideoWriteError
+from .atomic import AtomicOutput, describe_os_error
+from .errors import OutputError, VideoReadError, VideoWriteError
 
 IMAGE_SUFFIXES = {".tif", ".tiff", ".png", ".jpg", ".jpeg", ".bmp"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".webm", ".gif", ".mov", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv"}
@@ -204,7 +204,14 @@ class FrameFolderReader(VideoReader):
     def _images(self, start: int, count: int | None) -> Iterator[np.ndarray]:
         stop = len(self.files) if count is None else min(len(self.files), start + count)
         for index in range(start, stop):
-            yield self._load_nearest(index)
+            image = self._load_nearest(index)
+            if image.shape[:2] != (self.info.height, self.info.width):
+                raise VideoReadError(
+                    f"frame '{self.files[index].name}' of '{self.folder}' is {image.shape[1]}×{image.shape[0]} but "
+                    f"the first frame is {self.info.width}×{self.info.height}; every frame of a folder must have "
+                    "the same size: resize or remove the odd ones")
+            # a grey frame among colour ones (or the reverse) is read with the folder's channel count
+            yield to_channels(image, self.info.channels)
 
 
 class PyAVReader(VideoReader):
@@ -463,9 +470,7 @@ def read_video(
 H264_CONTAINERS = {".mp4", ".mkv", ".mov", ".m4v", ".avi"}
 
 
-def _partial_path(path: Path) -> Path:
-    """Hidden temporary name beside `path`, keeping the suffix so FFmpeg picks the right muxer."""
-    return path.with_name(f".{path.name}.partial{path.suffix}")
+MAX_CRF = 51  # libx264's 8-bit CRF range is 0-51
 
 
 class VideoWriter:
@@ -510,18 +515,24 @@ class VideoWriter:
         if audio_from is not None and self.codec == "png":
             raise VideoWriteError(f"a PNG frame folder cannot hold audio; write a video file instead of '{self.path}'")
         self.audio_from = None if audio_from is None else Path(audio_from)
-        if self.path.exists() and not overwrite:
-            raise VideoWriteError(f"'{self.path}' already exists; choose another name or allow overwriting")
-        if not self.path.parent.is_dir():
-            raise VideoWriteError(f"cannot write '{self.path}': folder '{self.path.parent}' does not exist")
-        if not os.access(self.path.parent, os.W_OK):
-            raise VideoWriteError(f"cannot write '{self.path}': folder '{self.path.parent}' is not writable")
-        self.rate = fps if isinstance(fps, Fraction) else Fraction(fps).limit_denominator(1001)
-        if self.rate <= 0:
-            raise VideoWriteError(f"frame rate must be positive, got {fps}")
+        try:
+            self.rate = fps if isinstance(fps, Fraction) else Fraction(fps).limit_denominator(1001)
+        except (TypeError, ValueError, OverflowError):
+            raise VideoWriteError(f"frame rate must be a positive number, got {fps!r}") from None
+        if not self.rate > 0:
+            raise VideoWriteError(f"frame rate must be positive, got {fps}; pass a rate such as 25")
+        if self.codec == "h264" and not (isinstance(crf, int) and 0 <= crf <= MAX_CRF):
+            raise VideoWriteError(f"the H.264 quality (CRF) must be an integer from 0 (lossless) to {MAX_CRF}, "
+                                  f"got {crf}; 17 is visually lossless")
         self.crf = crf
         self.keyframe_interval = keyframe_interval
-        self.partial = _partial_path(self.path)
+        # checks the output (exists without overwrite, folder missing or a file) before any frame
+        try:
+            self._output = AtomicOutput(self.path, overwrite=overwrite, directory=self.codec == "png",
+                                        hint="choose another name or allow overwriting")
+        except OutputError as error:
+            raise VideoWriteError(str(error)) from None
+        self.partial = self._output.temporary
         self.n_written = 0
         self._container = None
         self._stream = None
@@ -541,9 +552,7 @@ class VideoWriter:
         import av
 
         self._shape = (height, width, channels)
-        self._remove_partial()
         if self.codec == "png":
-            self.partial.mkdir()
             return
         try:
             self._container = av.open(str(self.partial), mode="w")
@@ -575,8 +584,11 @@ class VideoWriter:
             import cv2
 
             bgr = image if image.shape[2] == 1 else cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
-            if not cv2.imwrite(str(self.partial / f"{self.n_written:06d}.png"), bgr):
-                raise VideoWriteError(f"cannot write frame {self.n_written} to '{self.partial}'")
+            encoded, data = cv2.imencode(".png", bgr)
+            if not encoded:
+                raise VideoWriteError(f"cannot encode frame {self.n_written} of '{self.path}' as PNG")
+            # written by Python, not libpng, so that a full disk is reported as one (ENOSPC)
+            write_frame_file(self.partial / f"{self.n_written:06d}.png", data.tobytes(), self.path)
         else:
             if image.shape[2] == 1:
                 if self.codec == "ffv1":
@@ -595,25 +607,28 @@ class VideoWriter:
         if self._closed:
             return self.path
         self._closed = True
-        if self._shape is None:
-            raise VideoWriteError(f"no frames were written to '{self.path}'")
-        if self._container is not None:
-            for packet in self._stream.encode(None):
-                self._container.mux(packet)
-            self._container.close()
-        if self.audio_from is not None:
-            with_audio = self.partial.with_name(f".{self.path.name}.audio{self.path.suffix}")
-            try:
-                mux_audio(self.partial, self.audio_from, with_audio)
-                os.replace(with_audio, self.partial)
-            except BaseException:
-                with_audio.unlink(missing_ok=True)
-                self._remove_partial()
-                raise
-        if self.path.is_dir() and self.codec == "png":
-            shutil.rmtree(self.path)
-        os.replace(self.partial, self.path)
-        return self.path
+        try:
+            if self._shape is None:
+                raise VideoWriteError(f"no frames were written to '{self.path}'")
+            if self._container is not None:
+                for packet in self._stream.encode(None):
+                    self._container.mux(packet)
+                self._container.close()
+                self._container = None
+            if self.audio_from is not None:
+                with_audio = self.partial.with_name(f".{self.path.name}.audio-{os.getpid()}{self.path.suffix}")
+                try:
+                    mux_audio(self.partial, self.audio_from, with_audio)
+                    os.replace(with_audio, self.partial)
+                finally:
+                    with_audio.unlink(missing_ok=True)
+        except BaseException:
+            self._output.discard()
+            raise
+        try:
+            return self._output.commit()
+        except OutputError as error:
+            raise VideoWriteError(str(error)) from None
 
     def abort(self) -> None:
         """Drop the partial output; the final name is left as it was."""
@@ -623,13 +638,17 @@ class VideoWriter:
                 self._container.close()
             except Exception:  # the container may be unusable after the error that brought us here
                 pass
-        self._remove_partial()
+        self._output.discard()
 
-    def _remove_partial(self) -> None:
-        if self.partial.is_dir():
-            shutil.rmtree(self.partial)
-        elif self.partial.exists():
-            self.partial.unlink()
+
+def write_frame_file(path: Path, data: bytes, output: Path) -> None:
+    """One encoded frame into a PNG folder being written (a function of its own so that tests can
+    inject faults such as a full disk)."""
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as error:
+        raise VideoWriteError(describe_os_error(error, output)) from None
 
 
 def has_audio(path: str | os.PathLike) -> bool:
