@@ -47,6 +47,7 @@ How a video is processed, and why:
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -105,6 +106,9 @@ class Denoiser:
     tile: largest tile side in pixels (None or 0: whole frames); overlap: tile overlap in pixels
     (None: twice the model's margin plus 16, on its patch grid).
     scaling: "rescale" (noise-level rescaling to σ_train) or "none".
+    sigma_range: (low, high), the noise levels a noise-conditional DUST was trained over (checkpoint
+    metadata): inside it the model is told σ and applied to the frames as they are; above it the
+    frames are rescaled to `high` (see the module notes). None: a model trained at σ_train only.
     colour: how a grey model denoises colour frames: "opponent" (each channel of an orthonormal
     luminance/colour-difference transform as a grey clip) or "rgb" (each RGB channel).
     """
@@ -112,7 +116,7 @@ class Denoiser:
     def __init__(self, model: nn.Module, sigma_train: float | None = None, device: str | torch.device = "auto",
                  precision: str = "auto", window: int = DEFAULT_WINDOW, stride: int | None = DEFAULT_STRIDE,
                  tile: int | None = DEFAULT_TILE, overlap: int | None = None, scaling: str = "rescale",
-                 colour: str = "opponent"):
+                 colour: str = "opponent", sigma_range: tuple[float, float] | None = None):
         self.device = device if isinstance(device, torch.device) else resolve_device(device, _local_rank())
         self.dtype = resolve_precision(precision, self.device)
         self.model = model.to(self.device).eval()
@@ -132,6 +136,9 @@ class Denoiser:
         if scaling not in SCALINGS:
             raise DenoiseError(f"unknown scaling '{scaling}'; choose one of: {', '.join(SCALINGS)}")
         self.scaling = scaling
+        if sigma_range is not None and getattr(model, "name", None) != "dust":
+            raise DenoiseError("only DUST is noise-conditional; a sigma_range needs a DUST model")
+        self.sigma_range = None if sigma_range is None else (float(sigma_range[0]), float(sigma_range[1]))
         if colour not in COLOURS:
             raise DenoiseError(f"unknown colour handling '{colour}'; choose one of: {', '.join(COLOURS)}")
         self.colour = colour
@@ -165,6 +172,15 @@ class Denoiser:
             except ValueError:
                 raise ModelError(f"{path} has a corrupt sigma_train in its metadata ({metadata['sigma_train']!r}); "
                                  "re-save the model") from None
+        sigma_range = None
+        if "sigma_range" in metadata:
+            try:
+                sigma_range = tuple(float(v) for v in json.loads(metadata["sigma_range"]))
+                assert len(sigma_range) == 2
+            except (ValueError, TypeError, AssertionError):
+                raise ModelError(f"{path} has a corrupt sigma_range in its metadata ({metadata['sigma_range']!r}); "
+                                 "re-save the model") from None
+        options.setdefault("sigma_range", sigma_range)
         denoiser = cls(model, sigma_train=sigma_train, **options)
         denoiser.checkpoint = path
         return denoiser
@@ -235,9 +251,8 @@ class Denoiser:
             centre = (0.5 * opponent.sum(dim=1)).view(3, 1, 1, 1, 1)
         else:  # colour model, grey video: the grey frame in all three channels
             batch, centre = clip.expand(-1, 3, -1, -1).unsqueeze(0), 0.5
-        scale = 1.0 if sigma is None or self.scaling == "none" else sigma / self.sigma_train
-        scale = max(scale, 1e-3)  # σ = 0: a noise-free input blown up 1000×, which the model all but keeps
-        estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count)
+        scale, model_sigma = self._scale_for(sigma)
+        estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma)
         estimate = (estimate - 0.5) * scale + centre
         if channels == self.channels:
             out = estimate[0]
@@ -249,16 +264,31 @@ class Denoiser:
             out = estimate[0].mean(dim=1, keepdim=True)
         return out.clamp_(0, 1).float().cpu()
 
-    def _apply_tiled(self, batch: torch.Tensor, start: int, count: int) -> torch.Tensor:
+    def _scale_for(self, sigma: float | None) -> tuple[float, float | None]:
+        """(s, σ told to the model): frames are applied as (y − c)/s + ½, i.e. with noise σ/s.
+
+        A noise-conditional model is told σ itself while σ lies in its training range, and the range's
+        top above it (s = σ/high); any other model sees its σ_train (s = σ/σ_train). Never s < 1 for
+        a noise-conditional model: light noise is what its range covers, with no input blown up."""
+        if sigma is None or self.scaling == "none":
+            return 1.0, None
+        if self.sigma_range is not None:
+            high = self.sigma_range[1]
+            return (1.0, sigma) if sigma <= high else (sigma / high, high)
+        # σ = 0: a noise-free input blown up 1000×, which the model all but keeps
+        return max(sigma / self.sigma_train, 1e-3), None
+
+    def _apply_tiled(self, batch: torch.Tensor, start: int, count: int, sigma: float | None = None) -> torch.Tensor:
         """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count)."""
         height, width = batch.shape[-2:]
         tiles, weight_sum = self._tiling(height, width)
+        kwargs = {} if sigma is None else {"sigma": sigma}
         with torch.no_grad(), autocast(self.device, self.dtype):
             if len(tiles) == 1:
-                return self.model(batch)[:, start:start + count].float()
+                return self.model(batch, **kwargs)[:, start:start + count].float()
             out = batch.new_zeros(batch.shape[0], count, *batch.shape[2:])
             for (top, bottom, left, right), weight in tiles:
-                estimate = self.model(batch[..., top:bottom, left:right].contiguous())[:, start:start + count]
+                estimate = self.model(batch[..., top:bottom, left:right].contiguous(), **kwargs)[:, start:start + count]
                 out[..., top:bottom, left:right] += estimate.float() * weight
         return out / weight_sum
 

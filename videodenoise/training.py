@@ -40,12 +40,14 @@ from torch.utils.data import DataLoader
 
 from .constrained import ConfigError, DescentConfig, LayerwiseDescent, build_optimizer, descent_violations, layer_alphas, primal_dual_backward
 from .datasets import RandomClips, SequentialClips, load_dataset
+from .datasets.motion import TRAINING_PHOTOS, MixedClips, MotionClips
 from .devices import autocast, resolve_device, resolve_precision
 from .errors import VideodenoiseError
 from .models import MODEL_NAMES, build_model, load_state, save_model
 from .noise import DEFAULT_SIGMA_TRAIN, NOISE_KINDS, make_noise
 
 MODES = ("erm", "deep-supervision", "constrained")
+VALIDATION_SEED = 2**40  # first seed part of the validation noise: fixed, never a training step
 LR_SCHEDULES = ("cosine", "constant")
 
 
@@ -66,6 +68,9 @@ class DataConfig:
     samples_per_epoch: int = 256
     workers: int = 0
     cache_mb: float = 2048  # keep decoded frames in memory when the whole split fits (see datasets.clips)
+    # share of training clips that are synthetic camera motion over the photographs of
+    # datasets.motion.TRAINING_PHOTOS (0: the dataset's clips only; 1: photographs only)
+    motion_fraction: float = 0.0
 
 
 @dataclass
@@ -77,6 +82,13 @@ class TrainConfig:
     descent: DescentConfig = field(default_factory=DescentConfig)
     noise: str = "gaussian"
     sigma_train: float = DEFAULT_SIGMA_TRAIN
+    # [low, high] on the [0, 1] scale: each clip gets a Gaussian σ drawn uniformly from it instead of
+    # sigma_train, and a DUST is told its clip's σ (noise-conditional thresholds, see models.base).
+    # sigma_train stays the reference: validation, loss units and the model's σ_ref use it.
+    sigma_range: list[float] | None = None
+    # with sigma_range, weight each clip's loss by (sigma_train / max(σ, 1/255))², so that light noise,
+    # whose errors are small in absolute terms, counts as much as heavy noise (equal weight in dB)
+    sigma_weighting: bool = True
     clip_noise: bool = False
     epochs: int = 10
     batch_size: int = 8
@@ -106,6 +118,11 @@ class TrainConfig:
             (self.lr > 0, f"learning rate must be positive, got {self.lr}"),
             (self.data.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.data.channels}"),
             (self.data.samples_per_epoch >= self.batch_size, "samples per epoch must be at least the batch size"),
+            (0 <= self.data.motion_fraction <= 1, f"motion_fraction must be in [0, 1], got {self.data.motion_fraction}"),
+            (self.sigma_range is None or (len(self.sigma_range) == 2 and 0 <= self.sigma_range[0] <= self.sigma_range[1] <= 1),
+             f"sigma_range must be [low, high] with 0 <= low <= high <= 1 (the [0, 1] scale), got {self.sigma_range}"),
+            (self.sigma_range is None or self.noise == "gaussian",
+             f"sigma_range draws Gaussian noise levels; it cannot be combined with noise '{self.noise}'"),
             (self.grad_clip is None or self.grad_clip > 0, f"gradient clipping must be positive or off, got {self.grad_clip}"),
         ]
         for ok, message in checks:
@@ -127,9 +144,11 @@ class TrainConfig:
 # ---------------------------------------------------------------------------------------------
 
 
-def per_layer_mse(estimates: list[torch.Tensor], clean: torch.Tensor) -> torch.Tensor:
-    """(L+1, B): the mean squared error of every layer's estimate for every clip of the batch."""
-    return torch.stack([((estimate.float() - clean) ** 2).flatten(1).mean(1) for estimate in estimates])
+def per_layer_mse(estimates: list[torch.Tensor], clean: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
+    """(L+1, B): the mean squared error of every layer's estimate for every clip of the batch, each
+    clip's column multiplied by its weight when `weights` (B,) is given."""
+    mse = torch.stack([((estimate.float() - clean) ** 2).flatten(1).mean(1) for estimate in estimates])
+    return mse if weights is None else mse * weights
 
 
 def descent_fraction(per_sample: torch.Tensor) -> tuple[int, int]:
@@ -236,6 +255,10 @@ class Trainer:
             train_sources, data.clip_length, data.crop, data.channels, data.resize,
             samples_per_epoch=data.samples_per_epoch, seed=self.config.seed, cache_mb=data.cache_mb,
         )
+        if data.motion_fraction > 0:
+            motion = MotionClips(TRAINING_PHOTOS, data.clip_length, data.crop, data.channels,
+                                 data.samples_per_epoch, seed=self.config.seed)
+            self.train_set = MixedClips(self.train_set, motion, data.motion_fraction, seed=self.config.seed)
         self.val_set = SequentialClips(
             val_sources, data.clip_length, data.val_crop, data.channels, data.resize,
             max_clips_per_video=data.val_clips_per_video, cache_mb=data.cache_mb,
@@ -338,7 +361,9 @@ class Trainer:
         save_model(self.model, self.run_dir / "last.safetensors", self._weights_metadata())
 
     def _weights_metadata(self) -> dict[str, str]:
+        range_ = {} if self.config.sigma_range is None else {"sigma_range": json.dumps(list(self.config.sigma_range))}
         return {
+            **range_,
             "mode": self.config.mode,
             "sigma_train": repr(self.config.sigma_train),
             "step": str(self.step),
@@ -347,9 +372,28 @@ class Trainer:
 
     # ---------------------------------------------------------------------------------- training
 
-    def _noisy(self, clean: torch.Tensor, *seed_parts: int) -> torch.Tensor:
+    def _noisy(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, dict]:
+        """The noisy batch and the keyword arguments the model takes with it: with sigma_range, each
+        clip's σ (for a noise-conditional DUST); validation (seed parts starting 2**40) uses sigma_train."""
         generator = torch.Generator(device=self.device).manual_seed(_seed(self.config.seed, *seed_parts))
-        return self.noise(clean, generator=generator)
+        if self.config.sigma_range is None:
+            return self.noise(clean, generator=generator), {}
+        if seed_parts[0] == VALIDATION_SEED:
+            sigma = torch.full((clean.shape[0],), self.config.sigma_train, device=clean.device)
+        else:
+            low, high = self.config.sigma_range
+            sigma = low + (high - low) * torch.rand(clean.shape[0], generator=generator, device=self.device)
+        noise = torch.randn(clean.shape, generator=generator, device=self.device, dtype=clean.dtype)
+        noisy = clean + sigma.view(-1, *[1] * (clean.dim() - 1)) * noise
+        if self.config.clip_noise:
+            noisy = noisy.clamp(0, 1)
+        kwargs = {"sigma": sigma} if self.config.model == "dust" else {}
+        return noisy, kwargs
+
+    def _clip_weights(self, kwargs: dict) -> torch.Tensor | None:
+        if "sigma" not in kwargs or not self.config.sigma_weighting:
+            return None
+        return (self.config.sigma_train / kwargs["sigma"].clamp(min=1 / 255)) ** 2
 
     def _loss(self, layer_losses: torch.Tensor) -> torch.Tensor:
         units = layer_losses / self.config.sigma_train**2
@@ -359,14 +403,14 @@ class Trainer:
 
     def train_step(self, clean: torch.Tensor) -> torch.Tensor:
         """One primal step (and, per batch, one dual step). Returns the per-layer losses (L+1,)."""
-        noisy = self._noisy(clean, self.step, self.rank)
+        noisy, kwargs = self._noisy(clean, self.step, self.rank)
         if self.optimizer is not None:
             self.optimizer.zero_grad()
         else:
             self.adam.zero_grad(set_to_none=True)
         with autocast(self.device, self.dtype):
-            estimates = self.wrapped(noisy, all_layers=True)
-        layer_losses = per_layer_mse(estimates, clean).mean(dim=1)
+            estimates = self.wrapped(noisy, all_layers=True, **kwargs)
+        layer_losses = per_layer_mse(estimates, clean, self._clip_weights(kwargs)).mean(dim=1)
         if self.problem is not None:
             per_batch = self.config.descent.dual_update == "batch"
             primal_dual_backward(self.problem.state(layer_losses, self.epoch, primal=True, dual=per_batch))
@@ -402,8 +446,9 @@ class Trainer:
         for batch, clean in enumerate(self.batches(epoch, 0)):
             clean = clean.to(self.device)
             with autocast(self.device, self.dtype):
-                estimates = self.wrapped(self._noisy(clean, epoch, batch, self.rank, 1), all_layers=True)
-            sums += per_layer_mse(estimates, clean).mean(dim=1).double()
+                noisy, kwargs = self._noisy(clean, epoch, batch, self.rank, 1)
+                estimates = self.wrapped(noisy, all_layers=True, **kwargs)
+            sums += per_layer_mse(estimates, clean, self._clip_weights(kwargs)).mean(dim=1).double()
         self.wrapped.train()
         layer_losses = (sums / self.steps_per_epoch).float()
         for optimizer in self.optimizer.dual_optimizers:
@@ -423,7 +468,8 @@ class Trainer:
         for index in range(self.rank, len(self.val_set), self.world):
             clean = self.val_set[index].unsqueeze(0).to(self.device)
             with autocast(self.device, self.dtype):
-                estimates = self.model(self._noisy(clean, 2**40, index), all_layers=True)
+                noisy, kwargs = self._noisy(clean, VALIDATION_SEED, index)
+                estimates = self.model(noisy, all_layers=True, **kwargs)
             per_sample = per_layer_mse(estimates, clean)
             sums += per_sample.sum(dim=1).double()
             descending, total = descent_fraction(per_sample)

@@ -32,8 +32,12 @@ class UnrolledDenoiser(nn.Module):
         """Token grid (B, rows, cols, T, n) → layer-0 representation (B, rows, cols, T, width)."""
         raise NotImplementedError
 
-    def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
-        """Representation after layer index → after layer index + 1."""
+    def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor,
+                    noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+        """Representation after layer index → after layer index + 1.
+
+        noise_scale: None, or (B, 1, 1, 1, 1) = σ / config.sigma per clip for a model whose layers
+        depend on the noise level (DUST's thresholds); a model that does not ignores it."""
         raise NotImplementedError
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
@@ -58,8 +62,12 @@ class UnrolledDenoiser(nn.Module):
         """The module computing layer index + 1; the same one at every depth when layers are tied."""
         return self.layers[0 if self.config.tied_layers else index]
 
-    def forward(self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None):
+    def forward(self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None, sigma=None):
         """Denoise a clip (B, T, C, H, W) with any T, H, W.
+
+        sigma: the clip's noise level on the [0, 1] scale (a number, or one per clip as a (B,) tensor)
+        for a noise-conditional model (DUST scales its thresholds by σ / config.sigma); None applies
+        the model at the σ it was built for, which is what the robustness protocol calls "blind".
 
         Returns the final estimate (B, T, C, H, W), or with all_layers=True the list of L+1 estimates:
         [0] is the input itself and [l] the readout of layer l.
@@ -72,6 +80,7 @@ class UnrolledDenoiser(nn.Module):
         noisy = noisy.to(self.parameter_dtype)  # e.g. float64 frames from numpy meet float32 weights
         tokens, grid = extract_patches(noisy, self.config.patch_size, self.config.stride)
         perturbation_tokens = self._perturbation_tokens(perturbations, noisy)
+        noise_scale = self._noise_scale(sigma, noisy)
         wanted = range(self.num_layers) if all_layers else [self.num_layers - 1]
         patch_estimates = [[] for _ in wanted]
         for start, stop, low, high in self._bands(tokens):
@@ -81,12 +90,23 @@ class UnrolledDenoiser(nn.Module):
                 if perturbation_tokens[index] is not None:
                     extra = perturbation_tokens[index][:, low:high].contiguous()
                     state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
-                state = self.apply_layer(index, state, band)
+                state = self.apply_layer(index, state, band, noise_scale)
                 if index in wanted:
                     kept = state[:, start - low:stop - low]
                     patch_estimates[wanted.index(index)].append(self.readout_patches(kept))
         estimates = [fold_patches(torch.cat(parts, dim=1), grid) for parts in patch_estimates]
         return [noisy] + estimates if all_layers else estimates[0]
+
+    def _noise_scale(self, sigma, noisy: torch.Tensor) -> torch.Tensor | None:
+        if sigma is None:
+            return None
+        reference = getattr(self.config, "sigma", None)
+        if not reference:
+            raise ModelError(f"{self.name} has no reference noise level to scale by; call it without sigma")
+        sigma = torch.as_tensor(sigma, dtype=noisy.dtype, device=noisy.device).reshape(-1)
+        if sigma.numel() not in (1, noisy.shape[0]) or not torch.isfinite(sigma).all() or (sigma < 0).any():
+            raise ModelError(f"sigma must be one noise level >= 0 or one per clip ({noisy.shape[0]}), got {sigma.tolist()}")
+        return (sigma / reference).expand(noisy.shape[0]).reshape(-1, 1, 1, 1, 1)
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:
@@ -113,7 +133,8 @@ class UnrolledDenoiser(nn.Module):
         radius = max(max(abs(dr), abs(dc)) for dr, dc in offsets)
         halo = radius * self.num_layers  # how far a border error can travel in L layers
         per_row = batch * cols * frames * self.state_width
-        band_rows = max(1, CPU_BAND_ELEMENTS // per_row, 2 * halo)
+        # a band at least 4 halos high: the halo rows are computed twice, so they should be the minority
+        band_rows = max(1, CPU_BAND_ELEMENTS // per_row, 4 * halo)
         bands = []
         for start in range(0, rows, band_rows):
             stop = min(rows, start + band_rows)

@@ -41,15 +41,21 @@ class DUSTLayer(nn.Module):
             self.recurrence = nn.Parameter(torch.eye(atoms) - dictionary.T @ dictionary / lipschitz)
         self.shrink = SoftThreshold(thresholds)
 
-    def forward(self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor) -> torch.Tensor:
+    def forward(self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor,
+                noise_scale: torch.Tensor | None = None) -> torch.Tensor:
         codes = self.attention(codes)
+        # a noise-conditional call scales every threshold by σ / σ_ref, as ISTA's λ ∝ σ would
+        return self.shrink(self._step(codes, tokens, dictionary), noise_scale)
+
+    def _step(self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor) -> torch.Tensor:
+        """The gradient step before shrinkage, W h̃ + U y, shaped like codes."""
         shape, atoms = codes.shape, codes.shape[-1]
         codes, tokens = codes.reshape(-1, atoms), tokens.reshape(-1, tokens.shape[-1])
         if self.coupled:  # h̃ + U (y − D h̃): a gradient step on ½‖y − D h‖² with learned U
             step = torch.addmm(codes, tokens - codes @ dictionary.T, self.analysis)
         else:
             step = torch.addmm(tokens @ self.analysis, codes, self.recurrence)
-        return self.shrink(step).view(shape)
+        return step.view(shape)
 
 
 class DUST(UnrolledDenoiser):
@@ -84,8 +90,9 @@ class DUST(UnrolledDenoiser):
         # to attend over, and at init its step equals ISTA's first step from h = 0
         return tokens @ self.dictionary / self.lipschitz
 
-    def apply_layer(self, index: int, codes: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
-        return self.layer(index)(codes, tokens, self.dictionary)
+    def apply_layer(self, index: int, codes: torch.Tensor, tokens: torch.Tensor,
+                    noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+        return self.layer(index)(codes, tokens, self.dictionary, noise_scale)
 
     def readout_patches(self, codes: torch.Tensor) -> torch.Tensor:
         return codes @ self.dictionary.T

@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-TOKEN_SETS = ("temporal", "spatiotemporal")
+TOKEN_SETS = ("temporal", "spatiotemporal", "nonlocal")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -104,8 +104,12 @@ class SoftThreshold(nn.Module):
         super().__init__()
         self.threshold = nn.Parameter(initial_thresholds.clone().float())
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, scale: torch.Tensor | None = None) -> torch.Tensor:
+        """scale: None, or a tensor broadcasting against x that multiplies every threshold (σ / σ_ref)."""
         threshold = self.threshold.clamp(min=0).to(x.dtype)  # x may be half precision under autocast
+        if scale is not None:
+            threshold = threshold * scale.to(x.dtype)
+            return x - torch.minimum(torch.maximum(x, -threshold), threshold)
         return x - torch.clamp(x, -threshold, threshold)
 
 
@@ -168,7 +172,8 @@ def dc_atoms(dictionary: torch.Tensor, channels: int) -> torch.Tensor:
 
 
 def spatial_offsets(token_set: str, neighbourhood: int) -> list[tuple[int, int]]:
-    """Patch-grid offsets in a token's attention set: only its own location, or a k×k neighbourhood."""
+    """Patch-grid offsets in a token's attention set: only its own location, or a k×k neighbourhood
+    (the search window of the non-local set)."""
     if token_set == "temporal":
         return [(0, 0)]
     radius = neighbourhood // 2
@@ -192,7 +197,11 @@ class TokenAttention(nn.Module):
 
     Token sets: "temporal" attends to the same patch location in all T frames; "spatiotemporal" to the
     neighbourhood×neighbourhood patch locations around it in all T frames (neighbours beyond the
-    border are masked). Nothing depends on T.
+    border are masked); "nonlocal" searches the same window, across all T frames, for the tokens most
+    similar to it, as block matching does for BM3D/BM4D but with a learned metric: its score is a
+    negative squared distance, −½‖q − k‖²/√d (the dot product less ½‖k‖²; the ‖q‖² term cancels in
+    the softmax), so a token weighs its neighbours by how alike they are, not by how large.
+    Nothing depends on T.
     """
 
     def __init__(self, dim: int, heads: int = 1, head_dim: int = 16, tied_qk: bool = True,
@@ -206,6 +215,7 @@ class TokenAttention(nn.Module):
         self.heads, self.head_dim = heads, head_dim
         self.normalize_tokens = normalize_tokens
         self.offsets = spatial_offsets(token_set, neighbourhood)
+        self.by_distance = token_set == "nonlocal"
         self.query = nn.Linear(dim, heads * head_dim, bias=False)
         self.key = None if tied_qk else nn.Linear(dim, heads * head_dim, bias=False)
         self.gain = nn.Parameter(torch.full((dim,), float(gain_init)))
@@ -231,9 +241,13 @@ class TokenAttention(nn.Module):
             mixed = self._mix(weights, tokens)
         else:
             scores = []
+            key_norms = 0.5 * keys.square().sum(-1).unsqueeze(-2) if self.by_distance else None  # (…, 1, T)
             for dr, dc in self.offsets:
                 shifted = torch.roll(keys, shifts=(-dr, -dc), dims=(1, 2))  # key of location (r+dr, c+dc)
-                score = queries @ shifted.transpose(-1, -2) * scale
+                score = queries @ shifted.transpose(-1, -2)
+                if key_norms is not None:
+                    score = score - torch.roll(key_norms, shifts=(-dr, -dc), dims=(1, 2))
+                score = score * scale
                 outside = self._outside_grid(dr, dc, rows, cols, tokens.device)
                 scores.append(score.masked_fill(outside[None, :, :, None, None, None], float("-inf")))
             weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1)

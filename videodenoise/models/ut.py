@@ -71,8 +71,9 @@ class UT(UnrolledDenoiser):
     def initial_state(self, tokens: torch.Tensor) -> torch.Tensor:
         return tokens @ self.embedding
 
-    def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
-        return self.layer(index)(state)
+    def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor,
+                    noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+        return self.layer(index)(state)  # UT has no noise-level parameter: σ reaches it by rescaling
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
         return state @ self.readout_map
