@@ -235,6 +235,7 @@ def evaluate(
     max_clips: Optional[int] = typer.Option(None, help="At most N clips in all, evenly spaced over the split."),
     clip_noise: bool = typer.Option(False, "--clip-noise", help="Clip noisy clips to [0, 1]."),
     out: Optional[Path] = typer.Option(None, help="Output folder (default: evaluations/DATASET-SPLIT-TIME)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the results of an earlier evaluation in --out."),
     device: str = typer.Option("auto", help="auto, cpu or cuda (for the models)."),
     figures: bool = typer.Option(True, "--figures/--no-figures", help="Draw the PNG figures."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
@@ -242,6 +243,7 @@ def evaluate(
     """RMSE (and PSNR, SSIM, per-layer loss) of checkpoints and classical baselines over a sweep of test noise levels γ, on the same noisy clips."""
     from .evaluation import EvalConfig, combinations
     from .evaluation import evaluate as run_evaluation
+    from .reports import check_evaluation_output
 
     config = EvalConfig(
         dataset=dataset, root=root, split=split, gammas=_split_list(gammas, float, "--gammas"),
@@ -251,9 +253,11 @@ def evaluate(
         clip_length=clip_length, crop=crop, resize=resize, channels=channels, clips_per_video=clips_per_video,
         max_frames=max_frames, max_clips=max_clips, clip_noise=clip_noise, device=device,
     )
-    result = run_evaluation(checkpoints or [], config, progress=not quiet)
     folder = out or Path("evaluations") / f"{dataset}-{split}-{time.strftime('%Y%m%d-%H%M%S')}"
-    paths = result.write(folder, figures=figures)
+    check_evaluation_output(folder, overwrite)  # before the work, not after it
+    with _step_progress("evaluating", disable=quiet) as progress:
+        result = run_evaluation(checkpoints or [], config, progress=progress)
+    paths = result.write(folder, figures=figures, overwrite=overwrite)
     for noise_kind, perturbation_site in combinations(result):
         console.print(_results_table(result, "rmse", noise_kind, perturbation_site))
     console.print(f"report: {paths['report']}  (results.csv, results.json{', figures' if figures else ''} beside it)")
@@ -280,9 +284,10 @@ def experiment(
     if data_root is not None:
         for entry in grid.datasets:
             entry.root = data_root
-    summary = run_experiment(grid, out, device=device, datasets=_split_list(datasets, str, "--datasets"),
-                             train=not evaluate_only, evaluate_runs=not train_only, quiet=quiet,
-                             log=lambda message: console.print(message, highlight=False))
+    with _step_progress("evaluating", disable=quiet) as progress:
+        summary = run_experiment(grid, out, device=device, datasets=_split_list(datasets, str, "--datasets"),
+                                 train=not evaluate_only, evaluate_runs=not train_only, quiet=quiet,
+                                 log=lambda message: console.print(message, highlight=False), progress=progress)
     counts = win_counts(summary["comparisons"])
     if counts["all"][1]:
         console.print("constrained vs ERM (lower mean RMSE wins): " + ", ".join(f"{name}: {w} of {n}" for name, (w, n) in counts.items() if n))
@@ -550,6 +555,34 @@ def _describe_sigma(value, how: str, denoiser) -> str:
         return (f"σ ≈ {value * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
                 f"(median over 5 frames spread over the video; {trained}{rescale})")
     return f"σ = {value * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
+
+
+class _StepProgress:
+    """A Rich bar on stderr fed by a library's progress(done, total, status) callback."""
+
+    def __init__(self, description: str, disable: bool):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn(f"[bold]{description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            TimeRemainingColumn(), TextColumn("{task.fields[status]}"), console=error_console,
+                            disable=disable)
+        self.task = None
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.__exit__(*exc)
+
+    def __call__(self, done: int, total: int, status: str = "") -> None:
+        if self.task is None:
+            self.task = self.bar.add_task("", total=total, status="")
+        self.bar.update(self.task, completed=done, total=total, status=status)
+
+
+def _step_progress(description: str, disable: bool) -> _StepProgress:
+    return _StepProgress(description, disable)
 
 
 def _frame_progress(disable: bool):

@@ -40,3 +40,27 @@ def autocast(device: torch.device, dtype: torch.dtype):
     if dtype == torch.float32:
         return contextlib.nullcontext()
     return torch.autocast(device_type=device.type, dtype=dtype)
+
+
+def distributed_environment() -> tuple[int, int, int | None]:
+    """(rank, world size, local rank) as torchrun sets them in the environment; (0, 1, None) when not
+    launched by torchrun. The one place that reads RANK, WORLD_SIZE and LOCAL_RANK."""
+    import os
+
+    def read(name: str, default: int | None) -> int | None:
+        raw = os.environ.get(name)
+        if raw is None or raw.strip() == "":
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            raise VideodenoiseError(f"environment variable {name}={raw!r} is not an integer; launch with torchrun "
+                                    "or unset it") from None
+
+    world = read("WORLD_SIZE", 1)
+    if world is None or world < 1:
+        raise VideodenoiseError(f"environment variable WORLD_SIZE={world} must be at least 1; launch with torchrun or unset it")
+    rank = read("RANK", 0)
+    if not 0 <= rank < world:
+        raise VideodenoiseError(f"environment variable RANK={rank} is outside 0..{world - 1}; launch with torchrun or unset it")
+    return rank, world, read("LOCAL_RANK", None)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import io
 import json
 import math
 import os
@@ -47,17 +48,15 @@ from typing import Any
 
 import numpy as np
 
-from .errors import VideodenoiseError
+from .atomic import check_folder, write_text
+from .devices import distributed_environment
+from .errors import ExperimentError
 from .evaluation import EvalConfig, EvaluationResult, evaluate, json_safe, read_results, report_levels
 
 COMPARISONS = (("constrained", "erm"), ("deep-supervision", "erm"), ("constrained", "deep-supervision"))
 CHECKPOINT_FILES = {"best": "best.safetensors", "last": "last.safetensors"}
 # training options a resumed run may change without counting as a different run
 RESUMABLE_OPTIONS = ("device", "precision", "epochs", "max_steps")
-
-
-class ExperimentError(VideodenoiseError):
-    """An experiment config is invalid, or its output folder holds runs of another config."""
 
 
 @dataclass
@@ -186,8 +185,12 @@ def run_name(dataset: str, model: str, mode: str, seed: int) -> str:
     return f"{dataset}-{model}-{mode}-seed{seed}"
 
 
-def _expected_steps(config) -> int:
-    steps = config.epochs * (config.data.samples_per_epoch // config.batch_size)
+def _expected_steps(config, world: int | None = None) -> int:
+    """The steps a finished run has taken: the trainer splits every batch over the DDP processes, so an
+    epoch is samples_per_epoch // (batch_size × world size) steps."""
+    if world is None:
+        world = distributed_environment()[1]
+    steps = config.epochs * (config.data.samples_per_epoch // (config.batch_size * world))
     return min(steps, config.max_steps) if config.max_steps else steps
 
 
@@ -233,7 +236,7 @@ def _evaluation_fingerprint(config: EvalConfig, checkpoints: list[Path], labels:
 
 
 def evaluate_dataset(eval_dir: Path, config: EvalConfig, checkpoints: list[Path], labels: list[str],
-                     quiet: bool = True, log=print) -> EvaluationResult:
+                     quiet: bool = True, log=print, progress=None) -> EvaluationResult:
     """Evaluate a dataset's runs, or read the result back when nothing changed since it was written."""
     fingerprint = _evaluation_fingerprint(config, checkpoints, labels)
     stamp = eval_dir / "fingerprint.json"
@@ -242,9 +245,10 @@ def evaluate_dataset(eval_dir: Path, config: EvalConfig, checkpoints: list[Path]
             log(f"evaluation of {eval_dir.name} is up to date; reading it back")
             return read_results(eval_dir)
     log(f"evaluating {len(checkpoints)} checkpoints and {len(config.baselines)} baselines on {eval_dir.name}")
-    result = evaluate(checkpoints, config, labels=labels, progress=not quiet)
-    result.write(eval_dir)
-    stamp.write_text(json.dumps(fingerprint, indent=1))
+    result = evaluate(checkpoints, config, labels=labels, progress=progress)
+    # the experiment owns this folder: a changed grid or options re-evaluate it in place
+    result.write(eval_dir, overwrite=True)
+    write_text(stamp, json.dumps(fingerprint, indent=1), overwrite=True)
     return result
 
 
@@ -261,11 +265,11 @@ class RunRecord:
 
 def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None = None, device: str | None = None,
                    datasets: list[str] | None = None, train: bool = True, evaluate_runs: bool = True,
-                   quiet: bool = True, log=print) -> dict[str, Any]:
+                   quiet: bool = True, log=print, progress=None) -> dict[str, Any]:
     """Train every run of the grid (or continue), evaluate every dataset, write the aggregate report.
 
     datasets: only these dataset labels. train=False evaluates the runs that exist; evaluate_runs=False
-    only trains. Returns {"out": folder, "runs": [RunRecord], "cells": [...], "comparisons": [...],
+    only trains. progress(done, total, status) follows each evaluation. Returns {"out": folder, "runs": [RunRecord], "cells": [...], "comparisons": [...],
     "report": path of report.md, "files": {name: path} of everything written}.
     """
     out = Path(out_dir or config.out or Path("experiments") / config.name).expanduser()
@@ -274,8 +278,8 @@ def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None =
         missing = sorted(set(datasets) - {d.key for d in config.datasets})
         if missing:
             raise ExperimentError(f"the experiment has no dataset {', '.join(missing)}; it has {', '.join(d.key for d in config.datasets)}")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "experiment.json").write_text(json.dumps(config.to_dict(), indent=2))
+    check_folder(out, create=True, what="experiment folder")
+    write_text(out / "experiment.json", json.dumps(config.to_dict(), indent=2), overwrite=True)
     started = time.perf_counter()
     records: list[RunRecord] = []
     for entry in entries:
@@ -301,7 +305,7 @@ def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None =
             results[entry.key] = evaluate_dataset(
                 out / "eval" / entry.key, config.eval_config(entry, device),
                 [r.run_dir / CHECKPOINT_FILES[config.checkpoint] for r in runs], [r.run_dir.name for r in runs],
-                quiet=quiet, log=log)
+                quiet=quiet, log=log, progress=progress)
     cells = aggregate_cells(results, records)
     comparisons = compare_modes(cells)
     paths = write_experiment_report(out, config, records, results, cells, comparisons, time.perf_counter() - started)
@@ -404,20 +408,21 @@ def write_experiment_report(out: Path, config: ExperimentConfig, records: list[R
     paths: dict[str, Path] = {}
     cell_columns = ["dataset", "noise", "site", "gamma", "sigma_255", "model", "mode", "rmse_mean", "rmse_std", "psnr_mean",
                     "psnr_std", "ssim_mean", "ssim_std", "descent_fraction_mean", "seeds", "rmse", "clips", "frames", "noise_seeds"]
-    paths["cells"] = out / "cells.csv"
-    with open(paths["cells"], "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=cell_columns, extrasaction="ignore")
-        writer.writeheader()
-        for cell in cells:
-            writer.writerow({**cell, "seeds": " ".join(str(s) for s in cell["seeds"] if s is not None),
-                             "rmse": " ".join(f"{v:.6g}" for v in cell["rmse"])})
-    paths["comparisons"] = out / "comparisons.csv"
-    with open(paths["comparisons"], "w", newline="") as handle:
-        columns = list(comparisons[0]) if comparisons else ["dataset"]
-        writer = csv.DictWriter(handle, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(comparisons)
-    (out / "summary.json").write_text(json.dumps(json_safe({"cells": cells, "comparisons": comparisons}), indent=1, default=str))
+    # the aggregate is recomputed from the runs on every call, so it replaces the previous one
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=cell_columns, extrasaction="ignore")
+    writer.writeheader()
+    for cell in cells:
+        writer.writerow({**cell, "seeds": " ".join(str(s) for s in cell["seeds"] if s is not None),
+                         "rmse": " ".join(f"{v:.6g}" for v in cell["rmse"])})
+    paths["cells"] = write_text(out / "cells.csv", buffer.getvalue(), overwrite=True)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(comparisons[0]) if comparisons else ["dataset"])
+    writer.writeheader()
+    writer.writerows(comparisons)
+    paths["comparisons"] = write_text(out / "comparisons.csv", buffer.getvalue(), overwrite=True)
+    write_text(out / "summary.json", json.dumps(json_safe({"cells": cells, "comparisons": comparisons}), indent=1,
+                                               default=str), overwrite=True)
 
     lines = [f"# Experiment {config.name}", ""]
     lines += [f"- grid: datasets {', '.join(results) or 'none evaluated'} × models {', '.join(config.models)} × modes "
@@ -525,8 +530,7 @@ def write_experiment_report(out: Path, config: ExperimentConfig, records: list[R
     lines += ["## Runs", "", "| run | status | training time (s) |", "|---|---|---:|"]
     lines += [f"| {r.run_dir.name} | {r.status} | {_fmt(r.training_seconds, 0)} |" for r in records]
     lines += ["", "## Configuration", "", "```json", json.dumps(config.to_dict(), indent=2), "```", ""]
-    paths["report"] = out / "report.md"
-    paths["report"].write_text("\n".join(lines))
+    paths["report"] = write_text(out / "report.md", "\n".join(lines), overwrite=True)
     return paths
 
 

@@ -1,7 +1,10 @@
-"""Figures of the evaluation and experiment reports: matplotlib on the Agg backend, PNG files.
+"""Figures of the evaluation and experiment reports: PNG files drawn with Matplotlib's object API.
 
 The only module that draws. Every function takes plain numbers (no result objects), writes one PNG
-and returns its path, so a notebook can call them on its own data.
+and returns its path, so a notebook can call them on its own data. Figures are built as
+`matplotlib.figure.Figure` objects on their own Agg canvas, never through pyplot, so importing this
+module neither switches the global backend nor opens windows, and it is safe on servers and in
+threads. Each PNG is written atomically (videodenoise.atomic).
 """
 
 from __future__ import annotations
@@ -11,19 +14,26 @@ import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import matplotlib
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
-matplotlib.use("Agg")  # files only: no display needed, safe in threads and on servers
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+from .atomic import atomic_output
 
 
-def _save(figure, path: str | os.PathLike) -> Path:
+def _figure(rows: int = 1, columns: int = 1, figsize: tuple[float, float] = (7, 4.5)):
+    figure = Figure(figsize=figsize)
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(rows, columns, squeeze=False)
+    return figure, axes
+
+
+def _save(figure: Figure, path: str | os.PathLike, overwrite: bool = True) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    with atomic_output(path, overwrite=overwrite, create_parent=True) as temporary:
+        figure.savefig(temporary, dpi=120, format="png")
     return path
 
 
@@ -37,10 +47,11 @@ def plot_metric_vs_gamma(
 ) -> Path:
     """One line per method: label → (γ values, means, error bars or None). Baselines are dashed and
     grey-toned; γ = 1 (in distribution) is marked by a vertical line."""
-    figure, axes = plt.subplots(figsize=(7, 4.5))
+    figure, grid = _figure()
+    axes = grid[0, 0]
     models = [label for label in series if label not in baselines]
-    colours = plt.get_cmap("tab10")
-    greys = plt.get_cmap("Greys")
+    colours = colormaps["tab10"]
+    greys = colormaps["Greys"]
     for index, label in enumerate(series):
         gammas, means, errors = series[label]
         if label in baselines:
@@ -69,8 +80,8 @@ def plot_layer_losses(
 ) -> Path:
     """Per-layer loss against layer (0 = the noisy input), one panel per title → {label: losses},
     log scale. `reference` (e.g. σ_train²) is drawn as a horizontal line."""
-    figure, axes_list = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
-    colours = plt.get_cmap("tab10")
+    figure, axes_list = _figure(1, len(panels), figsize=(5.5 * len(panels), 4.2))
+    colours = colormaps["tab10"]
     for axes, (title, curves) in zip(axes_list[0], panels):
         for index, (label, losses) in enumerate(curves.items()):
             axes.plot(range(len(losses)), losses, marker="o", markersize=4, label=label, color=colours(index % 10))
@@ -92,10 +103,10 @@ def plot_multipliers(histories: Mapping[str, tuple[Sequence[int], Sequence[Seque
     count = len(histories)
     columns = min(3, count)
     rows = math.ceil(count / columns)
-    figure, axes_grid = plt.subplots(rows, columns, figsize=(5 * columns, 3.6 * rows), squeeze=False)
+    figure, axes_grid = _figure(rows, columns, figsize=(5 * columns, 3.6 * rows))
     for axes, (label, (epochs, multipliers)) in zip(axes_grid.flat, histories.items()):
         layers = len(multipliers[0]) if multipliers else 0
-        colours = plt.get_cmap("viridis")
+        colours = colormaps["viridis"]
         for layer in range(layers):
             axes.plot(epochs, [m[layer] for m in multipliers], marker=".", label=f"λ_{layer + 1}",
                       color=colours(layer / max(1, layers - 1)))
