@@ -1,0 +1,100 @@
+"""Smoke test of benchmarks/bench_quality.py's building blocks on tiny inputs (no downloads, no timings)."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from videodenoise.models import build_model, save_model
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_quality.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_quality", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_quality"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def tiny_clip(bench, frames: int = 4, height: int = 24, width: int = 32):
+    y, x = torch.meshgrid(torch.linspace(0, 1, height), torch.linspace(0, 1, width), indexing="ij")
+    clip = torch.stack([torch.stack([(x + 0.05 * t) % 1, y, 0.5 + 0.3 * torch.sin(6 * x + t)]) for t in range(frames)])
+    return bench.Clip("tiny", "test", "made in the test", bench.to_uint8(clip))
+
+
+def test_noise_is_8_bit_deterministic_and_zero_at_sigma_0(bench):
+    clean = tiny_clip(bench).frames
+    assert clean.dtype == np.uint8 and clean.shape == (4, 3, 24, 32)
+    seed = bench.noise_seed("tiny", 25.0)
+    a, b = bench.add_noise_uint8(clean, 25.0, seed), bench.add_noise_uint8(clean, 25.0, seed)
+    assert a.dtype == np.uint8 and np.array_equal(a, b)
+    assert not np.array_equal(a, bench.add_noise_uint8(clean, 25.0, bench.noise_seed("other", 25.0)))
+    assert 20 < np.std(a.astype(float) - clean) < 30
+    assert np.array_equal(bench.add_noise_uint8(clean, 0.0, bench.noise_seed("tiny", 0.0)), clean)
+
+
+def test_metrics_of_identical_and_noisy_frames(bench):
+    clean = tiny_clip(bench).frames
+    same = bench.measure(clean.astype(np.float32) / 255, clean)
+    assert same["psnr"] == pytest.approx(200.0) and same["ssim"] == pytest.approx(1.0) and same["rmse"] == 0
+    noisy = bench.add_noise_uint8(clean, 25.0, 0)
+    worse = bench.measure(noisy.astype(np.float32) / 255, clean)
+    assert 18 < worse["psnr"] < 24 and worse["ssim"] < 1
+
+
+def test_centre_crop_and_reflect(bench):
+    frames = np.zeros((2, 3, 144, 176), np.uint8)
+    assert bench.centre_crop(frames, (240, 320)).shape == (2, 3, 144, 176)
+    assert bench.centre_crop(np.zeros((2, 3, 272, 640), np.uint8), (240, 320)).shape == (2, 3, 240, 320)
+    assert [bench.reflect(i, 4) for i in range(-2, 6)] == [2, 1, 0, 1, 2, 3, 2, 1]
+    assert bench.reflect(-2, 1) == 0
+
+
+def test_run_benchmark_writes_rows(bench, tmp_path):
+    checkpoint = save_model(build_model("dust", channels=1, layers=2), tmp_path / "tiny.safetensors")
+    clip = tiny_clip(bench)
+    models, info = bench.model_methods({"tiny": checkpoint, "again": checkpoint}, device="cpu")
+    assert [m.name for m in models] == ["tiny-known", "tiny-auto"] and info["again"]["same_as"] == "tiny"
+    classical, skipped = bench.classical_methods(["noisy", "nlm-opencv"])
+    assert not skipped
+    methods = classical[:1] + models + classical[1:]
+    rows = bench.run_benchmark([clip], methods, [0.0, 25.0])
+    assert len(rows) == 2 * len(methods)
+    by = {(r["method"], r["sigma_255"]): r for r in rows}
+    assert by[("noisy", 0.0)]["psnr"] == pytest.approx(200.0)
+    assert by[("noisy", 25.0)]["psnr"] == pytest.approx(by[("tiny-known", 25.0)]["noisy_psnr"])
+    assert by[("tiny-known", 25.0)]["sigma_used_255"] == 25.0
+    assert 0 <= by[("tiny-auto", 25.0)]["sigma_used_255"] < 255
+    for row in rows:
+        assert row["frames"] == 4 and (row["height"], row["width"]) == (24, 32)
+        assert np.isfinite(row["psnr"]) and -1 <= row["ssim"] <= 1 and row["seconds_per_frame"] >= 0
+    assert by[("tiny-known", 25.0)]["psnr"] > by[("noisy", 25.0)]["psnr"]  # an untrained DUST already denoises
+
+    csv_path = bench.write_csv(rows, tmp_path / "out" / "quality.csv")
+    written = list(csv.DictReader(csv_path.open()))
+    assert len(written) == len(rows) and set(written[0]) == set(bench.CSV_COLUMNS)
+    json_path = bench.write_json({"x": float("inf"), "p": tmp_path}, tmp_path / "out" / "quality.json")
+    assert json.loads(json_path.read_text())["x"] is None
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["quality.csv", "quality.json"]  # no temporaries
+
+    # the tables render
+    for text in (bench.sigma_table(rows, "psnr", 2), bench.clip_table(rows, 25.0),
+                 bench.gap_table(rows, ["tiny-known"], ["nlm-opencv"]), bench.timing_table(bench.timing_summary(rows))):
+        assert "tiny-known" in text
+
+
+def test_missing_packages_are_skipped_with_a_hint(bench, monkeypatch):
+    monkeypatch.setattr(bench, "package_available", lambda name: False)
+    methods, skipped = bench.classical_methods(["noisy", "cbm3d", "bm4d"])
+    assert [m.name for m in methods] == ["noisy"]
+    assert set(skipped) == {"cbm3d", "bm4d"} and "[compare]" in skipped["bm4d"]
