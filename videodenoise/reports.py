@@ -140,7 +140,7 @@ def write_csv(result: EvaluationResult, path: Path, overwrite: bool = False) -> 
 def draw_figures(result: EvaluationResult, out_dir: Path) -> dict[str, Path]:
     """rmse_vs_gamma, per_layer_loss (γ = 1 and the largest γ) and multipliers (runs with λ) PNGs."""
     from .plots import plot_layer_losses, plot_metric_vs_gamma, plot_multipliers
-    from .training import read_metrics
+    from .runs import read_metrics
 
     paths: dict[str, Path] = {}
     combos = combinations(result)

@@ -42,7 +42,10 @@ from .constrained import ConfigError, DescentConfig, LayerwiseDescent, build_opt
 from .datasets import RandomClips, SequentialClips, load_dataset
 from .datasets.motion import TRAINING_PHOTOS, MixedClips, MotionClips
 from .devices import autocast, resolve_device, resolve_precision
-from .errors import VideodenoiseError
+from .devices import distributed_environment
+from .errors import RunFolderError, VideodenoiseError
+from .metrics import descending_samples, per_layer_mse
+from .runs import STATE_FORMAT, RunFolder, read_metrics  # noqa: F401  (read_metrics stays importable here)
 from .models import MODEL_NAMES, build_model, load_state, save_model
 from .noise import DEFAULT_SIGMA_TRAIN, NOISE_KINDS, make_noise
 
@@ -118,6 +121,8 @@ class TrainConfig:
             (self.lr > 0, f"learning rate must be positive, got {self.lr}"),
             (self.data.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.data.channels}"),
             (self.data.samples_per_epoch >= self.batch_size, "samples per epoch must be at least the batch size"),
+            (isinstance(self.data.workers, int) and self.data.workers >= 0,
+             f"--workers must be 0 (load clips in the training process) or more, got {self.data.workers}"),
             (0 <= self.data.motion_fraction <= 1, f"motion_fraction must be in [0, 1], got {self.data.motion_fraction}"),
             (self.sigma_range is None or (len(self.sigma_range) == 2 and 0 <= self.sigma_range[0] <= self.sigma_range[1] <= 1),
              f"sigma_range must be [low, high] with 0 <= low <= high <= 1 (the [0, 1] scale), got {self.sigma_range}"),
@@ -144,17 +149,8 @@ class TrainConfig:
 # ---------------------------------------------------------------------------------------------
 
 
-def per_layer_mse(estimates: list[torch.Tensor], clean: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
-    """(L+1, B): the mean squared error of every layer's estimate for every clip of the batch, each
-    clip's column multiplied by its weight when `weights` (B,) is given."""
-    mse = torch.stack([((estimate.float() - clean) ** 2).flatten(1).mean(1) for estimate in estimates])
-    return mse if weights is None else mse * weights
-
-
-def descent_fraction(per_sample: torch.Tensor) -> tuple[int, int]:
-    """How many samples (columns of (L+1, B)) have a loss that decreases at every layer, of how many."""
-    decreasing = (per_sample[1:] < per_sample[:-1]).all(dim=0)
-    return int(decreasing.sum()), per_sample.shape[1]
+# per-layer MSE and descent counts are defined once, in metrics; the old name stays importable here
+descent_fraction = descending_samples
 
 
 def _seed(*parts: int) -> int:
@@ -167,24 +163,13 @@ def _seed(*parts: int) -> int:
 
 def _distributed() -> tuple[int, int, int]:
     """(rank, world size, local rank), initialising the process group when launched by torchrun."""
-    if "WORLD_SIZE" not in os.environ or int(os.environ["WORLD_SIZE"]) <= 1:
+    _, world, local_rank = distributed_environment()
+    if world <= 1:
         return 0, 1, 0
     if not dist.is_initialized():
         backend = "nccl" if torch.cuda.is_available() and os.environ.get("VIDEODENOISE_DEVICE", "auto") != "cpu" else "gloo"
         dist.init_process_group(backend=backend)
-    return dist.get_rank(), dist.get_world_size(), int(os.environ.get("LOCAL_RANK", 0))
-
-
-def _atomic_torch_save(obj: Any, path: Path) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    torch.save(obj, partial)
-    os.replace(partial, path)
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text)
-    os.replace(partial, path)
+    return dist.get_rank(), dist.get_world_size(), local_rank or 0
 
 
 class Trainer:
@@ -200,10 +185,8 @@ class Trainer:
         self.device = resolve_device(config.device, local_rank)
         self.dtype = resolve_precision(config.precision, self.device)
         if _state is None and self.rank == 0:
-            if (self.run_dir / "config.json").exists():
-                raise VideodenoiseError(f"run folder '{self.run_dir}' already holds a run; continue it with --resume {self.run_dir} or choose another --run-dir")
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            _atomic_write_text(self.run_dir / "config.json", json.dumps(config.to_dict(), indent=2))
+            RunFolder.check_new(self.run_dir)  # checked now, created only once the run can start
+        self.run = RunFolder(self.run_dir)
 
         torch.manual_seed(config.seed)  # model initialisation
         self._build_data()
@@ -234,6 +217,9 @@ class Trainer:
         self._epoch_batches = 0
         if _state is not None:
             self._load_state(_state)
+        elif self.rank == 0:
+            self.run = RunFolder.create(self.run_dir, config.to_dict())
+        self._created_folder = _state is None
         self._tensorboard = self._open_tensorboard()
 
     # ----------------------------------------------------------------------------- construction
@@ -290,29 +276,22 @@ class Trainer:
     @classmethod
     def resume(cls, run_dir: str | os.PathLike, quiet: bool = False, **overrides) -> "Trainer":
         """Continue a run from its `last.pt`; `overrides` may extend it (e.g. epochs=20)."""
-        run_dir = Path(run_dir)
-        config_path, state_path = run_dir / "config.json", run_dir / "last.pt"
-        if not config_path.is_file():
-            raise VideodenoiseError(f"'{run_dir}' is not a run folder (no config.json); pass the folder a training run wrote")
-        if not state_path.is_file():
-            raise VideodenoiseError(f"'{run_dir}' has no last.pt checkpoint yet; start the run again instead of resuming")
-        try:
-            values = json.loads(config_path.read_text())
-        except json.JSONDecodeError as error:
-            raise VideodenoiseError(f"'{config_path}' is not valid JSON ({error.msg}); the run folder is damaged") from None
+        run = RunFolder.open(run_dir)
+        values = run.read_config()
         values.update(overrides)
         config = TrainConfig.from_dict(values)
-        try:
-            state = torch.load(state_path, map_location="cpu", weights_only=True)
-        except Exception as error:  # torch raises several types for damaged or foreign files
-            raise VideodenoiseError(f"'{state_path}' cannot be read as a training checkpoint ({type(error).__name__}); it is damaged or not ours") from None
-        if overrides and (run_dir / "config.json").exists():
-            _atomic_write_text(config_path, json.dumps(config.to_dict(), indent=2))
-        return cls(config, run_dir, quiet=quiet, _state=state)
+        state = run.read_state()
+        trainer = cls(config, run.path, quiet=quiet, _state=state)
+        # only a resume that could start changes the folder: the new options, then stale metrics lines
+        if trainer.rank == 0:
+            if overrides and values != run.read_config():
+                run.write_config(config.to_dict())
+            trainer._drop_unsaved_metrics()
+        return trainer
 
     def _state(self) -> dict:
         state = {
-            "format": "videodenoise-train-1",
+            "format": STATE_FORMAT,
             "step": self.step,
             "epoch": self.epoch,
             "best_val": self.best_val,
@@ -330,8 +309,8 @@ class Trainer:
         return state
 
     def _load_state(self, state: dict) -> None:
-        if not isinstance(state, dict) or state.get("format") != "videodenoise-train-1":
-            raise VideodenoiseError("the checkpoint is not a videodenoise training checkpoint")
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            raise RunFolderError("the checkpoint is not a videodenoise training checkpoint")
         load_state(self.model, state["model"], source="the checkpoint")
         self.adam.load_state_dict(state["adam"])
         self.scheduler.load_state_dict(state["scheduler"])
@@ -344,20 +323,18 @@ class Trainer:
         self.step, self.epoch, self.best_val, self.elapsed = state["step"], state["epoch"], state["best_val"], state["elapsed"]
         self._epoch_sums, self._epoch_batches = state["epoch_sums"], state["epoch_batches"]
         torch.set_rng_state(state["cpu_rng"])
-        if self.rank == 0:
-            self._drop_unsaved_metrics()
 
     def _drop_unsaved_metrics(self) -> None:
         """Forget metrics lines of epochs the checkpoint does not include (written just before a kill)."""
-        lines = read_metrics(self.run_dir)
+        lines = self.run.read_metrics()
         kept = [line for line in lines if line["epoch"] <= self.epoch]
         if len(kept) != len(lines):
-            _atomic_write_text(self.run_dir / "metrics.jsonl", "".join(json.dumps(line) + "\n" for line in kept))
+            self.run.write_metrics(kept)
 
     def _checkpoint(self) -> None:
         if self.rank != 0:
             return
-        _atomic_torch_save(self._state(), self.run_dir / "last.pt")
+        self.run.save_state(self._state())
         save_model(self.model, self.run_dir / "last.safetensors", self._weights_metadata())
 
     def _weights_metadata(self) -> dict[str, str]:
@@ -472,7 +449,7 @@ class Trainer:
                 estimates = self.model(noisy, all_layers=True, **kwargs)
             per_sample = per_layer_mse(estimates, clean)
             sums += per_sample.sum(dim=1).double()
-            descending, total = descent_fraction(per_sample)
+            descending, total = descending_samples(per_sample)
             counts += torch.tensor([total, descending], dtype=torch.float64, device=self.device)
         if self.world > 1:
             dist.all_reduce(sums)
@@ -490,46 +467,60 @@ class Trainer:
             "val_clips": int(counts[0]),
         }
 
-    def fit(self) -> dict:
-        """Train to the configured number of epochs (or max_steps); returns the summary."""
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    def fit(self, progress=None) -> dict:
+        """Train to the configured number of epochs (or max_steps); returns the summary.
 
-        show = self.rank == 0 and not self.quiet
-        progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            TextColumn("{task.fields[status]}"), disable=not show,
-        )
+        progress(step, total steps, status) is called after every step on rank 0. A run that has
+        already reached its end returns its summary and writes nothing (`self.nothing_to_do`)."""
+        self.nothing_to_do = self.step >= self.total_steps
+        if self.nothing_to_do:
+            saved = self.run.read_summary() if self.rank == 0 else None
+            return saved if saved is not None else self._summary({})
+        report = progress if callable(progress) and self.rank == 0 else None
+        try:
+            return self._fit(report)
+        except BaseException:
+            # stopped (error, Ctrl-C, SIGTERM) before the first checkpoint: a folder this run created
+            # would hold nothing to resume, and would block the same command run again
+            if self.rank == 0 and self._created_folder and not self.run.has_state:
+                if self._tensorboard is not None:
+                    self._tensorboard.close()
+                self.run.remove_unstarted()
+            raise
+
+    def _fit(self, report) -> dict:
         last_epoch_metrics: dict = {}
-        with progress:
-            task = progress.add_task("training", total=self.total_steps, completed=self.step, status="")
-            while self.step < self.total_steps:
-                epoch = self.epoch
-                first_batch = self.step - epoch * self.steps_per_epoch
-                started, samples, speed = time.perf_counter(), 0, 0.0
-                for clean in self.batches(epoch, first_batch):
-                    if self.step >= self.total_steps:
-                        break
-                    layer_losses = self.train_step(clean.to(self.device))
-                    self.step += 1
-                    samples += clean.shape[0] * self.world
-                    self._epoch_sums += layer_losses.double().cpu()
-                    self._epoch_batches += 1
-                    speed = samples / max(1e-9, time.perf_counter() - started)
-                    progress.update(task, advance=1, description=f"epoch {epoch + 1}/{self.config.epochs}",
-                                    status=f"loss {float(layer_losses[-1]) / self.config.sigma_train**2:.4f} σ²  {speed:.1f} clips/s")
-                    if self.config.checkpoint_every and self.step % self.config.checkpoint_every == 0:
-                        self.elapsed += time.perf_counter() - started
-                        started, samples = time.perf_counter(), 0
-                        self._checkpoint()
-                self.elapsed += time.perf_counter() - started
-                epoch_done = self.step == (epoch + 1) * self.steps_per_epoch
-                if epoch_done:
-                    last_epoch_metrics = self._end_epoch(epoch, speed)
-                else:  # stopped by max_steps mid-epoch
+        while self.step < self.total_steps:
+            epoch = self.epoch
+            first_batch = self.step - epoch * self.steps_per_epoch
+            started, samples, speed = time.perf_counter(), 0, 0.0
+            for clean in self.batches(epoch, first_batch):
+                if self.step >= self.total_steps:
+                    break
+                layer_losses = self.train_step(clean.to(self.device))
+                self.step += 1
+                samples += clean.shape[0] * self.world
+                self._epoch_sums += layer_losses.double().cpu()
+                self._epoch_batches += 1
+                speed = samples / max(1e-9, time.perf_counter() - started)
+                if report is not None:
+                    report(self.step, self.total_steps, f"epoch {epoch + 1}/{self.config.epochs}  loss "
+                           f"{float(layer_losses[-1]) / self.config.sigma_train**2:.4f} σ²  {speed:.1f} clips/s")
+                if self.config.checkpoint_every and self.step % self.config.checkpoint_every == 0:
+                    self.elapsed += time.perf_counter() - started
+                    started, samples = time.perf_counter(), 0
                     self._checkpoint()
+            self.elapsed += time.perf_counter() - started
+            epoch_done = self.step == (epoch + 1) * self.steps_per_epoch
+            if epoch_done:
+                last_epoch_metrics = self._end_epoch(epoch, speed)
+            else:  # stopped by max_steps mid-epoch
+                self._checkpoint()
+        if not last_epoch_metrics and self.rank == 0:  # stopped mid-epoch: keep the last epoch's results
+            last_epoch_metrics = (self.run.read_metrics() or [{}])[-1]
         summary = self._summary(last_epoch_metrics)
         if self.rank == 0:
-            _atomic_write_text(self.run_dir / "summary.json", json.dumps(summary, indent=2))
+            self.run.write_summary(summary)
             if self._tensorboard is not None:
                 self._tensorboard.close()
         return summary
@@ -559,8 +550,7 @@ class Trainer:
         if self.rank == 0:
             # the metrics line first, then the checkpoint: a run killed in between repeats this epoch's
             # end on resume, and resuming drops the repeated line (see _drop_unsaved_metrics)
-            with open(self.run_dir / "metrics.jsonl", "a") as log:
-                log.write(json.dumps(metrics) + "\n")
+            self.run.append_metrics(metrics)
             self._checkpoint()
             self._log_tensorboard(metrics)
         return metrics
@@ -597,11 +587,3 @@ class Trainer:
             "hardware": torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else platform.processor() or platform.machine(),
             "torch": torch.__version__,
         }
-
-
-def read_metrics(run_dir: str | os.PathLike) -> list[dict]:
-    """The per-epoch metrics of a run folder, in order."""
-    path = Path(run_dir) / "metrics.jsonl"
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
