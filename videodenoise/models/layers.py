@@ -240,22 +240,31 @@ class TokenAttention(nn.Module):
             weights = torch.softmax(queries @ keys.transpose(-1, -2) * scale, dim=-1)
             mixed = self._mix(weights, tokens)
         else:
+            # every offset reads a view of the grid padded once by the window radius (no rolled copies);
+            # padded locations score −∞, so border tokens attend only to tokens that exist
+            radius = max(max(abs(dr), abs(dc)) for dr, dc in self.offsets)
+            pad_grid = (radius, radius, radius, radius)
+
+            def window(padded: torch.Tensor, dr: int, dc: int) -> torch.Tensor:
+                return padded[:, radius + dr:radius + dr + rows, radius + dc:radius + dc + cols]
+
+            padded_keys = F.pad(keys, (0, 0, 0, 0, 0, 0) + pad_grid)
+            outside = F.pad(tokens.new_zeros(rows, cols, dtype=torch.bool), pad_grid, value=True)
+            if self.by_distance:  # −½‖k‖², the key's part of −½‖q − k‖²: (…, 1, T)
+                key_norms = F.pad(0.5 * keys.square().sum(-1).unsqueeze(-2), (0, 0, 0, 0, 0, 0) + pad_grid)
             scores = []
-            key_norms = 0.5 * keys.square().sum(-1).unsqueeze(-2) if self.by_distance else None  # (…, 1, T)
             for dr, dc in self.offsets:
-                shifted = torch.roll(keys, shifts=(-dr, -dc), dims=(1, 2))  # key of location (r+dr, c+dc)
-                score = queries @ shifted.transpose(-1, -2)
-                if key_norms is not None:
-                    score = score - torch.roll(key_norms, shifts=(-dr, -dc), dims=(1, 2))
-                score = score * scale
-                outside = self._outside_grid(dr, dc, rows, cols, tokens.device)
-                scores.append(score.masked_fill(outside[None, :, :, None, None, None], float("-inf")))
+                score = queries @ window(padded_keys, dr, dc).transpose(-1, -2)
+                if self.by_distance:
+                    score = score - window(key_norms, dr, dc)
+                masked = window(outside[None], dr, dc)[0]
+                scores.append((score * scale).masked_fill(masked[None, :, :, None, None, None], float("-inf")))
             weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1)
             weights = weights.view(batch, rows, cols, heads, frames, len(self.offsets), frames)
+            padded_tokens = F.pad(tokens, (0, 0, 0, 0) + pad_grid)
             mixed = 0
-            for index, (dr, dc) in enumerate(self.offsets):  # one shifted copy at a time: memory stays O(1)
-                shifted = torch.roll(tokens, shifts=(-dr, -dc), dims=(1, 2))
-                mixed = mixed + self._mix(weights[..., index, :], shifted)
+            for index, (dr, dc) in enumerate(self.offsets):
+                mixed = mixed + self._mix(weights[..., index, :], window(padded_tokens, dr, dc))
         mixed = mixed.to(tokens.dtype)  # under autocast the matmul may return a lower precision
         return torch.lerp(tokens, mixed, self.gain.to(tokens.dtype))
 
@@ -266,9 +275,3 @@ class TokenAttention(nn.Module):
         slices = values.unflatten(-1, (self.heads, -1))
         mixed = torch.stack([weights[:, :, :, h] @ slices[..., h, :] for h in range(self.heads)], dim=-2)
         return mixed.flatten(-2)
-
-    @staticmethod
-    def _outside_grid(dr: int, dc: int, rows: int, cols: int, device) -> torch.Tensor:
-        r = torch.arange(rows, device=device)[:, None] + dr
-        c = torch.arange(cols, device=device)[None, :] + dc
-        return (r < 0) | (r >= rows) | (c < 0) | (c >= cols)
