@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/videodenoise demo --frames 60
+	$(BIN)/videodenoise demo --frames 60 --overwrite  # make demo can be run again
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

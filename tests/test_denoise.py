@@ -328,7 +328,7 @@ def test_demo_writes_three_videos_and_denoising_raises_psnr(tmp_path):
     names = sorted(p.name for p in (tmp_path / "demo").iterdir())
     assert names == [f"{GIF.stem}.denoised.mp4", f"{GIF.stem}.noisy.mp4", f"{GIF.stem}.side-by-side.mp4"]
     assert probe_video(result.side_by_side).width == 2 * 14 and probe_video(result.denoised).n_frames == 24
-    again = run_demo(tmp_path / "demo", denoiser, clip=GIF, seed=3)  # reproducible, and reruns overwrite
+    again = run_demo(tmp_path / "demo", denoiser, clip=GIF, seed=3, overwrite=True)  # reproducible; replacing needs overwrite
     assert again.noisy_psnr == result.noisy_psnr and again.denoised_psnr == result.denoised_psnr
 
 
@@ -469,7 +469,7 @@ def mismatched_checkpoint(path: Path) -> Path:
         ("output exists", "error: '{tmp}/in.denoised.mp4' already exists; pass --overwrite to replace it"),
         ("output is input", "error: the output '{tmp}/in.mp4' is the input; choose another output name"),
         ("no output folder", "error: cannot write '{tmp}/missing/out.mp4': folder '{tmp}/missing' does not exist"),
-        ("output folder is a file", "error: cannot write '{tmp}/in.mp4/out.mp4': folder '{tmp}/in.mp4' does not exist"),
+        ("output folder is a file", "error: cannot write '{tmp}/in.mp4/out.mp4': '{tmp}/in.mp4' is a file, not a folder"),
         ("wrong suffix", "error: the lossless format needs a .mkv path, got '{tmp}/out.mp4'"),
         ("bad sigma", "error: --sigma must be a number on the 0-255 scale, auto or none; got 'loud'"),
         ("two inputs one file", "error: with 2 inputs, --output must be an existing folder"),
@@ -562,7 +562,8 @@ def test_several_inputs_continue_past_a_failure(tmp_path, capsys, monkeypatch, g
                               "--quiet"], capsys, monkeypatch)
     assert code == 1
     assert calls == ["bad.mkv", "good.mp4"]
-    assert err.strip() == f"error: {bad}: simulated failure"
+    assert err.strip().splitlines() == [f"error: {bad}: simulated failure",
+                                        "error: 1 of 2 inputs failed (see above); the others were written"]
     assert (tmp_path / "good.denoised.mp4").is_file() and not (tmp_path / "bad.denoised.mp4").exists()
 
 

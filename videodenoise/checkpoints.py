@@ -19,7 +19,7 @@ import torch
 
 from .errors import CheckpointError, EvaluationError
 
-__all__ = ["CheckpointInfo", "resolve_checkpoint", "read_sigma_train", "check_finite_weights", "load_checkpoint",
+__all__ = ["CheckpointInfo", "resolve_checkpoint", "read_sigma_train", "read_sigma_range", "check_finite_weights", "load_checkpoint",
            "load_checkpoints"]
 
 
@@ -126,3 +126,21 @@ def load_checkpoint(path: str | os.PathLike, device: torch.device | str = "cpu")
     model = load_model(path, map_location=device)
     check_finite_weights(model, path)
     return model.eval(), metadata
+
+
+def read_sigma_range(metadata: dict[str, str], path: str | os.PathLike) -> tuple[float, float] | None:
+    """The [low, high] σ range ([0, 1] scale) a noise-conditional model was trained over (None when
+    not recorded); a one-line CheckpointError when it is not two finite numbers with low <= high."""
+    import json
+
+    raw = metadata.get("sigma_range")
+    if raw in (None, ""):
+        return None
+    try:
+        values = tuple(float(v) for v in json.loads(raw))
+    except (ValueError, TypeError):
+        values = ()
+    if len(values) != 2 or not all(math.isfinite(v) for v in values) or not 0 <= values[0] <= values[1]:
+        raise CheckpointError(f"'{path}' has a corrupt sigma_range in its metadata ({raw!r}); re-save the model, "
+                              "or use another checkpoint")
+    return values

@@ -487,18 +487,26 @@ def clean(
 
     Under torchrun each rank denoises every world-size-th input, starting at its rank, on its own GPU.
     """
-    import os
-
-    from rich.markup import escape
-
     from .denoise import Denoiser, denoise_video, plan_outputs
 
+    from .video import MAX_CRF
+
     sigma_value = _parse_sigma(sigma)
-    plans = plan_outputs(inputs, output, format, side_by_side, overwrite)  # every input checked before any work
+    if not 0 <= crf <= MAX_CRF:
+        raise VideodenoiseError(f"--crf must be from 0 (lossless) to {MAX_CRF}, got {crf}; 17 is visually lossless")
+    if fps is not None and not fps > 0:
+        raise VideodenoiseError(f"--fps must be a positive frame rate, got {fps:g}; e.g. --fps 25")
+    # every input checked before any work; with several, a bad one is reported and the others go on
+    failures: list = []
+    plans = plan_outputs(inputs, output, format, side_by_side, overwrite, failures=failures if len(inputs) > 1 else None)
+    for source, error in failures:
+        _print_error(f"{source}: {_one_line(error)}")
     options = dict(device=device, precision=precision, window=window, stride=stride, tile=tile, overlap=overlap,
                    colour=colour)
     denoiser = Denoiser.from_checkpoint(checkpoint, **options)
-    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    from .devices import distributed_environment
+
+    rank, world, _ = distributed_environment()
     mine = plans[rank::world]
     prefix = f"[rank {rank}] " if world > 1 else ""
     show = not quiet
@@ -520,12 +528,15 @@ def clean(
                 result = denoise_video(source, target, denoiser, sigma_value, format=format, side_by_side=extra,
                                        overwrite=overwrite, keep_audio=audio, fps=fps, crf=crf, progress=advance,
                                        on_sigma=report_sigma)
-            except VideodenoiseError as error:
+            except (KeyboardInterrupt, typer.Exit):
+                raise
+            except Exception as error:  # one input's failure, expected or not, must not stop the batch
                 failed += 1
                 progress.remove_task(task)
-                if len(plans) == 1:
+                if len(inputs) == 1 or _debug:
                     raise
-                error_console.print(f"[red]error:[/red] {escape(f'{source}: {error}')}", highlight=False, soft_wrap=True)
+                text = _one_line(error) if isinstance(error, VideodenoiseError) else _unexpected(error, "clean")
+                _print_error(f"{source}: {text}")
                 continue
             if show:
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
@@ -533,7 +544,9 @@ def clean(
                     f"{prefix}wrote {written}: {result.frames} frames, {result.width}×{result.height}, {result.fps:g} fps"
                     f"{', audio kept' if result.audio else ''}; {result.seconds:.1f} s, {result.frames_per_second:.2f} frames/s",
                     markup=False, highlight=False, soft_wrap=True)
+    failed += len(failures)
     if failed:
+        _print_error(f"{failed} of {len(inputs)} inputs failed (see above); the others were written")
         raise typer.Exit(code=1)
 
 
@@ -547,6 +560,7 @@ def demo(
     frames: Optional[int] = typer.Option(None, "--frames", help="Use only the first N frames (default: all 250)."),
     device: str = typer.Option("auto", help="auto, cpu or cuda."),
     precision: str = typer.Option("auto", help="auto, fp32 or bf16."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the videos of an earlier demo in --output-dir."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Fetch the bikes sample clip, add Gaussian noise, denoise it with the shipped checkpoint, print both PSNRs and write the videos."""
@@ -560,7 +574,7 @@ def demo(
     progress = _frame_progress(disable=quiet)
     with progress:
         task = progress.add_task("bikes", total=None)
-        result = run_demo(output_dir, denoiser, sigma=sigma / 255, seed=seed, max_frames=frames,
+        result = run_demo(output_dir, denoiser, sigma=sigma / 255, seed=seed, max_frames=frames, overwrite=overwrite,
                           progress=lambda done, total: progress.update(task, completed=done, total=total))
     model_name = getattr(denoiser.model, "name", type(denoiser.model).__name__)
     lines = [f"{result.clean.name}: {result.frames} frames, Gaussian noise σ = {sigma:g}/255 (seed {seed}), "

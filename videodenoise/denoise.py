@@ -47,7 +47,6 @@ How a video is processed, and why:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -61,9 +60,10 @@ import torch
 import torch.nn as nn
 
 from .devices import autocast, resolve_device, resolve_precision
-from .errors import VideodenoiseError, VideoReadError, VideoWriteError
-from .evaluation import frame_rmse, psnr_from_rmse
-from .models import ModelError, load_model, read_metadata
+from .errors import DenoiseError, VideodenoiseError, VideoReadError, VideoWriteError
+from .checkpoints import load_checkpoint, read_sigma_range, read_sigma_train, resolve_checkpoint
+from .metrics import frame_rmse, psnr_from_rmse
+from .models import read_metadata
 from .noise import make_noise
 from .video import VideoWriter, _short, has_audio, open_video
 
@@ -88,8 +88,6 @@ _OPPONENT = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]])
 _OPPONENT = _OPPONENT / _OPPONENT.norm(dim=1, keepdim=True)
 
 
-class DenoiseError(VideodenoiseError):
-    """A denoising option, checkpoint or output is unusable."""
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -163,25 +161,13 @@ class Denoiser:
         if path == DEFAULT_CHECKPOINT and not path.is_file():
             raise DenoiseError(f"the default checkpoint {path} is missing; pass --checkpoint PATH "
                                "(a .safetensors file written by `videodenoise train`)")
-        metadata = read_metadata(path)
-        model = load_model(path)
-        sigma_train = None
-        if "sigma_train" in metadata:
-            try:
-                sigma_train = float(metadata["sigma_train"])
-            except ValueError:
-                raise ModelError(f"{path} has a corrupt sigma_train in its metadata ({metadata['sigma_train']!r}); "
-                                 "re-save the model") from None
-        sigma_range = None
-        if "sigma_range" in metadata:
-            try:
-                sigma_range = tuple(float(v) for v in json.loads(metadata["sigma_range"]))
-                assert len(sigma_range) == 2
-            except (ValueError, TypeError, AssertionError):
-                raise ModelError(f"{path} has a corrupt sigma_range in its metadata ({metadata['sigma_range']!r}); "
-                                 "re-save the model") from None
-        options.setdefault("sigma_range", sigma_range)
-        denoiser = cls(model, sigma_train=sigma_train, **options)
+        if not path.is_dir():
+            read_metadata(path)  # a missing or foreign file: the models' own one-line error
+        # finite weights, valid sigma_train and sigma_range, or a CheckpointError naming the file
+        model, metadata = load_checkpoint(path)
+        path = resolve_checkpoint(path)
+        options.setdefault("sigma_range", read_sigma_range(metadata, path))
+        denoiser = cls(model, sigma_train=read_sigma_train(metadata, path), **options)
         denoiser.checkpoint = path
         return denoiser
 
@@ -262,6 +248,10 @@ class Denoiser:
             out = torch.einsum("oc,othw->tchw", opponent, estimate[:, :, 0])
         else:
             out = estimate[0].mean(dim=1, keepdim=True)
+        if not bool(torch.isfinite(out).all()):
+            source = f"'{self.checkpoint}'" if self.checkpoint else "the model"
+            raise DenoiseError(f"{source} produced non-finite values (NaN or infinity) for frames {start}..{start + count - 1}; "
+                               "nothing was written for them: use another checkpoint")
         return out.clamp_(0, 1).float().cpu()
 
     def _scale_for(self, sigma: float | None) -> tuple[float, float | None]:
@@ -428,8 +418,35 @@ def estimate_noise_sigma(frames: Iterable[torch.Tensor]) -> float:
 
 
 def estimate_video_sigma(reader, count: int = SIGMA_ESTIMATE_FRAMES) -> float:
-    """σ of an opened video, estimated on `count` frames spread over it."""
-    return estimate_noise_sigma(next(iter(reader.frames(start=i, count=1))) for i in _spread(len(reader), count))
+    """σ of an opened video, estimated on up to `count` frames spread over it.
+
+    Frames that cannot be decoded (a corrupt packet, a file cut short of what its header says) are
+    skipped, as the denoising pass skips them; only when none of them decodes, the frames from the
+    start are tried, and failing that it is a one-line error."""
+    def decodable(index: int) -> torch.Tensor | None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the denoising pass warns about each corrupt frame once
+                return next(iter(reader.frames(start=index, count=1)), None)
+        except VideoReadError:
+            return None
+
+    frames = [frame for frame in map(decodable, _spread(len(reader), count)) if frame is not None]
+    if not frames:
+        frames = [frame for frame, _ in zip(_decodable_frames(reader), range(count))]
+    if not frames:
+        raise VideoReadError(f"no frame of '{reader.info.path}' can be decoded; the file is corrupt "
+                             "(not even the noise level can be estimated)")
+    return estimate_noise_sigma(frames)
+
+
+def _decodable_frames(reader) -> Iterator[torch.Tensor]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield from reader.frames()
+    except VideoReadError:
+        return
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -490,6 +507,9 @@ def check_output(output: Path, input: Path, overwrite: bool) -> None:
     if output.exists() and output.is_dir() != (output.suffix == ""):
         raise VideoWriteError(f"'{output}' exists and is a {'folder' if output.is_dir() else 'file'}; choose another output name")
     parent = output.parent
+    blocker = next((folder for folder in [parent, *parent.parents] if folder.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise VideoWriteError(f"cannot write '{output}': '{blocker}' is a file, not a folder; choose another output path")
     if not parent.is_dir():
         raise VideoWriteError(f"cannot write '{output}': folder '{parent}' does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
@@ -560,10 +580,9 @@ def denoise_video(input: str | os.PathLike, output: str | os.PathLike | None = N
         on_sigma(sigma_value, source)
 
     frames_done = 0
-    writers = [VideoWriter(output, fps=rate, codec=codec, crf=crf, overwrite=overwrite, audio_from=audio_source)]
-    if extra:
-        writers.append(VideoWriter(extra, fps=rate, codec=_codec_for(extra, format), crf=crf, overwrite=overwrite,
-                                   audio_from=audio_source))
+    writers = _open_writers([dict(path=output, fps=rate, codec=codec, crf=crf, overwrite=overwrite, audio_from=audio_source)]
+                            + ([dict(path=extra, fps=rate, codec=_codec_for(extra, format), crf=crf, overwrite=overwrite,
+                                     audio_from=audio_source)] if extra else []))
     noisy_frames: dict[int, torch.Tensor] = {}  # the few input frames whose output is still to come
 
     def source_frames() -> Iterator[torch.Tensor]:
@@ -600,6 +619,19 @@ def denoise_video(input: str | os.PathLike, output: str | os.PathLike | None = N
                          sigma_source=source, audio=audio_source is not None, seconds=seconds)
 
 
+def _open_writers(options: list[dict]) -> list[VideoWriter]:
+    """All the writers, or none: when one cannot be opened, those already open are dropped."""
+    writers: list[VideoWriter] = []
+    try:
+        for option in options:
+            writers.append(VideoWriter(**option))
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+    return writers
+
+
 def _frame_rate(reader, fps: float | None) -> Fraction:
     """The input's exact frame rate (a Fraction, e.g. 30000/1001), or `fps`, or 25 for frame folders."""
     if reader.info.kind == "video":
@@ -618,13 +650,16 @@ def _frame_rate(reader, fps: float | None) -> Fraction:
 
 
 def plan_outputs(inputs: list[str | os.PathLike], output: str | os.PathLike | None = None, format: str | None = None,
-                 side_by_side: bool = False, overwrite: bool = False) -> list[tuple[Path, Path, Path | None]]:
+                 side_by_side: bool = False, overwrite: bool = False,
+                 failures: list[tuple[Path, Exception]] | None = None) -> list[tuple[Path, Path, Path | None]]:
     """(input, output, side-by-side output or None) for each input, every one checked before any work.
 
     output None: NAME.denoised.mp4 beside each input; an existing folder: NAME.denoised.mp4 inside it;
     else (one input only) the output path itself (a path without suffix: a PNG frame folder). Raises a one-line error for a missing or unreadable
     input, an output that exists (without overwrite), is the input, or cannot be written, and for two
-    inputs that would write the same output.
+    inputs that would write the same output. With `failures` (a list), an input with such a problem
+    is appended to it as (input, error) and skipped, so that one bad input of a batch does not stop
+    the others; problems of the options themselves still raise.
     """
     if not inputs:
         raise DenoiseError("no input given; pass one or more videos or frame folders")
@@ -640,19 +675,35 @@ def plan_outputs(inputs: list[str | os.PathLike], output: str | os.PathLike | No
     plans, seen = [], {}
     for raw in inputs:
         source = Path(raw)
-        reader = open_video(source)  # missing, not a video, no frames: a one-line error here
-        del reader
-        target = output if output is not None and folder is None else default_output(source, format or "mp4", folder=folder)
-        _codec_for(target, format)
-        extra = side_by_side_path(target) if side_by_side else None
-        for path in [target] + ([extra] if extra else []):
-            check_output(path, source, overwrite)
+        try:
+            plan = _plan_one(source, output, folder, format, side_by_side, overwrite)
+        except VideodenoiseError as error:
+            if failures is None:
+                raise
+            failures.append((source, error))
+            continue
+        # two inputs writing one output is a problem of the whole batch: refuse it before any work
+        for path in plan[1:]:
+            if path is None:
+                continue
             key = str(path.resolve())
             if key in seen:
                 raise DenoiseError(f"'{seen[key]}' and '{source}' would both write '{path}'; denoise them into different folders")
             seen[key] = source
-        plans.append((source, target, extra))
+        plans.append(plan)
     return plans
+
+
+def _plan_one(source: Path, output: Path | None, folder: Path | None, format: str | None, side_by_side: bool,
+              overwrite: bool) -> tuple[Path, Path, Path | None]:
+    reader = open_video(source)  # missing, not a video, no frames: a one-line error here
+    del reader
+    target = output if output is not None and folder is None else default_output(source, format or "mp4", folder=folder)
+    _codec_for(target, format)
+    extra = side_by_side_path(target) if side_by_side else None
+    for path in [target] + ([extra] if extra else []):
+        check_output(path, source, overwrite)
+    return source, target, extra
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -676,7 +727,8 @@ class DemoResult:
 
 def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser | None = None,
              sigma: float = 25 / 255, seed: int = 0, max_frames: int | None = None,
-             clip: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None) -> DemoResult:
+             clip: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
+             overwrite: bool = False) -> DemoResult:
     """Add Gaussian noise (σ on the [0, 1] scale, fixed seed) to the bikes sample clip, denoise it,
     and write NAME.noisy.mp4, NAME.denoised.mp4 and NAME.side-by-side.mp4 into `output_dir`.
 
@@ -685,7 +737,8 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
     file would hold, and go to the denoiser straight from memory: both PSNRs are of the frames the
     denoiser really saw and really produced (rounded to 8 bits as written), not of H.264-decoded
     copies; the .mp4 files (H.264, CRF 17) are for watching. Memory stays bounded: frames stream.
-    clip: another video to use instead of bikes (e.g. offline).
+    clip: another video to use instead of bikes (e.g. offline). Existing videos in `output_dir` are
+    replaced only with `overwrite` (checked before any work).
     """
     from .datasets.download import fetch_sample_clips
 
@@ -700,6 +753,9 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
         raise VideoWriteError(f"cannot create the output folder '{folder}' ({error.strerror})") from None
     name = source.stem if source.is_file() else source.name
     paths = [folder / f"{name}.{kind}.mp4" for kind in ("noisy", "denoised", "side-by-side")]
+    for path in paths:  # before loading the model or denoising a frame
+        if path.exists() and not overwrite:
+            raise VideoWriteError(f"'{path}' already exists; pass --overwrite to replace it, or choose another --output-dir")
     denoiser = denoiser or Denoiser.from_checkpoint()
     rate = _frame_rate(reader, None)
     generator = torch.Generator().manual_seed(seed)
@@ -717,7 +773,7 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
 
     start = time.perf_counter()
     noisy_rmse, denoised_rmse = [], []
-    writers = [VideoWriter(path, fps=rate, overwrite=True) for path in paths]
+    writers = _open_writers([dict(path=path, fps=rate, overwrite=overwrite) for path in paths])
     try:
         for index, denoised in enumerate(denoiser.denoise_frames(noisy_frames(), sigma)):
             clean, noisy = pending.pop(index)

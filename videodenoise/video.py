@@ -426,6 +426,8 @@ def open_video(path: str | os.PathLike, fps: float | None = None) -> VideoReader
     import av
 
     path = Path(path)
+    if fps is not None and not fps > 0:
+        raise VideoReadError(f"the frame rate of a frame folder must be positive, got {fps:g}; e.g. --fps 25")
     if not path.exists():
         raise VideoReadError(f"'{path}' does not exist; check the path")
     if path.is_dir():
