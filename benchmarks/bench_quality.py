@@ -713,12 +713,17 @@ def main(argv: list[str] | None = None) -> int:
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
 
+    load_before = os.getloadavg()
     started = time.time()
     # the rows so far are written after every clip (quality.partial.csv), so a long run that is stopped keeps them
     partial = args.out / "quality.partial.csv"
     rows = run_benchmark(clips, methods, sigmas, seed=args.seed, log=print,
                          after_clip=lambda done: write_csv(done, partial))
     elapsed = time.time() - started
+    load_after = os.getloadavg()
+    print(f"load average (1, 5, 15 min) before: {', '.join(f'{v:.2f}' for v in load_before)}; after: "
+          f"{', '.join(f'{v:.2f}' for v in load_after)} (on {os.cpu_count()} CPUs; other jobs slow every timing "
+          "below, the ratios less so)")
 
     n_frames = sum(c.shape[0] for c in clips)
     print(f"\n{len(clips)} clips, {n_frames} frames in all; every number below is a mean over frames, then over clips\n")
@@ -760,6 +765,7 @@ def main(argv: list[str] | None = None) -> int:
                      "sigmas": list(m.sigmas) if m.sigmas else None} for m in methods],
         "checkpoints": checkpoint_info, "skipped": skipped, "elapsed_seconds": elapsed,
         "timings": timings, "checks": checks,
+        "load_average_before": list(load_before), "load_average_after": list(load_after), "cpus": os.cpu_count(),
         "mean_psnr": {m: {f"{s:g}": cell(rows, m, s, "psnr") for s in sigmas} for m in method_order(rows)},
         "mean_ssim": {m: {f"{s:g}": cell(rows, m, s, "ssim") for s in sigmas} for m in method_order(rows)},
     }
