@@ -35,7 +35,7 @@ console = Console()
 error_console = Console(stderr=True)
 DEBUG_ENV = "VIDEODENOISE_DEBUG"
 _debug = os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
-_interrupt_note: Optional[str] = None  # what an interrupted command kept, said instead of the generic line
+_interrupt_note: Optional[Callable[[], str]] = None  # says what an interrupted command kept, instead of the generic line
 
 
 @app.callback()
@@ -90,7 +90,7 @@ def _guarded(function: Callable) -> Callable:
                 raise
             kept = written_paths()[before:]
             if _interrupt_note:
-                message = f"interrupted; {_interrupt_note}"
+                message = f"interrupted; {_interrupt_note()}"
             elif kept:
                 shown = ", ".join(str(path) for path in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
                 message = f"interrupted; kept the {len(kept)} finished output(s) {shown}; unfinished ones were removed"
@@ -406,8 +406,13 @@ def train(
     if trainer.rank == 0:
         console.print(f"run folder: {trainer.run_dir}  ({trainer.config.model}, {trainer.config.mode}, {trainer.device}, "
                       f"{sum(p.numel() for p in trainer.model.parameters()):,} parameters)")
-    _interrupt_note = (f"the run folder {trainer.run_dir} keeps its last checkpoint; continue it with "
-                       f"`videodenoise train --resume {trainer.run_dir}`")
+    def interrupted_training() -> str:
+        if (trainer.run_dir / "last.pt").is_file():
+            return (f"the run folder {trainer.run_dir} keeps its last checkpoint; continue it with "
+                    f"`videodenoise train --resume {trainer.run_dir}`")
+        return "the run stopped before its first checkpoint, so nothing was kept; start it again"
+
+    _interrupt_note = interrupted_training
     with _step_progress("training", disable=quiet or trainer.rank != 0) as progress:
         summary = trainer.fit(progress=progress)
     _interrupt_note = None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .atomic import check_folder, write_text
+from .atomic import atomic_output, write_text
 from .baselines import BASELINE_NOTE, BASELINES
 from .errors import OutputError
 from .eval_config import Level
@@ -276,9 +276,17 @@ def _nearest_existing(path: Path) -> Path:
 def write_evaluation_outputs(result: EvaluationResult, out_dir: Path, figures: bool = True,
                              overwrite: bool = False) -> dict[str, Path]:
     """results.csv, results.json, figures and report.md into `out_dir`, each written atomically;
-    existing results are refused without `overwrite` before anything is written."""
+    existing results are refused without `overwrite` before anything is written. A new folder is
+    written whole under a temporary name and renamed when complete, so a failure leaves nothing."""
     out_dir = check_evaluation_output(out_dir, overwrite)
-    check_folder(out_dir, create=True, what="output folder")
+    if out_dir.is_dir():
+        return _write_into(result, out_dir, figures)
+    with atomic_output(out_dir, directory=True, create_parent=True) as temporary:
+        written = _write_into(result, temporary, figures)
+    return {name: out_dir / path.name for name, path in written.items()}
+
+
+def _write_into(result: EvaluationResult, out_dir: Path, figures: bool) -> dict[str, Path]:
     paths = {"csv": write_csv(result, out_dir / "results.csv", overwrite=True)}
     paths["json"] = write_text(out_dir / "results.json",
                                json.dumps(json_safe(result.to_dict()), indent=1, default=str, allow_nan=False),
@@ -287,4 +295,3 @@ def write_evaluation_outputs(result: EvaluationResult, out_dir: Path, figures: b
     paths["report"] = write_text(out_dir / "report.md", render_report(result, drawn), overwrite=True)
     paths.update(drawn)
     return paths
-

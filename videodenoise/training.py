@@ -220,7 +220,7 @@ class Trainer:
         elif self.rank == 0:
             self.run = RunFolder.create(self.run_dir, config.to_dict())
         self._created_folder = _state is None
-        self._tensorboard = self._open_tensorboard()
+        self._tensorboard = None  # opened by fit(), so that a run with nothing left to do writes nothing
 
     # ----------------------------------------------------------------------------- construction
 
@@ -477,6 +477,8 @@ class Trainer:
             saved = self.run.read_summary() if self.rank == 0 else None
             return saved if saved is not None else self._summary({})
         report = progress if callable(progress) and self.rank == 0 else None
+        if self._tensorboard is None:
+            self._tensorboard = self._open_tensorboard()
         try:
             return self._fit(report)
         except BaseException:

