@@ -588,6 +588,9 @@ def atomic_write(path: Path, text: str) -> Path:
     try:
         with os.fdopen(handle, "w", newline="") as file:
             file.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; the result gets the usual permissions
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
