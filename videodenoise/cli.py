@@ -426,17 +426,9 @@ def train(
 
 
 def _read_config_file(path: Path) -> dict:
-    if not path.is_file():
-        raise VideodenoiseError(f"config file '{path}' does not exist")
-    text = path.read_text()
-    try:
-        if path.suffix.lower() == ".toml":
-            import tomllib
+    from .config_files import read_config_file
 
-            return tomllib.loads(text)
-        return json.loads(text)
-    except (ValueError, ImportError) as error:
-        raise VideodenoiseError(f"config file '{path}' cannot be parsed ({error}); use JSON or TOML") from None
+    return read_config_file(path, "config file")
 
 
 def _parse_options(pairs: list[str]) -> dict:

@@ -8,6 +8,10 @@
 
 Nothing here adds noise. σ is always on the [0, 1] scale in this module (the CLI takes 0-255).
 
+This module holds the denoiser and the file pipeline; its parts live in modules named after them and
+are re-exported here: `tiling` (tiles, blending, reflected windows), `noise_level` (checking and
+estimating σ), `outputs` (output names and the checks before any work) and `demo`.
+
 How a video is processed, and why:
 
 * Time. Frames stream from the reader into a buffer of a few windows. Each model call sees a window of
@@ -47,7 +51,6 @@ How a video is processed, and why:
 
 from __future__ import annotations
 
-import math
 import os
 import time
 import warnings
@@ -59,12 +62,14 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from .devices import autocast, resolve_device, resolve_precision
-from .errors import DenoiseError, VideodenoiseError, VideoReadError, VideoWriteError
 from .checkpoints import load_checkpoint, read_sigma_range, read_sigma_train, resolve_checkpoint
-from .metrics import frame_rmse, psnr_from_rmse
+from .devices import autocast, distributed_environment, resolve_device, resolve_precision
+from .errors import DenoiseError, VideoReadError, VideoWriteError
 from .models import read_metadata
-from .noise import make_noise
+# the pieces of this pipeline live in modules named after them; their names stay importable from here
+from .noise_level import SIGMA_ESTIMATE_FRAMES, _spread, check_sigma, estimate_noise_sigma, estimate_video_sigma
+from .outputs import FORMATS, _codec_for, _same_path, check_output, default_output, plan_outputs, side_by_side_path  # noqa: F401
+from .tiling import _round_up, model_margin, ramp, reflect, tile_spans
 from .video import VideoWriter, _short, has_audio, open_video
 
 __all__ = [
@@ -78,10 +83,8 @@ DEFAULT_WINDOW = 5
 DEFAULT_STRIDE = 3
 DEFAULT_TILE = 512
 DEFAULT_SIGMA_TRAIN = 25 / 255
-SIGMA_ESTIMATE_FRAMES = 5
 SCALINGS = ("rescale", "none")
 COLOURS = ("rgb", "opponent")
-FORMATS = {"mp4": ("h264", ".mp4"), "lossless": ("ffv1", ".mkv"), "frames": ("png", "")}
 
 # Orthonormal opponent colour transform: rows are luminance, red−blue, green−magenta.
 _OPPONENT = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]])
@@ -300,153 +303,8 @@ class Denoiser:
         return self._weights[key]
 
 
-# ----------------------------------------------------------------------------------------------------
-# pieces
-
-
 def _local_rank() -> int | None:
-    value = os.environ.get("LOCAL_RANK")
-    return int(value) if value is not None and value.isdigit() else None
-
-
-def _round_up(value: int, multiple: int) -> int:
-    return -(-value // multiple) * multiple
-
-
-def reflect(index: int, total: int | None) -> int:
-    """Frame index `index` reflected into [0, total) without repeating the edge (−1 → 1, total → total − 2).
-    total None: the end is not known yet, only negative indices are reflected."""
-    if total is None:
-        return -index if index < 0 else index
-    if total == 1:
-        return 0
-    period = 2 * (total - 1)
-    index %= period
-    return period - index if index >= total else index
-
-
-def model_margin(model: nn.Module) -> tuple[int, int]:
-    """(margin, align): how many pixels past a tile edge the model's output depends on, and the pixel
-    step of its patch grid (tiles starting on it cut the same patches as the whole frame does).
-
-    For the patch-token models: a pixel depends on the p×p patches that cover it (p − 1 pixels away),
-    and each layer of a spatio-temporal token set reaches one more neighbourhood radius of patch
-    locations, i.e. radius·stride pixels. Other models: 16 px and no grid.
-    """
-    config = getattr(model, "config", None)
-    patch, stride = getattr(config, "patch_size", None), getattr(config, "stride", None)
-    if not patch or not stride:
-        return 16, 1
-    radius = getattr(config, "neighbourhood", 1) // 2 if getattr(config, "token_set", "temporal") != "temporal" else 0
-    return patch - 1 + radius * getattr(config, "layers", 1) * stride, stride
-
-
-def tile_spans(length: int, tile: int | None, overlap: int, align: int) -> list[tuple[int, int]]:
-    """[start, stop) spans covering [0, length) with tiles of at most about `tile` pixels, neighbours
-    overlapping by at least `overlap`, starts on multiples of `align`, sizes as even as possible."""
-    if not tile or length <= tile:
-        return [(0, length)]
-    count = math.ceil((length - overlap) / (tile - overlap))
-    size = math.ceil((length + (count - 1) * overlap) / count)
-    spans, start = [], 0
-    for index in range(count):
-        stop = length if index == count - 1 else min(length, start + size)
-        spans.append((start, stop))
-        if stop == length:
-            break
-        start = max((stop - overlap) // align * align, start + align)
-    return spans
-
-
-def ramp(start: int, stop: int, length: int, overlap: int, margin: int) -> torch.Tensor:
-    """Blend weight along one axis of a tile: 0 within `margin` of an edge shared with another tile,
-    then a raised cosine up to 1 over the rest of the overlap; 1 at the frame's own borders."""
-    distance = torch.arange(stop - start, dtype=torch.float32)
-    weight = torch.ones(stop - start)
-    width = max(overlap - 2 * margin, 1)
-
-    def rise(d: torch.Tensor) -> torch.Tensor:
-        t = ((d - margin + 0.5) / width).clamp(0, 1)
-        return torch.where(d < margin, torch.zeros_like(t), 0.5 - 0.5 * torch.cos(math.pi * t))
-
-    if start > 0:
-        weight *= rise(distance)
-    if stop < length:
-        weight *= rise(distance.flip(0))
-    return weight
-
-
-def check_sigma(sigma) -> float | None:
-    """σ on the [0, 1] scale (None: apply the model as trained)."""
-    if sigma is None:
-        return None
-    try:
-        value = float(sigma)
-    except (TypeError, ValueError):
-        raise DenoiseError(f"sigma must be a number on the [0, 1] scale or 'auto', got {sigma!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise DenoiseError(f"sigma must be a noise level >= 0, got {sigma!r}")
-    if value > 1:
-        raise DenoiseError(f"sigma {value:g} is on the 0-255 scale; the library takes [0, 1], e.g. {value:g}/255")
-    return value
-
-
-def _spread(total: int, count: int) -> list[int]:
-    """Up to `count` frame indices spread evenly over [0, total)."""
-    count = min(count, total)
-    return sorted({round(i * (total - 1) / max(count - 1, 1)) for i in range(count)})
-
-
-def estimate_noise_sigma(frames: Iterable[torch.Tensor]) -> float:
-    """The median over frames of skimage.restoration.estimate_sigma (wavelet MAD, averaged over
-    channels): a Gaussian noise σ on the [0, 1] scale. Image texture makes it read a little high on
-    clean frames; video compression that has already smoothed the noise makes it read low."""
-    from skimage.restoration import estimate_sigma
-
-    values = []
-    for frame in frames:
-        image = frame.float().cpu().numpy().transpose(1, 2, 0)
-        if image.shape[2] == 1:
-            values.append(float(estimate_sigma(image[:, :, 0])))
-        else:
-            values.append(float(estimate_sigma(image, channel_axis=-1, average_sigmas=True)))
-    if not values:
-        raise VideoReadError("there are no frames to estimate the noise level on")
-    values.sort()
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else 0.5 * (values[middle - 1] + values[middle])
-
-
-def estimate_video_sigma(reader, count: int = SIGMA_ESTIMATE_FRAMES) -> float:
-    """σ of an opened video, estimated on up to `count` frames spread over it.
-
-    Frames that cannot be decoded (a corrupt packet, a file cut short of what its header says) are
-    skipped, as the denoising pass skips them; only when none of them decodes, the frames from the
-    start are tried, and failing that it is a one-line error."""
-    def decodable(index: int) -> torch.Tensor | None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the denoising pass warns about each corrupt frame once
-                return next(iter(reader.frames(start=index, count=1)), None)
-        except VideoReadError:
-            return None
-
-    frames = [frame for frame in map(decodable, _spread(len(reader), count)) if frame is not None]
-    if not frames:
-        frames = [frame for frame, _ in zip(_decodable_frames(reader), range(count))]
-    if not frames:
-        raise VideoReadError(f"no frame of '{reader.info.path}' can be decoded; the file is corrupt "
-                             "(not even the noise level can be estimated)")
-    return estimate_noise_sigma(frames)
-
-
-def _decodable_frames(reader) -> Iterator[torch.Tensor]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield from reader.frames()
-    except VideoReadError:
-        return
+    return distributed_environment()[2]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -473,64 +331,6 @@ class DenoiseResult:
     @property
     def frames_per_second(self) -> float:
         return self.frames / self.seconds if self.seconds > 0 else float("inf")
-
-
-def default_output(input: str | os.PathLike, format: str = "mp4", folder: str | os.PathLike | None = None) -> Path:
-    """NAME.denoised.mp4 (or NAME.denoised.mkv, or a NAME-denoised/ PNG folder: frame folders take no
-    dots) beside the input or in `folder`."""
-    if format not in FORMATS:
-        raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
-    input = Path(input)
-    name = input.name if input.is_dir() else input.stem
-    suffix = FORMATS[format][1]
-    target = Path(folder) if folder is not None else input.parent
-    return target / (f"{name}.denoised{suffix}" if suffix else f"{name.replace('.', '_')}-denoised")
-
-
-def side_by_side_path(output: Path) -> Path:
-    """The side-by-side video beside `output`: NAME.denoised.mp4 → NAME.side-by-side.mp4, and for
-    frame folders NAME-denoised → NAME-side-by-side."""
-    if output.suffix:
-        stem = output.name[:-len(output.suffix)]
-        stem = stem[:-len(".denoised")] if stem.endswith(".denoised") else stem
-        return output.with_name(f"{stem}.side-by-side{output.suffix}")
-    stem = output.name[:-len("-denoised")] if output.name.endswith("-denoised") else output.name
-    return output.with_name(f"{stem}-side-by-side")
-
-
-def check_output(output: Path, input: Path, overwrite: bool) -> None:
-    """Raise a one-line error unless `output` can be written for `input` (checked before any work)."""
-    if _same_path(output, input):
-        raise VideoWriteError(f"the output '{output}' is the input; choose another output name")
-    if output.exists() and not overwrite:
-        raise VideoWriteError(f"'{output}' already exists; pass --overwrite to replace it")
-    if output.exists() and output.is_dir() != (output.suffix == ""):
-        raise VideoWriteError(f"'{output}' exists and is a {'folder' if output.is_dir() else 'file'}; choose another output name")
-    parent = output.parent
-    blocker = next((folder for folder in [parent, *parent.parents] if folder.exists()), None)
-    if blocker is not None and not blocker.is_dir():
-        raise VideoWriteError(f"cannot write '{output}': '{blocker}' is a file, not a folder; choose another output path")
-    if not parent.is_dir():
-        raise VideoWriteError(f"cannot write '{output}': folder '{parent}' does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise VideoWriteError(f"cannot write '{output}': folder '{parent}' is not writable")
-
-
-def _same_path(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
-    except OSError:
-        return False
-
-
-def _codec_for(path: Path, format: str | None) -> str:
-    if format is not None:
-        codec, suffix = FORMATS[format]
-        if path.suffix.lower() != suffix and not (format == "mp4" and path.suffix.lower() in {".mov", ".m4v", ".mkv"}):
-            raise VideoWriteError(f"the {format} format needs {'a path without a suffix' if not suffix else 'a ' + suffix + ' path'}, "
-                                  f"got '{path}'")
-        return codec
-    return "png" if path.suffix == "" else "h264"
 
 
 def denoise_video(input: str | os.PathLike, output: str | os.PathLike | None = None,
@@ -649,149 +449,5 @@ def _frame_rate(reader, fps: float | None) -> Fraction:
     return Fraction(value).limit_denominator(1001)
 
 
-def plan_outputs(inputs: list[str | os.PathLike], output: str | os.PathLike | None = None, format: str | None = None,
-                 side_by_side: bool = False, overwrite: bool = False,
-                 failures: list[tuple[Path, Exception]] | None = None) -> list[tuple[Path, Path, Path | None]]:
-    """(input, output, side-by-side output or None) for each input, every one checked before any work.
-
-    output None: NAME.denoised.mp4 beside each input; an existing folder: NAME.denoised.mp4 inside it;
-    else (one input only) the output path itself (a path without suffix: a PNG frame folder). Raises a one-line error for a missing or unreadable
-    input, an output that exists (without overwrite), is the input, or cannot be written, and for two
-    inputs that would write the same output. With `failures` (a list), an input with such a problem
-    is appended to it as (input, error) and skipped, so that one bad input of a batch does not stop
-    the others; problems of the options themselves still raise.
-    """
-    if not inputs:
-        raise DenoiseError("no input given; pass one or more videos or frame folders")
-    if format is not None and format not in FORMATS:
-        raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
-    folder = None
-    if output is not None:
-        output = Path(output)
-        if output.is_dir():  # an existing folder is where the outputs go, never an output itself
-            folder = output
-        elif len(inputs) > 1:
-            raise DenoiseError(f"with {len(inputs)} inputs, --output must be an existing folder; '{output}' is not one")
-    plans, seen = [], {}
-    for raw in inputs:
-        source = Path(raw)
-        try:
-            plan = _plan_one(source, output, folder, format, side_by_side, overwrite)
-        except VideodenoiseError as error:
-            if failures is None:
-                raise
-            failures.append((source, error))
-            continue
-        # two inputs writing one output is a problem of the whole batch: refuse it before any work
-        for path in plan[1:]:
-            if path is None:
-                continue
-            key = str(path.resolve())
-            if key in seen:
-                raise DenoiseError(f"'{seen[key]}' and '{source}' would both write '{path}'; denoise them into different folders")
-            seen[key] = source
-        plans.append(plan)
-    return plans
-
-
-def _plan_one(source: Path, output: Path | None, folder: Path | None, format: str | None, side_by_side: bool,
-              overwrite: bool) -> tuple[Path, Path, Path | None]:
-    reader = open_video(source)  # missing, not a video, no frames: a one-line error here
-    del reader
-    target = output if output is not None and folder is None else default_output(source, format or "mp4", folder=folder)
-    _codec_for(target, format)
-    extra = side_by_side_path(target) if side_by_side else None
-    for path in [target] + ([extra] if extra else []):
-        check_output(path, source, overwrite)
-    return source, target, extra
-
-
-# ----------------------------------------------------------------------------------------------------
-# the demo
-
-
-@dataclass
-class DemoResult:
-    """What `run_demo` wrote and measured (PSNR in dB, on 8-bit RGB frames, from the mean per-frame RMSE)."""
-
-    clean: Path
-    noisy: Path
-    denoised: Path
-    side_by_side: Path
-    frames: int
-    sigma: float
-    noisy_psnr: float
-    denoised_psnr: float
-    seconds: float
-
-
-def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser | None = None,
-             sigma: float = 25 / 255, seed: int = 0, max_frames: int | None = None,
-             clip: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
-             overwrite: bool = False) -> DemoResult:
-    """Add Gaussian noise (σ on the [0, 1] scale, fixed seed) to the bikes sample clip, denoise it,
-    and write NAME.noisy.mp4, NAME.denoised.mp4 and NAME.side-by-side.mp4 into `output_dir`.
-
-    PSNR is defined as in `evaluation` (per frame, then averaged). The noisy frames are clipped to
-    [0, 1] and rounded to 8 bits, i.e. exactly what an 8-bit video
-    file would hold, and go to the denoiser straight from memory: both PSNRs are of the frames the
-    denoiser really saw and really produced (rounded to 8 bits as written), not of H.264-decoded
-    copies; the .mp4 files (H.264, CRF 17) are for watching. Memory stays bounded: frames stream.
-    clip: another video to use instead of bikes (e.g. offline). Existing videos in `output_dir` are
-    replaced only with `overwrite` (checked before any work).
-    """
-    from .datasets.download import fetch_sample_clips
-
-    sigma = check_sigma(sigma)
-    source = Path(clip) if clip is not None else fetch_sample_clips()["bikes"]
-    reader = open_video(source)
-    total = len(reader) if max_frames is None else min(max_frames, len(reader))
-    folder = Path(output_dir)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise VideoWriteError(f"cannot create the output folder '{folder}' ({error.strerror})") from None
-    name = source.stem if source.is_file() else source.name
-    paths = [folder / f"{name}.{kind}.mp4" for kind in ("noisy", "denoised", "side-by-side")]
-    for path in paths:  # before loading the model or denoising a frame
-        if path.exists() and not overwrite:
-            raise VideoWriteError(f"'{path}' already exists; pass --overwrite to replace it, or choose another --output-dir")
-    denoiser = denoiser or Denoiser.from_checkpoint()
-    rate = _frame_rate(reader, None)
-    generator = torch.Generator().manual_seed(seed)
-    noise = make_noise("gaussian", sigma, clip=True)
-    pending: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # clean and noisy frames awaiting their output
-
-    def noisy_frames() -> Iterator[torch.Tensor]:
-        for index, frame in enumerate(reader.frames(count=total)):
-            noisy = noise(frame, generator=generator).mul_(255).round_().div_(255)
-            pending[index] = (frame, noisy)
-            yield noisy
-
-    def rmse(a: torch.Tensor, b: torch.Tensor) -> float:
-        return float(frame_rmse(a.unsqueeze(0), b.unsqueeze(0))[0])
-
-    start = time.perf_counter()
-    noisy_rmse, denoised_rmse = [], []
-    writers = _open_writers([dict(path=path, fps=rate, overwrite=overwrite) for path in paths])
-    try:
-        for index, denoised in enumerate(denoiser.denoise_frames(noisy_frames(), sigma)):
-            clean, noisy = pending.pop(index)
-            denoised = denoised.mul(255).round_().div_(255)  # what the file holds before H.264
-            noisy_rmse.append(rmse(noisy, clean))
-            denoised_rmse.append(rmse(denoised, clean))
-            writers[0].write(noisy)
-            writers[1].write(denoised)
-            writers[2].write(torch.cat([noisy, denoised], dim=2))
-            if progress is not None:
-                progress(index + 1, total)
-        for writer in writers:
-            writer.close()
-    except BaseException:
-        for writer in writers:
-            writer.abort()
-        raise
-    return DemoResult(clean=source, noisy=paths[0], denoised=paths[1], side_by_side=paths[2], frames=len(noisy_rmse),
-                      sigma=sigma, noisy_psnr=float(psnr_from_rmse(noisy_rmse).mean()),
-                      denoised_psnr=float(psnr_from_rmse(denoised_rmse).mean()),
-                      seconds=time.perf_counter() - start)
+# the demo builds on the denoiser above, so it is imported last (it imports this module)
+from .demo import DemoResult, run_demo  # noqa: E402

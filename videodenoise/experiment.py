@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from .atomic import check_folder, write_text
+from .config_files import read_config_file
 from .devices import distributed_environment
 from .errors import ExperimentError
 from .evaluation import EvalConfig, EvaluationResult, evaluate, json_safe, read_results, report_levels
@@ -153,22 +154,9 @@ def _dataset_entry(values: Any) -> DatasetEntry:
 
 
 def load_experiment(path: str | os.PathLike) -> ExperimentConfig:
-    """Read an experiment config from TOML (Python ≥ 3.11) or JSON."""
+    """Read an experiment config from TOML or JSON."""
     path = Path(path)
-    if not path.is_file():
-        raise ExperimentError(f"experiment config '{path}' does not exist")
-    text = path.read_text()
-    try:
-        if path.suffix.lower() == ".toml":
-            try:
-                import tomllib
-            except ImportError:  # Python 3.10
-                raise ExperimentError(f"reading TOML needs Python ≥ 3.11; convert '{path}' to JSON") from None
-            values = tomllib.loads(text)
-        else:
-            values = json.loads(text)
-    except ValueError as error:
-        raise ExperimentError(f"experiment config '{path}' cannot be parsed ({error})") from None
+    values = read_config_file(path, "experiment config", ExperimentError)
     known = {f.name for f in fields(ExperimentConfig)}
     unknown = sorted(set(values) - known)
     if unknown:
