@@ -44,7 +44,7 @@ NLM_WINDOW = 5
 MEMORY_SIZE = (112, 192)  # H, W of the memory clips
 MEMORY_FRAMES = (100, 1000)
 from _machine import cpu_name
-from videodenoise.evaluation import frame_rmse, psnr_from_rmse
+from videodenoise.metrics import frame_rmse, psnr_from_rmse
 
 
 

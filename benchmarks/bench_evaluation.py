@@ -20,8 +20,10 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.evaluation import BASELINES, clip_metrics, evaluation_clips, noise_levels
+from videodenoise.baselines import BASELINES
+from videodenoise.evaluation import evaluation_clips, noise_levels
 from videodenoise.experiment import load_experiment
+from videodenoise.metrics import clip_metrics
 from videodenoise.noise import make_noise
 from videodenoise.training import Trainer
 

@@ -198,7 +198,7 @@ class Trainer:
         self.noise = make_noise(config.noise, config.sigma_train, clip=config.clip_noise)
         self.adam = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.total_steps = min(config.epochs * self.steps_per_epoch, config.max_steps or math.inf)
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.adam, self._lr_factor)
+        self.scheduler = self._build_scheduler()
         self.problem = None
         self.optimizer = None
         if config.mode == "constrained":
@@ -254,13 +254,36 @@ class Trainer:
         if self.steps_per_epoch < 1:
             raise ConfigError(f"samples per epoch ({data.samples_per_epoch}) must cover one batch on each of {self.world} processes")
 
-    def _lr_factor(self, step: int) -> float:
-        if self.config.warmup_steps and step < self.config.warmup_steps:
-            return (step + 1) / self.config.warmup_steps
+    def _build_scheduler(self) -> torch.optim.lr_scheduler.LRScheduler:
+        """Linear warmup over warmup_steps (factor (k+1)/warmup at step k), then cosine to 0 at the last
+        step, or constant: torch.optim.lr_scheduler's LinearLR, CosineAnnealingLR and SequentialLR."""
+        from torch.optim.lr_scheduler import ConstantLR, CosineAnnealingLR, LinearLR, SequentialLR
+
+        warmup = self.config.warmup_steps
         if self.config.lr_schedule == "constant":
-            return 1.0
-        progress = (step - self.config.warmup_steps) / max(1, self.total_steps - self.config.warmup_steps)
-        return 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+            main = ConstantLR(self.adam, factor=1.0, total_iters=0)
+        else:
+            main = CosineAnnealingLR(self.adam, T_max=self._cosine_steps(), eta_min=0.0)
+        if warmup == 0:
+            return main
+        ramp = LinearLR(self.adam, start_factor=1 / warmup, end_factor=1.0, total_iters=warmup - 1)
+        return SequentialLR(self.adam, [ramp, main], milestones=[warmup])
+
+    def _cosine_steps(self) -> int:
+        return max(1, int(self.total_steps) - self.config.warmup_steps)
+
+    def _load_scheduler(self, saved: dict) -> None:
+        if "lr_lambdas" in saved:
+            # a checkpoint of the hand-written LambdaLR schedule (before the scheduler classes): replay
+            # the steps taken, which lands on the same learning rate
+            for _ in range(int(saved.get("last_epoch", 0))):
+                self.scheduler.step()
+        else:
+            self.scheduler.load_state_dict(saved)
+        # a resume may extend the run (--epochs): the cosine then ends at the new last step
+        main = self.scheduler._schedulers[-1] if hasattr(self.scheduler, "_schedulers") else self.scheduler
+        if hasattr(main, "T_max"):
+            main.T_max = self._cosine_steps()
 
     def _open_tensorboard(self):
         if self.rank != 0:
@@ -313,7 +336,7 @@ class Trainer:
             raise RunFolderError("the checkpoint is not a videodenoise training checkpoint")
         load_state(self.model, state["model"], source="the checkpoint")
         self.adam.load_state_dict(state["adam"])
-        self.scheduler.load_state_dict(state["scheduler"])
+        self._load_scheduler(state["scheduler"])
         if self.problem is not None:
             if "cmp" not in state:
                 raise VideodenoiseError("the checkpoint holds no multipliers; it was not a constrained run")
