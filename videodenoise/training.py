@@ -274,10 +274,18 @@ class Trainer:
 
     def _load_scheduler(self, saved: dict) -> None:
         if "lr_lambdas" in saved:
-            # a checkpoint of the hand-written LambdaLR schedule (before the scheduler classes): replay
-            # the steps taken, which lands on the same learning rate
-            for _ in range(int(saved.get("last_epoch", 0))):
-                self.scheduler.step()
+            # a checkpoint of the hand-written LambdaLR schedule (before the scheduler classes): start
+            # the schedule afresh from the base rate and replay the steps taken, which lands on the
+            # same learning rate
+            import warnings
+
+            for group in self.adam.param_groups:
+                group["lr"] = group.pop("initial_lr", self.config.lr)
+            self.scheduler = self._build_scheduler()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "scheduler.step() before optimizer.step()": a replay
+                for _ in range(int(saved.get("last_epoch", 0))):
+                    self.scheduler.step()
         else:
             self.scheduler.load_state_dict(saved)
         # a resume may extend the run (--epochs): the cosine then ends at the new last step
