@@ -17,9 +17,9 @@ Why not pooch (the downloader scikit-image and SciPy use; checked against pooch 
 into a fresh temporary file that it deletes on any failure, so an interrupted download always starts
 again from byte 0 (no HTTP Range resume; UCSD is 706 MB from a slow academic server), and it only
 fetches over HTTP (no manual-placement flow as ShanghaiTech needs, no pip wheel source). Its Untar
-and Unzip processors extract straight into `<archive>.untar/` and treat an existing folder as done,
-so an extraction cut short is never redone, and on Python < 3.12 they extract tar members without
-the "data" filter. Pooch does what `download_file` does for a complete download (temporary name,
+and Unzip processors extract in place (into `<archive>.untar/`) and count the archive as extracted
+when every member's name exists there, so a file cut short by an interrupted extraction is kept as
+it is; on Python < 3.12 they extract tar members without the "data" filter. Pooch does what `download_file` does for a complete download (temporary name,
 sha256, rename) but none of the rest, so this module keeps its own code.
 """
 
