@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -270,3 +271,13 @@ def test_bad_quality_options_are_refused(bad, message):
 
     with pytest.raises(ConfigError, match=message):
         TrainConfig(**bad)
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "train").glob("*.toml")),
+                         ids=lambda p: p.name)
+def test_shipped_training_recipes_are_valid(path):
+    from videodenoise.config_files import read_config_file
+
+    config = TrainConfig.from_dict(read_config_file(path))
+    assert config.sigma_range is not None and config.data.motion_fraction > 0
+    assert config.data.train_split == "bigbuckbunny"  # bikes and carphone stay unseen (bench_quality)
