@@ -21,11 +21,13 @@ What is measured, and how:
   Every method gets exactly those uint8 frames.
 * Methods (all outputs are rounded to 8 bits, as a written video would be):
   - `noisy`: the input itself.
-  - each checkpoint (--checkpoint NAME=PATH, repeatable; default current = the shipped default
-    checkpoint, previous = checkpoints/dust-samples-constrained.safetensors, run once if both are the
-    same file) through `Denoiser.from_checkpoint(path, device=...)` with the CLI's defaults (5-frame
-    reflected windows, stride 3, tiles of 512 px, opponent colour for grey models, noise-level
-    rescaling), on the whole clip, twice: `NAME-known` (told the true σ) and `NAME-auto` (σ estimated
+  - each checkpoint (--checkpoint NAME=PATH[,key=value...], repeatable; default current = the shipped
+    default checkpoint, previous = checkpoints/dust-samples-constrained.safetensors, run once if both
+    are the same file) through `Denoiser.from_checkpoint(path, device=...)` with the CLI's defaults
+    (5-frame reflected windows, stride 3, tiles of 512 px, opponent colour for grey models; a
+    noise-conditional checkpoint is told σ inside its training range, any other is applied with
+    noise-level rescaling), or with one lever changed by the options of CHECKPOINT_OPTIONS (the
+    README's ablation), on the whole clip, with --modes known,auto: `NAME-known` (told the true σ) and `NAME-auto` (σ estimated
     exactly as `denoise_clip(sigma="auto")` does: `estimate_noise_sigma` on up to 5 frames spread
     over the clip; the estimate is reported). The estimate's time counts in the auto method's time.
   - `nlm-opencv`: `cv2.fastNlMeansDenoisingColoredMulti`, template 7, search 21, temporal window 5
@@ -338,25 +340,61 @@ def classical_methods(names: list[str], bm_sigmas: tuple[float, ...] | None = No
     return methods, skipped
 
 
-def model_methods(checkpoints: dict[str, Path], device: str = "auto",
-                  modes: tuple[str, ...] = ("known", "auto")) -> tuple[list[Method], dict[str, dict]]:
-    """Two methods per checkpoint (σ known, σ estimated); the same file under two names runs once."""
+# Options a --checkpoint may carry after its path (NAME=PATH,key=value,...), one lever each, so that an
+# ablation runs the same weights several ways in one run:
+#   patch_stride=N   the model's patch stride (DUST's and UT's weights do not depend on it): denser patches
+#   window_stride=N  frames kept per 5-frame window (1: every frame centred in its own window)
+#   colour=rgb       a grey model on R, G and B instead of the opponent colour space
+#   range=off        ignore a noise-conditional checkpoint's σ range: rescale the input to σ_train instead
+CHECKPOINT_OPTIONS = ("patch_stride", "window_stride", "colour", "range")
+
+
+def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
+    """Denoiser.from_checkpoint with the CLI's defaults, changed by a --checkpoint's options."""
+    import dataclasses
+
     from videodenoise.denoise import Denoiser
+
+    kwargs = {"device": device}
+    if "window_stride" in options:
+        kwargs["stride"] = int(options["window_stride"])
+    if "colour" in options:
+        kwargs["colour"] = options["colour"]
+    if options.get("range") == "off":
+        kwargs["sigma_range"] = None
+    if "patch_stride" in options:  # rebuild the Denoiser around the same model with another patch grid
+        model = Denoiser.from_checkpoint(path, device="cpu", sigma_range=None).model
+        model.config = dataclasses.replace(model.config, stride=int(options["patch_stride"]))
+        from videodenoise.checkpoints import read_sigma_range, read_sigma_train
+        from videodenoise.models import read_metadata
+
+        metadata = read_metadata(path)
+        kwargs.setdefault("sigma_range", read_sigma_range(metadata, path))
+        return Denoiser(model, sigma_train=read_sigma_train(metadata, path), **kwargs)
+    return Denoiser.from_checkpoint(path, **kwargs)
+
+
+def model_methods(checkpoints: dict[str, tuple[Path, dict]], device: str = "auto",
+                  modes: tuple[str, ...] = ("known", "auto")) -> tuple[list[Method], dict[str, dict]]:
+    """Two methods per checkpoint (σ known, σ estimated); the same file with the same options under two
+    names runs once."""
     from videodenoise.models import read_metadata
 
     methods, info, seen = [], {}, {}
-    for label, path in checkpoints.items():
-        key = str(Path(path).resolve())
+    for label, entry in checkpoints.items():
+        path, options = entry if isinstance(entry, tuple) else (entry, {})
+        key = (str(Path(path).resolve()), tuple(sorted(options.items())))
         if key in seen:
             info[label] = {"path": str(path), "same_as": seen[key]}
             continue
         seen[key] = label
-        denoiser = Denoiser.from_checkpoint(path, device=device)
+        denoiser = load_denoiser(Path(path), options, device=device)
         metadata = read_metadata(path)
         info[label] = {"path": str(path), "model": metadata.get("videodenoise_model"),
                        "dataset": metadata.get("dataset"), "mode": metadata.get("mode"),
-                       "step": metadata.get("step"), "sigma_train_255": denoiser.sigma_train * 255,
-                       "channels": denoiser.channels, "device": str(denoiser.device)}
+                       "step": metadata.get("step"), "train_split": metadata.get("train_split", "train"), "sigma_train_255": denoiser.sigma_train * 255,
+                       "channels": denoiser.channels, "device": str(denoiser.device), "options": options,
+                       "sigma_range_255": None if denoiser.sigma_range is None else [v * 255 for v in denoiser.sigma_range]}
         for mode in modes:
             methods.append(Method(f"{label}-{mode}", "model",
                                   f"{path} via Denoiser.denoise_clip, σ {'given' if mode == 'known' else 'estimated'}",
@@ -582,20 +620,10 @@ def never_worse(rows: list[dict], method: str) -> tuple[str, dict]:
 
 
 def atomic_write(path: Path, text: str) -> Path:
-    """Write `text` to a temporary file beside `path` and rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", newline="") as file:
-            file.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; the result gets the usual permissions
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    """Write `text` under a temporary name beside `path` and rename it into place (replacing an older run)."""
+    from videodenoise.atomic import write_text
+
+    return write_text(path, text, overwrite=True, create_parent=True)
 
 
 def write_csv(rows: list[dict], path: Path) -> Path:
@@ -643,19 +671,28 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(h), int(w)
 
 
-def parse_checkpoints(values: list[str] | None) -> dict[str, Path]:
+def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
+    """NAME=PATH[,key=value...] → {NAME: (PATH, options)}; default: the current and previous defaults."""
     if not values:
         from videodenoise.denoise import DEFAULT_CHECKPOINT
 
-        return {"current": Path(DEFAULT_CHECKPOINT), "previous": PREVIOUS_CHECKPOINT}
+        return {"current": (Path(DEFAULT_CHECKPOINT), {}), "previous": (PREVIOUS_CHECKPOINT, {})}
     out = {}
     for value in values:
         if "=" not in value:
-            raise SystemExit(f"--checkpoint takes NAME=PATH, got '{value}'")
-        name, path = value.split("=", 1)
+            raise SystemExit(f"--checkpoint takes NAME=PATH[,key=value...], got '{value}'")
+        name, rest = value.split("=", 1)
+        path, *pairs = rest.split(",")
+        options = {}
+        for pair in pairs:
+            key, _, option = pair.partition("=")
+            if key not in CHECKPOINT_OPTIONS or not option:
+                raise SystemExit(f"unknown checkpoint option '{pair}' in '{value}'; use key=value with a key of "
+                                 f"{', '.join(CHECKPOINT_OPTIONS)}")
+            options[key] = option
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
-        out[name.strip()] = Path(path)
+        out[name.strip()] = (Path(path), options)
     return out
 
 
@@ -669,9 +706,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated clip names (default: all)")
     parser.add_argument("--methods", type=lambda s: [c.strip() for c in s.split(",") if c.strip()], default=None,
                         help=f"comma-separated from: models, {', '.join(CLASSICAL)} (default: all)")
-    parser.add_argument("--checkpoint", action="append", metavar="NAME=PATH",
+    parser.add_argument("--checkpoint", action="append", metavar="NAME=PATH[,key=value...]",
                         help="a checkpoint to benchmark (repeatable; default current=<default checkpoint>, "
-                             "previous=checkpoints/dust-samples-constrained.safetensors)")
+                             "previous=checkpoints/dust-samples-constrained.safetensors); options "
+                             f"{', '.join(CHECKPOINT_OPTIONS)} apply one lever (see CHECKPOINT_OPTIONS)")
+    parser.add_argument("--modes", type=lambda s: tuple(m.strip() for m in s.split(",") if m.strip()),
+                        default=("known", "auto"), help="how checkpoints get σ: known, auto or both (default)")
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     parser.add_argument("--threads", type=int, default=None, help="torch and OpenCV threads (default: torch's default)")
     parser.add_argument("--seed", type=int, default=0)
@@ -702,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
     methods, skipped = classical_methods([m for m in CLASSICAL if m in methods_wanted], bm_sigmas)
     checkpoint_info: dict[str, dict] = {}
     if "models" in methods_wanted:
-        models, checkpoint_info = model_methods(parse_checkpoints(args.checkpoint), device=args.device)
+        models, checkpoint_info = model_methods(parse_checkpoints(args.checkpoint), device=args.device, modes=args.modes)
         methods = methods[:1] + models + methods[1:] if methods and methods[0].name == "noisy" else models + methods
     for label, info in checkpoint_info.items():
         if "same_as" in info:
@@ -710,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"checkpoint {label}: {info['path']} ({info['model']}, {info['channels']} channel(s), trained on "
                   f"'{info['dataset']}', σ_train {info['sigma_train_255']:.0f}, step {info['step']}, on {info['device']})")
-            if info["dataset"] == "samples":
+            if info["dataset"] == "samples" and info.get("train_split", "train") == "train":
                 print(f"  note: '{label}' trained on the samples dataset (bigbuckbunny + carphone; bikes was its "
                       "validation clip), so carphone is not held out for it")
     for name, why in skipped.items():

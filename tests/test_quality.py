@@ -142,14 +142,14 @@ def test_denoiser_tells_a_noise_conditional_model_its_sigma(tmp_path):
     path = save_model(model, tmp_path / "m.safetensors", {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})
     denoiser = Denoiser.from_checkpoint(path, device="cpu")
     assert denoiser.sigma_range == (0.0, 0.2)
-    assert denoiser._scale_for(0.0) == (1.0, 0.0)  # light noise: no rescaling at all
-    assert denoiser._scale_for(0.1) == (1.0, 0.1)
-    scale, told = denoiser._scale_for(0.4)  # above the range: rescaled to its top
+    assert denoiser.scale_for(0.0) == (1.0, 0.0)  # light noise: no rescaling at all
+    assert denoiser.scale_for(0.1) == (1.0, 0.1)
+    scale, told = denoiser.scale_for(0.4)  # above the range: rescaled to its top
     assert math.isclose(scale, 2.0) and told == 0.2
     clip = smooth_clip()[0].expand(-1, 3, -1, -1).contiguous()  # colour, through the opponent transform
     assert torch.allclose(denoiser.denoise_clip(clip, sigma=0.0), clip, atol=1e-5)
     plain = Denoiser(model, device="cpu")  # no range: the old rescaling to σ_train
-    assert plain._scale_for(0.0)[1] is None and plain._scale_for(0.0)[0] == 1e-3
+    assert plain.scale_for(0.0)[1] is None and plain.scale_for(0.0)[0] == 1e-3
 
 
 # ----------------------------------------------------------------------------------------- training data

@@ -597,10 +597,18 @@ def _parse_sigma(text: str) -> float | str | None:
 
 
 def _describe_sigma(value, how: str, denoiser) -> str:
-    trained = f"the model was trained at σ = {denoiser.sigma_train * 255:.3g}"
+    if denoiser.sigma_range is not None:
+        low, high = (v * 255 for v in denoiser.sigma_range)
+        trained = f"the model was trained over σ = {low:.3g}-{high:.3g} and is told σ"
+    else:
+        trained = f"the model was trained at σ = {denoiser.sigma_train * 255:.3g}"
     if value is None:
         return f"no σ given: the model is applied as trained ({trained})"
-    rescale = "" if denoiser.scaling == "none" or abs(value - denoiser.sigma_train) < 1e-9 else ", rescaled to it"
+    scale, told = denoiser.scale_for(value)
+    if abs(scale - 1) < 1e-9:
+        rescale = ""
+    else:
+        rescale = f", rescaled to σ = {(told or denoiser.sigma_train) * 255:.3g}"
     if how == "estimated":
         return (f"σ ≈ {value * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
                 f"(median over 5 frames spread over the video; {trained}{rescale})")

@@ -240,7 +240,7 @@ class Denoiser:
             centre = (0.5 * opponent.sum(dim=1)).view(3, 1, 1, 1, 1)
         else:  # colour model, grey video: the grey frame in all three channels
             batch, centre = clip.expand(-1, 3, -1, -1).unsqueeze(0), 0.5
-        scale, model_sigma = self._scale_for(sigma)
+        scale, model_sigma = self.scale_for(sigma)
         estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma)
         estimate = (estimate - 0.5) * scale + centre
         if channels == self.channels:
@@ -257,7 +257,7 @@ class Denoiser:
                                "nothing was written for them: use another checkpoint")
         return out.clamp_(0, 1).float().cpu()
 
-    def _scale_for(self, sigma: float | None) -> tuple[float, float | None]:
+    def scale_for(self, sigma: float | None) -> tuple[float, float | None]:
         """(s, σ told to the model): frames are applied as (y − c)/s + ½, i.e. with noise σ/s.
 
         A noise-conditional model is told σ itself while σ lies in its training range, and the range's

@@ -376,6 +376,7 @@ class Trainer:
             "sigma_train": repr(self.config.sigma_train),
             "step": str(self.step),
             "dataset": self.config.data.dataset,
+            "train_split": self.config.data.train_split,
         }
 
     # ---------------------------------------------------------------------------------- training
