@@ -322,7 +322,7 @@ CASES = [
          message="is a file, not a folder"),
     Case("data download --root is a file", 1,
          lambda tmp, s, mp: ["data", "download", "ucsd-ped2", "--root", (tmp / "afile").write_text("x") and tmp / "afile"],
-         message="is a file, not a folder; pass a folder with --root DIR"),
+         message="is a file, not a folder; choose another --root DIR"),
     Case("data download samples --root under a file", 1,
          lambda tmp, s, mp: ["data", "download", "samples", "--root",
                              (tmp / "afile").write_text("x") and tmp / "afile" / "cache"],

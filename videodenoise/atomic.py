@@ -27,7 +27,7 @@ from typing import Any, Iterator
 
 from .errors import OutputError, Terminated
 
-__all__ = ["AtomicOutput", "atomic_output", "check_output", "check_folder", "write_text", "write_bytes",
+__all__ = ["AtomicOutput", "atomic_output", "check_output", "check_creatable", "check_folder", "write_text", "write_bytes",
            "torch_save", "describe_os_error", "written_paths"]
 
 # outputs committed by this process, newest last: the CLI says what was kept when interrupted
@@ -51,16 +51,26 @@ def describe_os_error(error: OSError, path: str | os.PathLike | None = None) -> 
     return f"cannot write{where} ({error.strerror or error})"
 
 
-def check_folder(folder: str | os.PathLike, create: bool = False, what: str = "output folder") -> Path:
-    """The folder an output goes into: an existing, writable folder (created with `create`), or a
-    one-line OutputError that says which part of the path is wrong."""
+def check_creatable(folder: str | os.PathLike, what: str = "output folder", option: str = "another path",
+                    error: type[Exception] = OutputError) -> Path:
+    """Without creating anything: raise `error` (one line, ending "choose {option}") unless `folder`
+    is a folder or could be made, i.e. its nearest existing ancestor is a writable folder. Commands
+    call it before any work, and create the folder only once they can start."""
     folder = Path(folder)
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
-    if existing.exists() and not existing.is_dir():
-        raise OutputError(f"cannot use '{folder}' as the {what}: '{existing}' is a file, not a folder; "
-                          "choose another path")
+    if not existing.is_dir():
+        raise error(f"cannot use '{folder}' as the {what}: '{existing}' is a file, not a folder; choose {option}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise error(f"cannot create the {what} '{folder}': '{existing}' is not writable; choose {option}")
+    return folder
+
+
+def check_folder(folder: str | os.PathLike, create: bool = False, what: str = "output folder") -> Path:
+    """The folder an output goes into: an existing, writable folder (created with `create`), or a
+    one-line OutputError that says which part of the path is wrong."""
+    folder = check_creatable(folder, what)
     if not folder.is_dir():
         if not create:
             raise OutputError(f"the {what} '{folder}' does not exist; create it or choose another")

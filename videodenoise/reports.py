@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .atomic import atomic_output, write_text
+from .atomic import atomic_output, check_creatable, write_text
 from .baselines import BASELINE_NOTE, BASELINES
 from .errors import OutputError
 from .eval_config import Level
@@ -251,13 +251,7 @@ def check_evaluation_output(out_dir: str | os.PathLike, overwrite: bool = False)
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputError(f"the output folder '{out_dir}' is a file; choose another --out")
-    existing = _nearest_existing(out_dir)
-    if not existing.is_dir():
-        raise OutputError(f"cannot use '{out_dir}' as the output folder: '{existing}' is a file, not a folder; "
-                          "choose another --out")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputError(f"cannot create the output folder '{out_dir}': '{existing}' is not writable; "
-                          "choose another --out")
+    check_creatable(out_dir, "output folder", "another --out")
     if out_dir.is_dir() and not overwrite:
         found = [name for name in RESULT_FILES if (out_dir / name).exists()]
         found += sorted(p.name for pattern in FIGURE_PATTERNS for p in out_dir.glob(pattern))
@@ -267,10 +261,6 @@ def check_evaluation_output(out_dir: str | os.PathLike, overwrite: bool = False)
     return out_dir
 
 
-def _nearest_existing(path: Path) -> Path:
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
 
 
 def write_evaluation_outputs(result: EvaluationResult, out_dir: Path, figures: bool = True,

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .atomic import check_folder, torch_save, write_text
+from .atomic import check_creatable, check_folder, torch_save, write_text
 from .errors import OutputError, RunFolderError
 
 __all__ = ["RunFolder", "read_metrics", "CONFIG", "STATE", "LAST_WEIGHTS", "BEST_WEIGHTS", "METRICS", "SUMMARY"]
@@ -59,16 +59,7 @@ class RunFolder:
                                      f"delete that folder (nothing in it can be resumed) or choose another --run-dir")
             raise RunFolderError(f"run folder '{path}' already holds a run; continue it with "
                                  f"`videodenoise train --resume {path}` or choose another --run-dir")
-        existing = path
-        while not existing.exists() and existing != existing.parent:
-            existing = existing.parent
-        if not existing.is_dir():
-            raise RunFolderError(f"cannot create the run folder '{path}': '{existing}' is a file, not a folder; "
-                                 "choose another --run-dir")
-        if not os.access(existing, os.W_OK | os.X_OK):
-            raise RunFolderError(f"cannot create the run folder '{path}': '{existing}' is not writable; "
-                                 "choose another --run-dir")
-        return path
+        return check_creatable(path, "run folder", "another --run-dir", RunFolderError)
 
     @classmethod
     def create(cls, path: str | os.PathLike, config: dict) -> "RunFolder":

@@ -42,7 +42,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from videodenoise.atomic import write_bytes, write_text
+from videodenoise.atomic import check_creatable, write_bytes, write_text
 from videodenoise.errors import DownloadError
 
 __all__ = [
@@ -429,14 +429,7 @@ def extract_archive(archive: Path, dest: Path) -> Path:
 
 def _check_destination(root: Path) -> None:
     """The download folder must be a folder, or creatable: refuse a file (or a file on the way)."""
-    existing = root
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise DownloadError(f"cannot download into '{root}': '{existing}' is a file, not a folder; pass a folder "
-                            "with --root DIR")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise DownloadError(f"cannot download into '{root}': '{existing}' is not writable; pass another --root DIR")
+    check_creatable(root, "download folder", "another --root DIR", DownloadError)
 
 
 def download_dataset(name: str, root: Path, progress: bool = True, verify: bool = True) -> Path:
