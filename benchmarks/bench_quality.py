@@ -61,7 +61,6 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass
@@ -84,7 +83,7 @@ DEFAULT_SIGMAS = (0.0, 2.0, 5.0, 10.0, 15.0, 25.0, 50.0)
 DEFAULT_FRAMES = 10
 DEFAULT_SIZE = (240, 320)  # H, W: the largest centre crop; smaller clips stay whole
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "quality"
-PREVIOUS_CHECKPOINT = ROOT / "checkpoints" / "dust-samples-constrained.safetensors"
+from videodenoise.denoise import PREVIOUS_CHECKPOINT  # noqa: E402
 REAL_CLIPS = ("bikes", "carphone")
 NLM_WINDOW = 5
 CLASSICAL_MIN_SIGMA = 1.0  # classical methods at σ = 0 are told σ = 1 (0-255 scale)
@@ -351,26 +350,17 @@ CHECKPOINT_OPTIONS = ("patch_stride", "window_stride", "colour", "range")
 
 def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     """Denoiser.from_checkpoint with the CLI's defaults, changed by a --checkpoint's options."""
-    import dataclasses
-
     from videodenoise.denoise import Denoiser
 
     kwargs = {"device": device}
+    if "patch_stride" in options:
+        kwargs["patch_stride"] = int(options["patch_stride"])
     if "window_stride" in options:
         kwargs["stride"] = int(options["window_stride"])
     if "colour" in options:
         kwargs["colour"] = options["colour"]
     if options.get("range") == "off":
         kwargs["sigma_range"] = None
-    if "patch_stride" in options:  # rebuild the Denoiser around the same model with another patch grid
-        model = Denoiser.from_checkpoint(path, device="cpu", sigma_range=None).model
-        model.config = dataclasses.replace(model.config, stride=int(options["patch_stride"]))
-        from videodenoise.checkpoints import read_sigma_range, read_sigma_train
-        from videodenoise.models import read_metadata
-
-        metadata = read_metadata(path)
-        kwargs.setdefault("sigma_range", read_sigma_range(metadata, path))
-        return Denoiser(model, sigma_train=read_sigma_train(metadata, path), **kwargs)
     return Denoiser.from_checkpoint(path, **kwargs)
 
 

@@ -281,3 +281,42 @@ def test_shipped_training_recipes_are_valid(path):
     config = TrainConfig.from_dict(read_config_file(path))
     assert config.sigma_range is not None and config.data.motion_fraction > 0
     assert config.data.train_split == "bigbuckbunny"  # bikes and carphone stay unseen (bench_quality)
+
+
+# ----------------------------------------------------------------------------------------- quality presets
+
+
+def test_patch_stride_applies_the_same_weights_on_a_denser_grid():
+    torch.manual_seed(0)
+    model = build_model("dust", layers=2)
+    denser = build_model("dust", layers=2, stride=2)
+    denser.load_state_dict(model.state_dict())
+    clip = (smooth_clip() + 0.05 * torch.randn(1, 5, 1, 40, 56))[0]
+    got = Denoiser(model, device="cpu", patch_stride=2).denoise_clip(clip, sigma=0.05)
+    expected = Denoiser(denser, device="cpu").denoise_clip(clip, sigma=0.05)
+    assert torch.allclose(got, expected, atol=1e-6)
+    with pytest.raises(Exception, match="patch_stride"):
+        Denoiser(build_model("dust", layers=2), device="cpu", patch_stride=9)
+
+
+def test_clean_quality_presets(tmp_path, capsys, monkeypatch):
+    from fractions import Fraction
+
+    from helpers import run_cli
+    from videodenoise.video import read_video, write_video
+
+    checkpoint = save_model(build_model("dust", layers=2), tmp_path / "m.safetensors",
+                            {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})
+    clip = smooth_clip(frames=3, height=32, width=48)[0].expand(-1, 3, -1, -1)
+    source = write_video(tmp_path / "in.mp4", (clip + 0.04 * torch.randn_like(clip)).clamp(0, 1), fps=Fraction(25))
+    outputs = {}
+    for quality in ("fast", "best"):
+        target = tmp_path / f"{quality}.mkv"
+        code, out, err = run_cli(["clean", source, "-o", target, "--format", "lossless", "--sigma", "10",
+                                  "--checkpoint", checkpoint, "--quality", quality, "--quiet"], capsys, monkeypatch)
+        assert code == 0, err
+        outputs[quality] = read_video(target)
+    assert outputs["fast"].shape == outputs["best"].shape == (3, 3, 32, 48)
+    assert not torch.equal(outputs["fast"], outputs["best"])
+    code, out, err = run_cli(["clean", source, "--checkpoint", checkpoint, "--quality", "ultra"], capsys, monkeypatch)
+    assert code == 1 and "--quality" in err and "fast, best" in err and "Traceback" not in err

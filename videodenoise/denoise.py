@@ -51,6 +51,7 @@ How a video is processed, and why:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import warnings
@@ -73,12 +74,16 @@ from .tiling import _round_up, model_margin, ramp, reflect, tile_spans
 from .video import VideoWriter, _short, has_audio, open_video
 
 __all__ = [
-    "DEFAULT_CHECKPOINT", "Denoiser", "DenoiseError", "DenoiseResult", "denoise_video", "plan_outputs",
+    "DEFAULT_CHECKPOINT", "PREVIOUS_CHECKPOINT", "QUALITY_PRESETS", "Denoiser", "DenoiseError", "DenoiseResult", "denoise_video", "plan_outputs",
     "default_output", "side_by_side_path", "estimate_noise_sigma", "estimate_video_sigma", "run_demo",
     "DemoResult", "reflect", "tile_spans", "model_margin",
 ]
 
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "dust-samples-constrained.safetensors"
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+DEFAULT_CHECKPOINT = CHECKPOINTS / "dust-video.safetensors"
+PREVIOUS_CHECKPOINT = CHECKPOINTS / "dust-samples-constrained.safetensors"  # the default until issue 9
+# `clean --quality`: the same weights, applied faster or better (README: the quality benchmark's table)
+QUALITY_PRESETS = {"fast": {}, "best": {"patch_stride": 2}}
 DEFAULT_WINDOW = 5
 DEFAULT_STRIDE = 3
 DEFAULT_TILE = 512
@@ -112,13 +117,25 @@ class Denoiser:
     frames are rescaled to `high` (see the module notes). None: a model trained at σ_train only.
     colour: how a grey model denoises colour frames: "opponent" (each channel of an orthonormal
     luminance/colour-difference transform as a grey clip) or "rgb" (each RGB channel).
+    patch_stride: cut patches at this stride instead of the model's own (a model's weights do not
+    depend on it): 2 for a stride-4 model averages 4× as many patch estimates per pixel, at about 4×
+    the time; the `best` of QUALITY_PRESETS.
     """
 
     def __init__(self, model: nn.Module, sigma_train: float | None = None, device: str | torch.device = "auto",
                  precision: str = "auto", window: int = DEFAULT_WINDOW, stride: int | None = DEFAULT_STRIDE,
                  tile: int | None = DEFAULT_TILE, overlap: int | None = None, scaling: str = "rescale",
-                 colour: str = "opponent", sigma_range: tuple[float, float] | None = None):
+                 colour: str = "opponent", sigma_range: tuple[float, float] | None = None,
+                 patch_stride: int | None = None):
         self.device = device if isinstance(device, torch.device) else resolve_device(device, _local_rank())
+        if patch_stride is not None:
+            config = getattr(model, "config", None)
+            if not dataclasses.is_dataclass(config) or not hasattr(config, "stride"):
+                raise DenoiseError("patch_stride needs a DUST or UT model (one with a patch config)")
+            if not 1 <= patch_stride <= config.patch_size:
+                raise DenoiseError(f"patch_stride must be between 1 and the patch size {config.patch_size}, "
+                                   f"got {patch_stride}")
+            model.config = dataclasses.replace(config, stride=int(patch_stride))
         self.dtype = resolve_precision(precision, self.device)
         self.model = model.to(self.device).eval()
         config = getattr(model, "config", None)
