@@ -5,14 +5,15 @@ subclass of `VideodenoiseError` whose message is one line saying what is wrong a
 prints exactly that line and exits non-zero; library callers can catch the class. Anything else that
 reaches the CLI is a bug or an unforeseen case: the CLI prints it as one line too, and `--debug` (or
 VIDEODENOISE_DEBUG=1) shows the traceback.
-
-`ModelError` is the one exception: it is defined with the models (`videodenoise.models.config`) and
-re-exported here, so that `from videodenoise.errors import ModelError` works too.
 """
 
 
 class VideodenoiseError(Exception):
     """Base class for errors caused by the user's input, not by a bug."""
+
+
+class ModelError(VideodenoiseError):
+    """A model option, input or weights file is invalid (re-exported by `videodenoise.models`)."""
 
 
 class VideoReadError(VideodenoiseError):
@@ -63,12 +64,3 @@ class ExperimentError(VideodenoiseError):
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so that every cleanup of an interrupted write runs as it
     does for Ctrl-C (see `videodenoise.atomic`)."""
-
-
-def __getattr__(name: str):
-    # ModelError lives with the models (another module's file); import it lazily to avoid a cycle
-    if name == "ModelError":
-        from .models.config import ModelError
-
-        return ModelError
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

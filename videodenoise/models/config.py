@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ..errors import VideodenoiseError
+from ..errors import ModelError
 from .layers import TOKEN_SETS
 
-
-class ModelError(VideodenoiseError):
-    """A model option, input or weights file is invalid."""
+__all__ = ["ModelError", "PatchConfig", "DUSTConfig", "UTConfig"]
 
 
 def _type_ok(value, annotation: str) -> bool:

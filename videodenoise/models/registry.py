@@ -10,13 +10,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 from safetensors import SafetensorError, safe_open
-from safetensors.torch import save_file
+from safetensors.torch import save
+
+from ..atomic import write_bytes
 
 from .config import DUSTConfig, ModelError, UTConfig
 from .dust import DUST
@@ -82,20 +83,8 @@ def save_model(model: nn.Module, path: str | os.PathLike, extra_metadata: dict[s
                     format_version=FORMAT_VERSION)
     tensors = {key: value.detach().cpu().contiguous() for key, value in model.state_dict().items()}
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    try:
-        save_file(tensors, temporary, metadata=metadata)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; a weights file is an ordinary file
-        os.replace(temporary, path)  # a reader never sees a half-written file
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    # through the package's one atomic writer: a reader never sees a half-written weights file
+    return write_bytes(path, save(tensors, metadata=metadata), overwrite=True, create_parent=True)
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:
