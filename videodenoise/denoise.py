@@ -1,7 +1,7 @@
 """Streaming inference: denoise any video file or frame folder with a trained model (SPEC §6).
 
     from videodenoise.denoise import Denoiser, denoise_video
-    denoiser = Denoiser.from_checkpoint("checkpoints/dust-samples-constrained.safetensors")
+    denoiser = Denoiser.from_checkpoint("checkpoints/dust-video.safetensors")
     result = denoise_video("input.mp4", "input.denoised.mp4", denoiser, sigma="auto")
     print(result.sigma * 255, result.frames_per_second)
     clean = denoiser.denoise_clip(noisy_clip, sigma=25 / 255)        # (T, C, H, W) in memory
@@ -47,6 +47,11 @@ How a video is processed, and why:
   by 1.5-3.5 dB at σ = 10 and 50 (trained at 25). `sigma="auto"` estimates σ with
   skimage.restoration.estimate_sigma (Donoho's wavelet MAD) on up to 5 frames spread over the video
   and takes the median; `scaling="none"` applies the model as trained.
+  A noise-conditional checkpoint (metadata `sigma_range`, the default one: a DUST trained over σ in
+  [0, 55]/255 whose thresholds scale with the σ it is told) is told σ and sees the frames unscaled
+  while σ lies in its range, and is rescaled only down to the range's top above it: light noise, the
+  commonest, is never blown up (the rescaling above multiplied a clean video's contrast by ~60 and
+  returned it at 34.5 dB against itself; `benchmarks/bench_quality.py` measures 46-80 dB now).
 """
 
 from __future__ import annotations
