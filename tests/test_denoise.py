@@ -3,7 +3,6 @@ and σ; denoising that helps on real content; the demo; a one-line error for eve
 
 from __future__ import annotations
 
-import math
 import os
 from fractions import Fraction
 from pathlib import Path
@@ -18,10 +17,10 @@ import torch.nn as nn
 from videodenoise import denoise as D
 from videodenoise.denoise import Denoiser, denoise_video, estimate_noise_sigma, reflect, run_demo, tile_spans
 from videodenoise.models import build_model, save_model
-from videodenoise.video import open_video, probe_video, read_video, write_video
+from videodenoise.video import probe_video, read_video, write_video
 
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
-from helpers import run_cli
+from helpers import png_movie, run_cli
 
 
 
@@ -373,27 +372,6 @@ def test_torchrun_ranks_share_the_inputs(tmp_path, capsys, monkeypatch, grey_che
     assert code == 0, err
     assert [p.exists() for p in (tmp_path / f"clip{k}.denoised.mp4" for k in range(3))] == [False, True, False]
     assert "[rank 1] wrote" in out
-
-
-def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
-    """A lossless PNG-in-MOV video (every frame a PNG, whose checksums make damage detectable) with
-    the packets of the frames in `corrupt` overwritten by random bytes."""
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("png", rate=25)
-        stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "rgb24"
-        for index, frame in enumerate(clip):
-            video_frame = av.VideoFrame.from_ndarray((frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8), format="rgb24")
-            video_frame.pts = index
-            container.mux(stream.encode(video_frame))
-        container.mux(stream.encode(None))
-    with av.open(str(path)) as container:
-        packets = [(p.pos, p.size) for p in container.demux(container.streams.video[0]) if p.size]
-    data = bytearray(path.read_bytes())
-    for index in corrupt:
-        position, size = packets[index]
-        data[position + size // 4: position + size // 4 + size // 2] = np.random.default_rng(index).bytes(size // 2)
-    path.write_bytes(bytes(data))
-    return path
 
 
 def test_a_corrupt_first_frame_takes_the_next_one(tmp_path):

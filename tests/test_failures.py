@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import json
 import math
 import os
 import re
@@ -32,7 +31,7 @@ import torch
 import typer
 
 import replicas as R
-from helpers import run_cli
+from helpers import png_movie, run_cli
 from videodenoise import video as V
 from videodenoise.models import build_model, save_model
 from videodenoise.video import write_video
@@ -56,27 +55,6 @@ def save_checkpoint(path: Path, nan: bool = False, **metadata) -> Path:
         with torch.no_grad():
             next(model.parameters()).fill_(math.nan)
     save_model(model, path, {"mode": "erm", "sigma_train": repr(25 / 255), "step": "0", "dataset": "test", **metadata})
-    return path
-
-
-def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
-    """PNG-in-MOV (checksummed frames) with the packets of `corrupt` overwritten by random bytes."""
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("png", rate=25)
-        stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "rgb24"
-        for index, frame in enumerate(clip):
-            image = (frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8)
-            video_frame = av.VideoFrame.from_ndarray(image, format="rgb24")
-            video_frame.pts = index
-            container.mux(stream.encode(video_frame))
-        container.mux(stream.encode(None))
-    with av.open(str(path)) as container:
-        packets = [(p.pos, p.size) for p in container.demux(container.streams.video[0]) if p.size]
-    data = bytearray(path.read_bytes())
-    for index in corrupt:
-        position, size = packets[index]
-        data[position + size // 4: position + size // 4 + size // 2] = np.random.default_rng(index).bytes(size // 2)
-    path.write_bytes(bytes(data))
     return path
 
 
