@@ -57,15 +57,15 @@ MID_GREY: float = 0.5
 # validation helpers
 
 
-def _check_sigma(sigma: float, name: str = "sigma") -> float:
+def check_sigma(sigma: float, name: str = "sigma", error: type[Exception] = VideodenoiseError) -> float:
+    """The one check of a noise level (or any std-like number): finite and >= 0, as a float; raises
+    `error` with a one-line message otherwise. `noise_level.check_sigma` adds the denoiser's rules."""
     try:
         value = float(sigma)
     except (TypeError, ValueError):
-        raise VideodenoiseError(f"{name} must be a number, got {sigma!r}.") from None
+        raise error(f"{name} must be a number, got {sigma!r}.") from None
     if not math.isfinite(value) or value < 0:
-        raise VideodenoiseError(
-            f"{name} must be a finite number >= 0 (a std on the [0,1] scale), got {sigma!r}."
-        )
+        raise error(f"{name} must be a finite number >= 0 (a std on the [0,1] scale), got {sigma!r}.")
     return value
 
 
@@ -137,7 +137,7 @@ class GaussianNoise(Noise):
     """
 
     def __init__(self, sigma: float, clip: bool = False):
-        self.sigma = _check_sigma(sigma)
+        self.sigma = check_sigma(sigma)
         self.clip = bool(clip)
 
     def _apply(self, x, generator):
@@ -159,7 +159,7 @@ class UniformNoise(Noise):
     """
 
     def __init__(self, sigma: float, clip: bool = False):
-        self.sigma = _check_sigma(sigma)
+        self.sigma = check_sigma(sigma)
         self.clip = bool(clip)
 
     @property
@@ -223,8 +223,8 @@ class PoissonGaussianNoise(Noise):
     """
 
     def __init__(self, gain: float, sigma: float, clip: bool = False):
-        self.gain = _check_sigma(gain, "gain")
-        self.sigma = _check_sigma(sigma)
+        self.gain = check_sigma(gain, "gain")
+        self.sigma = check_sigma(sigma)
         self.clip = bool(clip)
 
     def _apply(self, x, generator):
@@ -269,7 +269,7 @@ def make_noise(kind: str, sigma: float, clip: bool = False) -> Noise:
       from each part at x = 0.5 (gain·0.5 = σ²/2 and (σ/√2)² = σ²/2).
     """
     k = _normalise_kind(kind)
-    s = _check_sigma(sigma)
+    s = check_sigma(sigma)
     if k == "gaussian":
         return GaussianNoise(s, clip=clip)
     if k == "uniform":
@@ -294,10 +294,10 @@ def gamma_sweep(
     sigma_train: float = DEFAULT_SIGMA_TRAIN, gammas: Iterable[float] = DEFAULT_GAMMAS
 ) -> list[tuple[float, float]]:
     """Pairs (γ, σ_test) with σ_test = γ·σ_train ([0,1] scale); γ = 1 is in-distribution."""
-    s = _check_sigma(sigma_train, "sigma_train")
+    s = check_sigma(sigma_train, "sigma_train")
     out = []
     for g in gammas:
-        gamma = _check_sigma(g, "gamma")
+        gamma = check_sigma(g, "gamma")
         out.append((gamma, gamma * s))
     if not out:
         raise VideodenoiseError("the gamma sweep is empty; give at least one gamma, e.g. 1.0.")
@@ -306,12 +306,12 @@ def gamma_sweep(
 
 def sigma_from_255(sigma_255: float) -> float:
     """σ on the 0-255 scale (as papers report it) to the [0,1] scale: 25 → 25/255."""
-    return _check_sigma(sigma_255, "sigma (0-255 scale)") / 255.0
+    return check_sigma(sigma_255, "sigma (0-255 scale)") / 255.0
 
 
 def sigma_to_255(sigma: float) -> float:
     """σ on the [0,1] scale to the 0-255 scale: 25/255 → 25."""
-    return _check_sigma(sigma) * 255.0
+    return check_sigma(sigma) * 255.0
 
 
 def sigmas_from_255(sigmas_255: Sequence[float]) -> list[float]:

@@ -7,13 +7,13 @@ wavelet MAD); frames that cannot be decoded are skipped, as the denoising pass s
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable, Iterator
 
 import torch
 
 from .errors import DenoiseError, VideoReadError
+from .noise import check_sigma as check_noise_level
 
 __all__ = ["SIGMA_ESTIMATE_FRAMES", "check_sigma", "estimate_noise_sigma", "estimate_video_sigma"]
 
@@ -24,12 +24,7 @@ def check_sigma(sigma) -> float | None:
     """σ on the [0, 1] scale (None: apply the model as trained)."""
     if sigma is None:
         return None
-    try:
-        value = float(sigma)
-    except (TypeError, ValueError):
-        raise DenoiseError(f"sigma must be a number on the [0, 1] scale or 'auto', got {sigma!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise DenoiseError(f"sigma must be a noise level >= 0, got {sigma!r}")
+    value = check_noise_level(sigma, "sigma", DenoiseError)
     if value > 1:
         raise DenoiseError(f"sigma {value:g} is on the 0-255 scale; the library takes [0, 1], e.g. {value:g}/255")
     return value
