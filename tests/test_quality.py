@@ -320,3 +320,11 @@ def test_clean_quality_presets(tmp_path, capsys, monkeypatch):
     assert not torch.equal(outputs["fast"], outputs["best"])
     code, out, err = run_cli(["clean", source, "--checkpoint", checkpoint, "--quality", "ultra"], capsys, monkeypatch)
     assert code == 1 and "--quality" in err and "fast, best" in err and "Traceback" not in err
+
+
+def test_attention_gain_starts_every_attention_step_part_way():
+    model = build_model("dust", layers=2, attention_gain=0.5)
+    assert all(torch.equal(layer.attention.gain, torch.full_like(layer.attention.gain, 0.5)) for layer in model.layers)
+    assert build_model("ut", layers=1, width=16, attention_gain=0.25).layers[0].attention.gain.eq(0.25).all()
+    with pytest.raises(ModelError, match="attention_gain"):
+        build_model("dust", attention_gain=1.5)

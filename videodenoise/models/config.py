@@ -43,6 +43,9 @@ class PatchConfig:
     normalize_tokens: bool = True  # RMS-normalise tokens before attention (and UT's feed-forward)
     token_set: str = "temporal"  # "temporal": same location, all frames; "spatiotemporal": k×k locations
     neighbourhood: int = 3  # k of the spatio-temporal token set (odd)
+    # initial attention gain g (0: every attention step starts as the identity, so an untrained DUST is
+    # exactly ISTA and an untrained UT the identity; > 0 starts each token part-way to its attention average)
+    attention_gain: float = 0.0
 
     def __post_init__(self):
         for field in fields(self):
@@ -58,6 +61,7 @@ class PatchConfig:
                       f"token_set must be one of {', '.join(TOKEN_SETS)}, got {self.token_set!r}")
         self._require(self.neighbourhood >= 1 and self.neighbourhood % 2 == 1,
                       f"neighbourhood must be an odd number of patch locations, got {self.neighbourhood}")
+        self._require(0 <= self.attention_gain <= 1, f"attention_gain must be in [0, 1], got {self.attention_gain}")
 
     def _require(self, ok: bool, message: str) -> None:
         if not ok:

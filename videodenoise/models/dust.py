@@ -34,7 +34,8 @@ class DUSTLayer(nn.Module):
         atoms = dictionary.shape[1]
         self.coupled = config.coupled_weights
         self.attention = TokenAttention(atoms, config.heads, config.head_dim, config.tied_qk,
-                                        config.normalize_tokens, config.token_set, config.neighbourhood)
+                                        config.normalize_tokens, config.token_set, config.neighbourhood,
+                                        config.attention_gain)
         # analysis: (n, k), the U_l of the update, Dᵀ/c at init (rows convention: y @ D / c)
         self.analysis = nn.Parameter(dictionary / lipschitz)
         if not self.coupled:  # recurrence: (k, k), the W_l of the update, I − DᵀD/c at init

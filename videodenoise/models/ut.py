@@ -33,7 +33,8 @@ class UTLayer(nn.Module):
         super().__init__()
         self.normalize_tokens = config.normalize_tokens
         self.attention = TokenAttention(config.width, config.heads, config.head_dim, config.tied_qk,
-                                        config.normalize_tokens, config.token_set, config.neighbourhood)
+                                        config.normalize_tokens, config.token_set, config.neighbourhood,
+                                        config.attention_gain)
         self.expand = nn.Linear(config.width, config.hidden)  # U₁, b
         self.project = nn.Linear(config.hidden, config.width, bias=False)  # U₂
         # U₂ = 0 (and a zero attention gain): every layer starts as the identity, so the untrained UT
