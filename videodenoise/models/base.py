@@ -106,7 +106,8 @@ class UnrolledDenoiser(nn.Module):
         sigma = torch.as_tensor(sigma, dtype=noisy.dtype, device=noisy.device).reshape(-1)
         if sigma.numel() not in (1, noisy.shape[0]) or not torch.isfinite(sigma).all() or (sigma < 0).any():
             raise ModelError(f"sigma must be one noise level >= 0 or one per clip ({noisy.shape[0]}), got {sigma.tolist()}")
-        return (sigma / reference).expand(noisy.shape[0]).reshape(-1, 1, 1, 1, 1)
+        # one σ for the batch stays one number, so the thresholds scale as a (k,) vector (see SoftThreshold)
+        return (sigma / reference).reshape(-1, 1, 1, 1, 1)
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:

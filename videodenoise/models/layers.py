@@ -107,11 +107,11 @@ class SoftThreshold(nn.Module):
     def forward(self, x: torch.Tensor, scale: torch.Tensor | None = None) -> torch.Tensor:
         """scale: None, or a tensor broadcasting against x that multiplies every threshold (σ / σ_ref)."""
         threshold = self.threshold.clamp(min=0).to(x.dtype)  # x may be half precision under autocast
-        if scale is not None and scale.numel() > 1 and not bool((scale == scale.flatten()[0]).all()):
-            threshold = threshold * scale.to(x.dtype)  # one σ per clip: a threshold tensor shaped like x
+        if scale is not None and scale.numel() > 1:  # one σ per clip: a threshold tensor shaped like x
+            threshold = threshold * scale.to(x.dtype)
             return x - torch.minimum(torch.maximum(x, -threshold), threshold)
         if scale is not None:  # one σ for the whole batch (clean): scale the (k,) thresholds only
-            threshold = threshold * scale.flatten()[0].to(x.dtype)
+            threshold = threshold * scale.reshape(()).to(x.dtype)
         return x - torch.clamp(x, -threshold, threshold)
 
 
