@@ -54,6 +54,20 @@ def test_resilient_augmented_lagrangian_includes_its_penalty():
     assert (x, multiplier) == (pytest.approx(0.6, abs=1e-3), pytest.approx(0.8, abs=1e-3))
 
 
+@pytest.mark.parametrize("violation", [0.5, -0.1, -2.0])
+def test_augmented_lagrangian_term_is_the_documented_one(violation):
+    # DescentConfig's docstring: (1/2c)·[relu(λ + c·g)² − λ²] replaces λ·g in the primal Lagrangian;
+    # with λ = 1, c = 4: g = 0.5 → λg + (c/2)g² = 1.0; g = −0.1 → (0.6² − 1)/8 = −0.08 (not λg + (c/2)relu(g)² = −0.1);
+    # g = −2 → −λ²/2c = −0.125
+    problem = InequalityProblem(1, DescentConfig(dual_optimizer="augmented-lagrangian", penalty=4.0))
+    problem.constraint.multiplier.weight.data.fill_(1.0)
+    g = torch.tensor([violation])
+    lagrangian = problem.compute_cmp_state(torch.tensor(0.0), g).compute_primal_lagrangian().lagrangian
+    expected = (torch.relu(1.0 + 4.0 * g) ** 2 - 1.0).item() / (2 * 4.0)
+    assert lagrangian.item() == pytest.approx(expected)
+    assert lagrangian.item() == pytest.approx({0.5: 1.0, -0.1: -0.08, -2.0: -0.125}[violation])
+
+
 def test_inactive_constraint_keeps_multiplier_at_zero():
     x = torch.nn.Parameter(torch.tensor([3.0]))
     problem = InequalityProblem(1, DescentConfig(dual_lr=0.1))

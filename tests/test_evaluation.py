@@ -17,7 +17,7 @@ from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structu
 from videodenoise.errors import VideodenoiseError
 from videodenoise.evaluation import (BASELINES, EvalConfig, EvaluationError, clip_metrics, evaluate, evaluation_clips,
                                      frame_rmse, frame_ssim, metric_table, noise_seed, psnr_from_rmse, read_results)
-from videodenoise.experiment import ExperimentConfig, ExperimentError, cohens_d, load_experiment, run_experiment, win_counts
+from videodenoise.experiment import ExperimentConfig, ExperimentError, compare_arms, load_experiment, run_experiment
 from videodenoise.models import build_model, save_model
 from videodenoise.training import DataConfig, Trainer, TrainConfig
 
@@ -316,18 +316,24 @@ def test_experiment_end_to_end_on_a_replica(ped2, tmp_path, capsys, monkeypatch)
     exp = tmp_path / "exp"
     runs = sorted(p.name for p in (exp / "runs").iterdir())
     assert runs == sorted(f"ped2-{m}-{mode}-seed{s}" for m in ("dust", "ut") for mode in ("erm", "constrained") for s in (0, 1))
-    for name in ("report.md", "cells.csv", "comparisons.csv", "rmse_vs_gamma_ped2.png", "per_layer_loss_ped2.png",
-                 "eval/ped2/report.md", "eval/ped2/results.json", "eval/ped2/multipliers.png"):
+    for name in ("report.md", "cells.csv", "baselines.csv", "comparisons.csv", "binding.csv", "rmse_vs_gamma_ped2.png",
+                 "per_layer_loss_ped2.png", "multipliers.png", "eval/ped2/report.md", "eval/ped2/results.json"):
         assert (exp / name).is_file(), name
     report = (exp / "report.md").read_text()
-    assert "constrained vs erm: constrained wins" in report and "of 4 dataset × γ × model cells" in report
-    assert "Cohen's d" in report and "3 clips × 1 noise seeds, 9 frames" in report
-    assert "constrained vs ERM (lower mean RMSE wins): all:" in out
+    assert "## constrained − erm: paired RMSE difference over seeds" in report and "## Do the constraints bind?" in report
+    assert "3 clips × 1 noise seeds, 9 frames" in report
+    assert "ped2 dust γ=1: constrained − erm RMSE" in out and "over 2 seeds" in out
     comparisons = list(csv.DictReader(open(exp / "comparisons.csv")))
-    assert len(comparisons) == 4 and {c["model"] for c in comparisons} == {"dust", "ut"}
+    assert len(comparisons) == 4 and {c["model"] for c in comparisons} == {"dust", "ut"} and {c["seeds"] for c in comparisons} == {"2"}
+    # one row per (model, arm, seed, γ) with the columns the robustness study publishes, first
     cells = list(csv.DictReader(open(exp / "cells.csv")))
-    dust_erm = [c for c in cells if c["model"] == "dust" and c["mode"] == "erm" and c["gamma"] == "1.0"][0]
-    assert dust_erm["seeds"] == "0 1" and len(dust_erm["rmse"].split()) == 2
+    assert list(cells[0])[:6] == ["model", "arm", "seed", "gamma", "rmse", "descent_fraction"] and len(cells) == 2 * 2 * 2 * 2
+    dust_erm = [c for c in cells if c["model"] == "dust" and c["arm"] == "erm" and c["gamma"] == "1.0"]
+    assert sorted(c["seed"] for c in dust_erm) == ["0", "1"]
+    baselines = list(csv.DictReader(open(exp / "baselines.csv")))
+    assert {b["method"] for b in baselines} == {"noisy", "tv"}
+    binding = list(csv.DictReader(open(exp / "binding.csv")))
+    assert {b["arm"] for b in binding} == {"constrained"} and len(binding) == 2 * 2 * TINY["layers"]  # models × seeds × layers
 
     # re-running keeps every finished run and reads the evaluation back
     code, out, err = run_cli(["experiment", config_path, "--out", exp, "--quiet"], capsys, monkeypatch)
@@ -344,6 +350,32 @@ def test_experiment_end_to_end_on_a_replica(ped2, tmp_path, capsys, monkeypatch)
     assert code == 1 and "holds a run with other options (lr)" in err
 
 
+def test_the_robustness_grid_resumes_half_finished(ped2, tmp_path):
+    # configs/robustness.toml with its arms and options as shipped, shrunk to tiny sizes on a replica
+    shipped = load_experiment(CONFIGS / "robustness.toml")
+    small = tiny_grid(ped2)
+    grid = shipped.to_dict() | {"datasets": small["datasets"], "seeds": [0, 1], "modes": None, "evaluation": small["evaluation"],
+                                "model_options": small["model_options"]}
+    grid["training"] = {**shipped.training, **{k: v for k, v in small["training"].items() if k not in ("data", "descent")},
+                        "data": {**shipped.training["data"], **small["training"]["data"], "motion_fraction": 0.5}}
+    del grid["training"]["data"]["train_split"], grid["training"]["data"]["val_split"]
+    config = ExperimentConfig(**grid)
+    assert list(config.arms) == ["erm", "deep-supervision", "constrained", "resilient", "erm-blind"]
+    # stopped after one step of every run: a half-finished grid with a checkpoint in each run
+    stopped = ExperimentConfig(**(grid | {"training": {**grid["training"], "max_steps": 1}}))
+    first = run_experiment(stopped, tmp_path, evaluate_runs=False, log=lambda message: None)
+    assert len(first["runs"]) == 2 * 5 * 2 and {r.status for r in first["runs"]} == {"trained"}
+    summary = run_experiment(config, tmp_path, log=lambda message: None)
+    assert {r.status for r in summary["runs"]} == {"resumed"}
+    for record in summary["runs"]:
+        assert json.loads((record.run_dir / "summary.json").read_text())["steps"] == 2  # 1 epoch of 8 clips, batch 4
+    assert {(c["model"], c["a"], c["b"]) for c in summary["comparisons"]} >= {
+        (m, a, "erm") for m in ("dust", "ut") for a in ("constrained", "resilient", "deep-supervision", "erm-blind")}
+    assert {b["arm"] for b in csv.DictReader(open(summary["files"]["binding"]))} == {"constrained", "resilient"}
+    again = run_experiment(config, tmp_path, log=lambda message: None)
+    assert {r.status for r in again["runs"]} == {"done"}
+
+
 def test_a_run_killed_before_its_first_checkpoint_starts_again(ped2, tmp_path):
     config = ExperimentConfig(**tiny_grid(ped2, models=["dust"], modes=["erm"], seeds=[0]))
     run = tmp_path / "runs" / "ped2-dust-erm-seed0"
@@ -353,19 +385,51 @@ def test_a_run_killed_before_its_first_checkpoint_starts_again(ped2, tmp_path):
     assert [r.status for r in summary["runs"]] == ["trained"] and (run / "last.safetensors").is_file()
 
 
-def test_effect_sizes_and_win_counts():
-    assert cohens_d([1.0, 2.0, 3.0], [2.0, 3.0, 4.0]) == pytest.approx(-1.0)
-    assert np.isnan(cohens_d([1.0], [2.0]))
-    comparisons = [{"a": "constrained", "b": "erm", "site": "input", "noise": "gaussian", "gamma": g, "model": m, "a_wins": w}
-                   for g, m, w in [(1.0, "dust", False), (2.0, "dust", True), (3.0, "ut", True), (0.5, "ut", False)]]
-    counts = win_counts(comparisons)
-    assert counts["all"] == (2, 4) and counts["γ = 1"] == (0, 1) and counts["γ ≥ 2"] == (2, 2) and counts["dust"] == (1, 2)
+def test_arms_are_compared_seed_by_seed():
+    # constrained − erm over seeds 0..2: differences −0.02, −0.01, −0.03 → mean −0.02, sd 0.01,
+    # 95 % t half-width t(0.975, 2) · 0.01/√3 = 4.302653 · 0.0057735 = 0.0248414
+    rmse = {("erm", 0): 0.10, ("erm", 1): 0.12, ("erm", 2): 0.11, ("constrained", 0): 0.08, ("constrained", 1): 0.11,
+            ("constrained", 2): 0.08, ("constrained", 3): 0.5}  # seed 3 has no ERM partner: left out
+    rows = [{"dataset": "d", "noise": "gaussian", "site": "input", "gamma": 2.0, "model": "dust", "arm": arm, "seed": seed,
+             "rmse": value} for (arm, seed), value in rmse.items()]
+    [comparison] = compare_arms(rows)
+    assert (comparison["a"], comparison["b"], comparison["seeds"]) == ("constrained", "erm", 3)
+    assert comparison["difference"] == pytest.approx(-0.02) and comparison["sd"] == pytest.approx(0.01)
+    assert comparison["ci_low"] == pytest.approx(-0.02 - 0.0248414, abs=1e-7)
+    assert comparison["ci_high"] == pytest.approx(-0.02 + 0.0248414, abs=1e-7)
+    assert comparison["verdict"] == "no detectable difference" and comparison["relative"] == pytest.approx(-0.02 / 0.11)
+
+
+def test_arms_carry_their_own_options(ped2):
+    config = ExperimentConfig(**tiny_grid(ped2, modes=None, arms={
+        "erm": {},
+        "resilient": {"mode": "constrained", "descent": {"resilience": 2.0}, "per_model": {"ut": {"descent": {"alpha": 0.3}}}},
+        "erm-blind": {"mode": "erm", "sigma_range": [0.0, 0.2], "sigma_conditioning": False},
+    }))
+    entry = config.datasets[0]
+    dust, ut = (config.train_config(entry, model, "resilient", 0) for model in ("dust", "ut"))
+    assert dust.mode == "constrained" and dust.descent.resilience == 2.0 and dust.descent.alpha == 0.5  # [training.descent]
+    assert ut.descent.alpha == 0.3 and ut.descent.resilience == 2.0
+    blind = config.train_config(entry, "dust", "erm-blind", 1)
+    assert blind.sigma_range == [0.0, 0.2] and not blind.sigma_conditioning and blind.seed == 1
+    assert config.train_config(entry, "dust", "erm", 0).mode == "erm"
+
+
+@pytest.mark.parametrize("overrides,message", [
+    ({"modes": None, "arms": {"fast": {}}}, "every arm needs a mode"),
+    ({"modes": ["erm"], "arms": {"erm": {}}}, "either modes or"),
+    ({"modes": None, "arms": {"a b": {"mode": "erm"}}}, "arm names must be"),
+    ({"modes": None, "arms": {"erm": {"seed": 3}}}, "may not set seed"),
+])
+def test_bad_arms_are_refused(ped2, overrides, message):
+    with pytest.raises(ExperimentError, match=message):
+        ExperimentConfig(**tiny_grid(ped2, **overrides))
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.toml")), ids=lambda p: p.name)
 def test_shipped_configs_are_valid(path):
     config = load_experiment(path)
-    assert config.datasets and config.models and config.modes
+    assert config.datasets and config.models and config.arms
 
 
 def test_bad_experiment_configs_are_one_line_errors(ped2, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 import skimage.data
 import torch
 from PIL import Image, ImageSequence
+from safetensors import safe_open
 from safetensors.torch import save_file
 
 import videodenoise.models.base as base
@@ -17,6 +18,8 @@ from videodenoise.errors import VideodenoiseError
 from videodenoise.models import (MODEL_NAMES, DUSTConfig, ModelError, SoftThreshold, build_model, count_parameters,
                                  dc_atoms, dct_dictionary, extract_patches, fold_patches, load_model, read_metadata,
                                  save_model)
+from videodenoise.models.layers import TokenAttention
+from videodenoise.models.ut import FeedForwardStep, ProximalStep
 
 SIGMA = 25 / 255
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"
@@ -240,6 +243,67 @@ def test_untrained_grey_ut_is_the_identity_at_every_depth():
 
 # ----------------------------------------------------------------------------------------------------
 # registry and weight files
+
+
+def test_faithful_ut_proximal_step_is_the_closed_form_step():
+    # E₂(y) = ½ yᵀ(I − S)y − bᵀy + ι₊(y): a unit gradient step gives yS + b, the prox of ι₊ is ReLU
+    step = ProximalStep(3)
+    with torch.no_grad():
+        step.weight.copy_(torch.tensor([[1.0, 2.0, 0.0], [0.0, -1.0, 0.5], [1.0, 0.0, 0.5]]))  # S = (A + Aᵀ)/2
+        step.bias.copy_(torch.tensor([0.1, -0.2, 0.0]))
+    y = torch.tensor([[0.5, 1.0, 0.0], [0.0, 0.2, 2.0]])
+    # S = [[1, 1, .5], [1, −1, .25], [.5, .25, .5]]; yS + b = [1.6, −0.7, 0.5] and [1.3, 0.1, 1.05] by hand
+    expected = torch.tensor([[1.6, 0.0, 0.5], [1.3, 0.1, 1.05]])
+    torch.testing.assert_close(step(y), expected)
+    assert torch.equal(step.symmetric_weight, step.symmetric_weight.T)
+    # the same as projecting the gradient step of E₂'s smooth part, with the gradient from autograd
+    z = y.clone().requires_grad_(True)
+    smooth = 0.5 * ((z @ (torch.eye(3) - step.symmetric_weight.detach())) * z).sum() - (z @ step.bias.detach()).sum()
+    (gradient,) = torch.autograd.grad(smooth, z)
+    torch.testing.assert_close(step(y), torch.relu(y - gradient))
+
+
+def test_distance_scored_attention_is_the_weighted_mean_of_the_energy():
+    # y_i ← Σ_j softmax_j(−½‖W y_i − W y_j‖²/√d_k) y_j over the token's set (here 3 frames, one location)
+    attention = TokenAttention(2, head_dim=2, normalize_tokens=False, gain_init=1.0, distance_scores=True)
+    W = torch.tensor([[1.0, 0.5], [-0.5, 2.0]])
+    with torch.no_grad():
+        attention.query.weight.copy_(W)
+    y = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    projected = y @ W.T
+    scores = -0.5 * torch.cdist(projected, projected).square() / 2**0.5
+    expected = torch.softmax(scores, dim=-1) @ y
+    torch.testing.assert_close(attention(y.view(1, 1, 1, 3, 2)).view(3, 2), expected)
+
+
+def test_ut_layer_is_attention_then_proximal_step_and_the_mlp_option_is_kept(tmp_path):
+    model = randomise(build_model("ut", layers=2, width=8, patch_size=2, stride=1))
+    layer = model.layers[0]
+    assert isinstance(layer.feed_forward, ProximalStep) and layer.attention.by_distance
+    state = torch.rand(1, 2, 2, 3, 8)
+    torch.testing.assert_close(layer(state), layer.feed_forward(layer.attention(state)))
+    assert (model.initial_state(torch.randn(1, 2, 2, 3, 4)) >= 0).all()  # the energy's domain
+    mlp = build_model("ut", layers=2, width=8, patch_size=2, stride=1, feed_forward="mlp")
+    assert isinstance(mlp.layers[0].feed_forward, FeedForwardStep) and not mlp.layers[0].attention.by_distance
+    # a file written before the proximal step existed (no feed_forward in its config) loads as the MLP
+    path = save_model(mlp, tmp_path / "mlp.safetensors")
+    with safe_open(str(path), framework="pt") as file:
+        tensors, metadata = {k: file.get_tensor(k) for k in file.keys()}, file.metadata()
+    config = json.loads(metadata["config"])
+    del config["feed_forward"]
+    save_file(tensors, tmp_path / "old.safetensors", metadata={**metadata, "config": json.dumps(config)})
+    clip = torch.rand(1, 3, 1, 6, 6)
+    with torch.no_grad():
+        assert torch.equal(load_model(tmp_path / "old.safetensors")(clip), mlp(clip))
+
+
+@pytest.mark.parametrize("feed_forward", ["proximal", "mlp"])
+def test_untrained_ut_is_the_identity_with_either_feed_forward_step(feed_forward):
+    model = build_model("ut", layers=2, width=32, patch_size=4, stride=2, feed_forward=feed_forward)
+    clip = torch.rand(1, 3, 1, 12, 10)
+    with torch.no_grad():
+        for estimate in model(clip, all_layers=True):
+            torch.testing.assert_close(estimate, clip, rtol=0, atol=1e-5)
 
 
 def test_registry_builds_both_models_with_small_defaults():

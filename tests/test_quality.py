@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from videodenoise.datasets.motion import (BENCHMARK_PHOTOS, TRAINING_PHOTOS, Mix
 from videodenoise.denoise import Denoiser
 from videodenoise.errors import DatasetError
 from videodenoise.models import ModelError, build_model, save_model
+from videodenoise.models.registry import read_metadata
 from videodenoise.models.layers import TokenAttention
 from videodenoise.training import DataConfig, Trainer, TrainConfig
 
@@ -250,8 +252,8 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
         sigma_range=[0.0, 0.2], epochs=1, batch_size=4, device="cpu",
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
-    noisy, kwargs = trainer._noisy(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
-    sigmas = kwargs["sigma"]
+    noisy, sigmas = trainer._noisy(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    assert trainer._model_kwargs(sigmas)["sigma"] is sigmas  # the model is told each clip's σ
     assert sigmas.shape == (4,) and (sigmas >= 0).all() and (sigmas <= 0.2).all() and sigmas.unique().numel() == 4
     measured = (noisy - 0.5).flatten(1).std(dim=1)
     assert torch.allclose(measured, sigmas, rtol=0.25, atol=0.01)
@@ -259,6 +261,27 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
     assert summary["steps"] == 2 and math.isfinite(summary["final"]["val_rmse"])
     denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", device="cpu")
     assert denoiser.sigma_range == (0.0, 0.2)
+
+
+def test_blind_training_over_a_sigma_range_never_tells_the_model(root, tmp_path, monkeypatch):
+    # the robustness study's erm-blind arm: noise levels drawn from a range, the model must infer them
+    config = TrainConfig(
+        model="dust", model_options=dict(layers=2, patch_size=4, stride=2), mode="erm",
+        data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=16, val_crop=24,
+                        samples_per_epoch=8, val_clips_per_video=1),
+        sigma_range=[0.0, 0.2], sigma_conditioning=False, sigma_weighting=False, epochs=1, batch_size=4, device="cpu",
+    )
+    trainer = Trainer(config, tmp_path / "run", quiet=True)
+    calls = []
+    forward = type(trainer.model).forward
+    monkeypatch.setattr(type(trainer.model), "forward", lambda self, *a, **k: calls.append(k.get("sigma")) or forward(self, *a, **k))
+    noisy, sigmas = trainer._noisy(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    assert sigmas.unique().numel() == 4 and trainer._model_kwargs(sigmas) == {} and trainer._clip_weights(sigmas) is None
+    trainer.fit()
+    assert calls and all(sigma is None for sigma in calls)
+    metadata = read_metadata(tmp_path / "run" / "last.safetensors")
+    assert "sigma_range" not in metadata and json.loads(metadata["train_sigma_range"]) == [0.0, 0.2]
+    assert Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", device="cpu").sigma_range is None
 
 
 @pytest.mark.parametrize("bad, message", [

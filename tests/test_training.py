@@ -78,6 +78,14 @@ def test_unreachable_descent_raises_multipliers_and_keeps_them_non_negative(root
     multipliers = [m["multipliers"] for m in read_metrics(tmp_path / "run")]
     assert all(value >= 0 for epoch in multipliers for value in epoch)
     assert sum(multipliers[-1]) > 0.1 and sum(multipliers[-1]) > sum(multipliers[0]) - 1e-9
+    # how often each constraint binds: λ_l > 0 after every step once violated from the first step on
+    active = [m["multipliers_active_fraction"] for m in read_metrics(tmp_path / "run")]
+    assert all(len(epoch) == 3 for epoch in active) and active[-1] == [1.0, 1.0, 1.0]
+
+
+def test_an_unconstrained_run_reports_no_active_multipliers(root, tmp_path):
+    Trainer(tiny_config(root, mode="erm", epochs=1), tmp_path / "run", quiet=True).fit()
+    assert read_metrics(tmp_path / "run")[-1]["multipliers_active_fraction"] == [0.0, 0.0, 0.0]
 
 
 @pytest.mark.parametrize("descent", [{"dual_update": "epoch"}, {"dual_optimizer": "nupi", "resilience": 5.0},

@@ -304,8 +304,8 @@ def experiment(
     evaluate_only: bool = typer.Option(False, "--evaluate-only", help="Evaluate the runs that exist, train nothing."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
 ) -> None:
-    """Train a grid (datasets × models × modes × seeds), evaluate it over the γ sweep and report constrained vs ERM. Re-running continues where it stopped."""
-    from .experiment import load_experiment, run_experiment, win_counts
+    """Train a grid (datasets × models × arms × seeds), evaluate it over the γ sweep and compare the arms seed by seed. Re-running continues where it stopped."""
+    from .experiment import COMPARISONS, load_experiment, run_experiment
 
     if train_only and evaluate_only:
         raise VideodenoiseError("--train-only and --evaluate-only exclude each other; pass at most one")
@@ -317,9 +317,11 @@ def experiment(
         summary = run_experiment(grid, out, device=device, datasets=_split_list(datasets, str, "--datasets"),
                                  train=not evaluate_only, evaluate_runs=not train_only, quiet=quiet,
                                  log=lambda message: console.print(message, highlight=False), progress=progress)
-    counts = win_counts(summary["comparisons"])
-    if counts["all"][1]:
-        console.print("constrained vs ERM (lower mean RMSE wins): " + ", ".join(f"{name}: {w} of {n}" for name, (w, n) in counts.items() if n))
+    primary = [c for c in summary["comparisons"] if (c["a"], c["b"]) == COMPARISONS[0] and c["site"] == "input"]
+    for c in primary:
+        interval = "" if c["ci_low"] != c["ci_low"] else f" [{c['ci_low']:+.5f}, {c['ci_high']:+.5f}]"
+        console.print(f"{c['dataset']} {c['model']} γ={c['gamma']:g}: {c['a']} − {c['b']} RMSE {c['difference']:+.5f}{interval} "
+                      f"over {c['seeds']} seeds: {c['verdict']}", highlight=False)
     console.print(f"report: {summary['report']}")
 
 

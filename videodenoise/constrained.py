@@ -52,8 +52,13 @@ class DescentConfig:
     dual_lr: η_λ, the multipliers' step size.
     resilience: ρ of the resilient relaxation (dual weight decay 1/ρ); None for hard constraints.
     dual_optimizer: "sgd" (projected dual ascent), "nupi" (PI-controlled multipliers, gain
-        `nupi_kp`), "augmented-lagrangian" (adds (c/2)·relu(g)² to the primal Lagrangian, c =
-        `penalty`).
+        `nupi_kp`), "augmented-lagrangian": cooper's AugmentedLagrangian formulation, whose primal
+        Lagrangian has, per constraint, (1/2c)·[relu(λ + c·g)² − λ²] in place of λ·g (c = `penalty`):
+        λg + (c/2)g² where λ + cg > 0, and the constant −λ²/(2c) where the constraint is slack enough
+        that λ + cg ≤ 0, so a satisfied constraint exerts no force. The multipliers still take the
+        same simultaneous projected ascent step λ ← max(0, λ + η_λ·g) as "sgd" (step dual_lr, not c)
+        after every primal step: this is not the method of multipliers, which would minimise the
+        primal problem before each update λ ← max(0, λ + c·g).
     dual_update: "batch" (a dual step after every primal step, on that batch's g) or "epoch"
         (one dual step per epoch, on g averaged over a no-grad pass).
     detach_previous: treat F_{l−1} as a constant inside the primal Lagrangian, so the constraint on

@@ -1,14 +1,22 @@
-"""The robustness experiment as one command: train a grid, evaluate it, compare constrained with ERM.
+"""The robustness experiment as one command: train a grid, evaluate it, compare the arms seed by seed.
 
-    videodenoise experiment configs/paper-grid.toml
+    videodenoise experiment configs/robustness.toml
 
-A config (TOML or JSON) lists datasets × models × modes × training seeds, the training options they
-share (TrainConfig fields), per-model options, and the evaluation options (EvalConfig fields):
+A config (TOML or JSON) lists datasets × models × arms × training seeds, the training options they
+share (TrainConfig fields), per-model options, and the evaluation options (EvalConfig fields). An arm
+is a training mode with its own option overrides (`modes = [...]` is the shorthand for arms that are
+plain modes):
 
     name = "paper-grid"
     models = ["dust", "ut"]
-    modes = ["erm", "deep-supervision", "constrained"]
-    seeds = [0, 1, 2]
+    seeds = [0, 1, 2, 3, 4]            # paired: seed k fixes initialisation, clip order and noise in every arm
+    [arms.erm]
+    mode = "erm"
+    [arms.resilient]
+    mode = "constrained"
+    descent = { resilience = 1.0 }
+    [arms.resilient.per_model.ut]      # overrides for one model only
+    descent = { alpha = 0.3 }
     checkpoint = "last"                # or "best" (selected on the validation split)
     [[datasets]]
     name = "ucsd-ped2"
@@ -23,9 +31,13 @@ share (TrainConfig fields), per-model options, and the evaluation options (EvalC
 
 Layout of the output folder:
 
-    runs/<dataset>-<model>-<mode>-seed<k>/   training run folders (training.Trainer)
+    runs/<dataset>-<model>-<arm>-seed<k>/    training run folders (training.Trainer)
     eval/<dataset>/                          evaluate() of every run of the dataset and the baselines
-    report.md, cells.csv, comparisons.csv    the aggregate over training seeds, and the figures
+    cells.csv                                one row per run × γ (× noise, site): RMSE, descent share
+    baselines.csv                            the classical baselines on the same noisy clips
+    comparisons.csv                          paired differences between arms with t intervals over seeds
+    binding.csv                              per run and layer: share of steps with λ_l > 0, largest λ_l
+    report.md, summary.json, figures
 
 Re-running the same command continues where it stopped: finished runs are kept, partial runs are
 resumed from their last checkpoint, and an evaluation whose checkpoints and options are unchanged is
@@ -54,7 +66,9 @@ from .devices import distributed_environment
 from .errors import ExperimentError
 from .evaluation import EvalConfig, EvaluationResult, evaluate, json_safe, read_results, report_levels
 
-COMPARISONS = (("constrained", "erm"), ("deep-supervision", "erm"), ("constrained", "deep-supervision"))
+# (A, B) pairs reported as A − B when both arms are in the grid; the first is the primary endpoint
+COMPARISONS = (("constrained", "erm"), ("resilient", "erm"), ("deep-supervision", "erm"), ("erm-blind", "erm"),
+               ("constrained", "deep-supervision"), ("constrained", "erm-blind"), ("resilient", "constrained"))
 CHECKPOINT_FILES = {"best": "best.safetensors", "last": "last.safetensors"}
 # training options a resumed run may change without counting as a different run
 RESUMABLE_OPTIONS = ("device", "precision", "epochs", "max_steps")
@@ -78,7 +92,8 @@ class ExperimentConfig:
     name: str = "experiment"
     datasets: list[DatasetEntry] = field(default_factory=list)
     models: list[str] = field(default_factory=lambda: ["dust", "ut"])
-    modes: list[str] = field(default_factory=lambda: ["erm", "constrained"])
+    modes: list[str] | None = None  # shorthand for arms named after plain modes; default erm, constrained
+    arms: dict[str, dict[str, Any]] = field(default_factory=dict)  # name → {mode, overrides, per_model}
     seeds: list[int] = field(default_factory=lambda: [0])
     checkpoint: str = "last"
     out: str | None = None
@@ -91,11 +106,21 @@ class ExperimentConfig:
         from .training import MODES
 
         self.datasets = [entry if isinstance(entry, DatasetEntry) else _dataset_entry(entry) for entry in self.datasets]
+        if self.arms and self.modes is not None:
+            raise ExperimentError("give either modes or [arms.NAME] tables, not both")
+        if not self.arms:
+            self.arms = {mode: {"mode": mode} for mode in (self.modes or ["erm", "constrained"])}
+        self.modes = None
         checks = [
             (bool(self.datasets), "the experiment lists no datasets; add a [[datasets]] entry with a name (and root)"),
             (bool(self.models) and all(m in MODEL_NAMES for m in self.models),
              f"models must be among {', '.join(MODEL_NAMES)}, got {self.models}"),
-            (bool(self.modes) and all(m in MODES for m in self.modes), f"modes must be among {', '.join(MODES)}, got {self.modes}"),
+            (all(isinstance(a, dict) and a.get("mode", name) in MODES for name, a in self.arms.items()),
+             f"every arm needs a mode among {', '.join(MODES)} (an arm named after a mode may omit it)"),
+            (all(name and name.replace("-", "").replace("_", "").isalnum() for name in self.arms),
+             f"arm names must be letters, digits, - and _ (they name run folders), got {sorted(self.arms)}"),
+            (all(set(a.get("per_model", {})) <= set(self.models) for a in self.arms.values()),
+             "an arm's per_model table names a model the grid does not train"),
             (bool(self.seeds) and len(set(self.seeds)) == len(self.seeds), f"seeds must be distinct, got {self.seeds}"),
             (self.checkpoint in CHECKPOINT_FILES, f"checkpoint must be 'best' or 'last', got {self.checkpoint!r}"),
             (len({d.key for d in self.datasets}) == len(self.datasets), "two datasets share a label; give each a distinct label"),
@@ -112,24 +137,35 @@ class ExperimentConfig:
             raise ExperimentError("[training.data] may not set dataset or root: list datasets as [[datasets]] entries")
         if {"dataset", "root"} & set(self.evaluation):
             raise ExperimentError("[evaluation] may not set dataset or root: list datasets as [[datasets]] entries")
+        for name, arm in self.arms.items():
+            reserved = {"model", "seed"} & (set(arm) | {key for o in arm.get("per_model", {}).values() for key in o})
+            if reserved:
+                raise ExperimentError(f"arm {name} may not set {', '.join(sorted(reserved))}: the grid sets them")
         for entry in self.datasets:  # every combination must make valid configs before anything runs
             for model in self.models:
-                for mode in self.modes:
-                    self.train_config(entry, model, mode, self.seeds[0])
+                for arm in self.arms:
+                    self.train_config(entry, model, arm, self.seeds[0])
             self.eval_config(entry)
 
-    def train_config(self, entry: DatasetEntry, model: str, mode: str, seed: int, device: str | None = None):
+    def train_config(self, entry: DatasetEntry, model: str, arm: str, seed: int, device: str | None = None):
+        """The TrainConfig of one run: [training], then the arm's options, then the arm's per_model ones."""
         from .training import TrainConfig
 
         values = copy.deepcopy(self.training)
         values["data"] = {**values.get("data", {}), **entry.data, "dataset": entry.name, "root": entry.root}
-        values.update(model=model, mode=mode, seed=seed, model_options=dict(self.model_options.get(model, {})))
+        values["model_options"] = dict(self.model_options.get(model, {}))
+        options = {k: v for k, v in self.arms[arm].items() if k != "per_model"}
+        for overrides in (options, self.arms[arm].get("per_model", {}).get(model, {})):
+            for key, value in copy.deepcopy(overrides).items():
+                nested = key in ("data", "descent", "model_options") and isinstance(value, dict)
+                values[key] = {**values.get(key, {}), **value} if nested else value
+        values.update(model=model, mode=self.arms[arm].get("mode", arm), seed=seed)
         if device is not None:
             values["device"] = device
         try:
             return TrainConfig.from_dict(values)
         except TypeError as error:  # a misspelt nested option
-            raise ExperimentError(f"invalid training options for {entry.key}: {error}") from None
+            raise ExperimentError(f"invalid training options for {entry.key}, arm {arm}: {error}") from None
 
     def eval_config(self, entry: DatasetEntry, device: str | None = None) -> EvalConfig:
         values = {**self.evaluation, **entry.evaluation, "dataset": entry.name, "root": entry.root}
@@ -169,8 +205,8 @@ def load_experiment(path: str | os.PathLike) -> ExperimentConfig:
 # running
 
 
-def run_name(dataset: str, model: str, mode: str, seed: int) -> str:
-    return f"{dataset}-{model}-{mode}-seed{seed}"
+def run_name(dataset: str, model: str, arm: str, seed: int) -> str:
+    return f"{dataset}-{model}-{arm}-seed{seed}"
 
 
 def _expected_steps(config, world: int | None = None) -> int:
@@ -183,6 +219,14 @@ def _expected_steps(config, world: int | None = None) -> int:
 
 
 def _comparable(values: dict) -> dict:
+    """A run's options without those a resume may change; options added to TrainConfig after the run
+    was started count as their defaults."""
+    from .training import TrainConfig
+
+    defaults = json.loads(json.dumps(TrainConfig().to_dict()))
+    values = {**defaults, **values}
+    for nested in ("data", "descent"):
+        values[nested] = {**defaults[nested], **values.get(nested, {})}
     return {k: v for k, v in values.items() if k not in RESUMABLE_OPTIONS}
 
 
@@ -195,7 +239,8 @@ def train_run(run_dir: Path, config, quiet: bool = True, log=print) -> str:
         saved = json.loads(config_path.read_text())
         wanted = json.loads(json.dumps(config.to_dict()))  # as config.json holds it (tuples as lists)
         if _comparable(saved) != _comparable(wanted):
-            differing = sorted(k for k in set(saved) | set(wanted) if k not in RESUMABLE_OPTIONS and saved.get(k) != wanted.get(k))
+            saved_options, wanted_options = _comparable(saved), _comparable(wanted)
+            differing = sorted(k for k in set(saved_options) | set(wanted_options) if saved_options.get(k) != wanted_options.get(k))
             raise ExperimentError(f"'{run_dir}' holds a run with other options ({', '.join(differing)}); "
                                   f"delete that folder or write the experiment to another --out")
         summary_path = run_dir / "summary.json"
@@ -244,11 +289,17 @@ def evaluate_dataset(eval_dir: Path, config: EvalConfig, checkpoints: list[Path]
 class RunRecord:
     dataset: str
     model: str
-    mode: str
+    arm: str
     seed: int
     run_dir: Path
     status: str
     training_seconds: float | None = None
+    mode: str = "erm"  # the arm's training mode
+
+    def epochs(self) -> list[dict]:
+        """The run's per-epoch metrics lines (empty when it has none)."""
+        path = self.run_dir / "metrics.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
 
 
 def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None = None, device: str | None = None,
@@ -272,17 +323,17 @@ def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None =
     records: list[RunRecord] = []
     for entry in entries:
         for model in config.models:
-            for mode in config.modes:
+            for arm in config.arms:
                 for seed in config.seeds:
-                    run_dir = out / "runs" / run_name(entry.key, model, mode, seed)
-                    train_config = config.train_config(entry, model, mode, seed, device)
+                    run_dir = out / "runs" / run_name(entry.key, model, arm, seed)
+                    train_config = config.train_config(entry, model, arm, seed, device)
                     if train:
                         status = train_run(run_dir, train_config, quiet=quiet, log=log)
                     else:
                         status = "found" if (run_dir / CHECKPOINT_FILES[config.checkpoint]).is_file() else "missing"
                     summary = run_dir / "summary.json"
                     seconds = json.loads(summary.read_text()).get("training_seconds") if summary.is_file() else None
-                    records.append(RunRecord(entry.key, model, mode, seed, run_dir, status, seconds))
+                    records.append(RunRecord(entry.key, model, arm, seed, run_dir, status, seconds, train_config.mode))
     results: dict[str, EvaluationResult] = {}
     if evaluate_runs:
         for entry in entries:
@@ -294,90 +345,91 @@ def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None =
                 out / "eval" / entry.key, config.eval_config(entry, device),
                 [r.run_dir / CHECKPOINT_FILES[config.checkpoint] for r in runs], [r.run_dir.name for r in runs],
                 quiet=quiet, log=log, progress=progress)
-    cells = aggregate_cells(results, records)
-    comparisons = compare_modes(cells)
-    paths = write_experiment_report(out, config, records, results, cells, comparisons, time.perf_counter() - started)
-    return {"out": out, "runs": records, "cells": cells, "comparisons": comparisons, "report": paths["report"], "files": paths}
+    rows, baselines = seed_rows(results, records)
+    comparisons = compare_arms(rows)
+    paths = write_experiment_report(out, config, records, results, rows, baselines, comparisons, time.perf_counter() - started)
+    return {"out": out, "runs": records, "rows": rows, "baselines": baselines, "comparisons": comparisons,
+            "report": paths["report"], "files": paths}
 
 
 # ---------------------------------------------------------------------------------------------------
-# aggregation over training seeds
+# rows per run, paired comparisons over training seeds
 
 
-def aggregate_cells(results: dict[str, EvaluationResult], records: list[RunRecord]) -> list[dict]:
-    """One cell per dataset × noise × site × γ × (model, mode) with the RMSE of every training seed
-    (each the mean over clips × noise seeds), their mean and std; baselines as single-seed cells."""
+def seed_rows(results: dict[str, EvaluationResult], records: list[RunRecord]) -> tuple[list[dict], list[dict]]:
+    """One row per run × noise × site × γ (the run's metrics averaged over clips and noise seeds), and
+    the baselines' rows on the same noisy clips."""
     by_label = {r.run_dir.name: r for r in records}
-    cells: dict[tuple, dict] = {}
+    rows, baselines = [], []
     for dataset, result in results.items():
         for row in result.rows():
+            common = {"dataset": dataset, "noise": row["noise"], "site": row["site"], "gamma": row["gamma"],
+                      "sigma_255": row["sigma_255"], "rmse": row["rmse_mean"], "psnr": row["psnr_mean"],
+                      "ssim": row["ssim_mean"], "clips": row["clips"], "frames": row["frames"], "noise_seeds": row["seeds"]}
+            if row["type"] == "baseline":
+                baselines.append({"method": row["method"], **common})
+                continue
             record = by_label.get(row["method"])
-            if row["type"] == "model" and record is None:
+            if record is None:
                 continue
-            group = (record.model, record.mode) if record else ("baseline", row["method"])
-            key = (dataset, row["noise"], row["site"], row["gamma"]) + group
-            cell = cells.setdefault(key, {
-                "dataset": dataset, "noise": row["noise"], "site": row["site"], "gamma": row["gamma"],
-                "sigma_255": row["sigma_255"], "model": group[0], "mode": group[1], "seeds": [], "rmse": [],
-                "psnr": [], "ssim": [], "descent_fraction": [], "clips": row["clips"], "frames": row["frames"],
-                "noise_seeds": row["seeds"],
-            })
-            cell["seeds"].append(record.seed if record else None)
-            for metric in ("rmse", "psnr", "ssim"):
-                cell[metric].append(row[f"{metric}_mean"])
-            if row["descent_fraction"] is not None:
-                cell["descent_fraction"].append(row["descent_fraction"])
-    out = []
-    for cell in cells.values():
-        for metric in ("rmse", "psnr", "ssim", "descent_fraction"):
-            values = np.array(cell[metric], dtype=np.float64)
-            cell[f"{metric}_mean"] = float(values.mean()) if values.size else None
-            cell[f"{metric}_std"] = float(values.std(ddof=1)) if values.size > 1 else None
-        out.append(cell)
-    return out
+            rows.append({"model": record.model, "arm": record.arm, "seed": record.seed, **common,
+                         "descent_fraction": row["descent_fraction"], "layer_mse": row["layer_mse"]})
+    return rows, baselines
 
 
-def cohens_d(a: list[float], b: list[float]) -> float:
-    """(mean a − mean b) / pooled standard deviation; NaN with fewer than two values on a side or no spread."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.size < 2 or b.size < 2:
-        return math.nan
-    pooled = math.sqrt(((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1)) / (a.size + b.size - 2))
-    return float((a.mean() - b.mean()) / pooled) if pooled > 0 else math.nan
+def compare_arms(rows: list[dict], confidence: float = 0.95) -> list[dict]:
+    """For every pair (A, B) of COMPARISONS in the grid and every dataset × noise × site × γ × model:
+    the paired difference A − B of the runs' RMSE over the training seeds both arms have."""
+    from .statistics import paired_difference
 
-
-def compare_modes(cells: list[dict]) -> list[dict]:
-    """For every dataset × noise × site × γ × model and each pair (A, B) of COMPARISONS present: the
-    RMSE difference A − B (mean over training seeds), relative difference, Cohen's d across seeds, and
-    whether A wins (lower mean RMSE)."""
-    index = {(c["dataset"], c["noise"], c["site"], c["gamma"], c["model"], c["mode"]): c for c in cells}
+    index = {(r["dataset"], r["noise"], r["site"], r["gamma"], r["model"], r["arm"], r["seed"]): r["rmse"] for r in rows}
+    groups = sorted({key[:5] for key in index}, key=lambda g: (g[4], g[0], g[1], g[2], g[3]))
     comparisons = []
-    for (dataset, noise, site, gamma, model, mode), cell in index.items():
-        for first, second in COMPARISONS:
-            if mode != first or (dataset, noise, site, gamma, model, second) not in index:
+    for first, second in COMPARISONS:
+        for group in groups:
+            seeds = sorted(key[6] for key in index if key[:5] == group and key[5] == first
+                           and group + (second, key[6]) in index)
+            if not seeds:
                 continue
-            other = index[(dataset, noise, site, gamma, model, second)]
-            difference = cell["rmse_mean"] - other["rmse_mean"]
+            a = [index[group + (first, seed)] for seed in seeds]
+            b = [index[group + (second, seed)] for seed in seeds]
+            difference = paired_difference(a, b, confidence)
             comparisons.append({
-                "dataset": dataset, "noise": noise, "site": site, "gamma": gamma, "sigma_255": cell["sigma_255"],
-                "model": model, "a": first, "b": second, "rmse_a": cell["rmse_mean"], "rmse_b": other["rmse_mean"],
-                "std_a": cell["rmse_std"], "std_b": other["rmse_std"], "seeds_a": len(cell["rmse"]), "seeds_b": len(other["rmse"]),
-                "difference": difference, "relative": difference / other["rmse_mean"],
-                "cohens_d": cohens_d(cell["rmse"], other["rmse"]), "a_wins": difference < 0, "tie": difference == 0,
+                "a": first, "b": second, "dataset": group[0], "noise": group[1], "site": group[2], "gamma": group[3],
+                "model": group[4], "seeds": len(seeds), "rmse_a": float(np.mean(a)), "rmse_b": float(np.mean(b)),
+                "difference": difference.mean, "sd": difference.sd, "ci_low": difference.low, "ci_high": difference.high,
+                "t": difference.t, "p": difference.p, "relative": difference.mean / float(np.mean(b)),
+                "verdict": _verdict(difference, first, second),
             })
-    comparisons.sort(key=lambda c: (c["a"], c["b"], c["model"], c["dataset"], c["noise"], c["site"], c["gamma"]))
     return comparisons
 
 
-def win_counts(comparisons: list[dict], a: str = "constrained", b: str = "erm", site: str = "input",
-               noise: str | None = None) -> dict[str, tuple[int, int]]:
-    """Wins of A over B, (wins, cells), overall, per model, at γ = 1 and at γ ≥ 2."""
-    picked = [c for c in comparisons if c["a"] == a and c["b"] == b and c["site"] == site and (noise is None or c["noise"] == noise)]
-    groups = {"all": picked, "γ = 1": [c for c in picked if math.isclose(c["gamma"], 1.0)],
-              "γ ≥ 2": [c for c in picked if c["gamma"] >= 2 - 1e-9], "γ < 1": [c for c in picked if c["gamma"] < 1 - 1e-9]}
-    for model in sorted({c["model"] for c in picked}):
-        groups[model] = [c for c in picked if c["model"] == model]
-    return {name: (sum(c["a_wins"] for c in group), len(group)) for name, group in groups.items()}
+def _verdict(difference, first: str, second: str) -> str:
+    if math.isnan(difference.low):
+        return "one seed: no interval"
+    if difference.high < 0:
+        return f"{first} lower"
+    if difference.low > 0:
+        return f"{second} lower"
+    return "no detectable difference"
+
+
+def binding(records: list[RunRecord]) -> list[dict]:
+    """Per constrained run and layer: the share of training steps after which λ_l > 0, the largest
+    and the final λ_l (from the run's metrics; epochs have equal step counts)."""
+    rows = []
+    for record in records:
+        epochs = record.epochs() if record.mode == "constrained" else []
+        if not epochs:
+            continue
+        layers = len(epochs[-1]["multipliers"])
+        for layer in range(layers):
+            active = [e["multipliers_active_fraction"][layer] for e in epochs if "multipliers_active_fraction" in e]
+            rows.append({"dataset": record.dataset, "model": record.model, "arm": record.arm, "seed": record.seed,
+                         "layer": layer + 1, "active_fraction": float(np.mean(active)) if active else math.nan,
+                         "max_multiplier": max(e["multipliers"][layer] for e in epochs),
+                         "final_multiplier": epochs[-1]["multipliers"][layer]})
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -388,132 +440,139 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
+def _csv(path: Path, rows: list[dict], columns: list[str]) -> Path:
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return write_text(path, buffer.getvalue(), overwrite=True)  # recomputed from the runs on every call
+
+
+CELL_COLUMNS = ["model", "arm", "seed", "gamma", "rmse", "descent_fraction", "dataset", "noise", "site", "sigma_255",
+                "psnr", "ssim", "clips", "frames", "noise_seeds"]
+
+
 def write_experiment_report(out: Path, config: ExperimentConfig, records: list[RunRecord],
-                            results: dict[str, EvaluationResult], cells: list[dict], comparisons: list[dict],
-                            seconds: float) -> dict[str, Path]:
-    from .plots import plot_layer_losses, plot_metric_vs_gamma
+                            results: dict[str, EvaluationResult], rows: list[dict], baselines: list[dict],
+                            comparisons: list[dict], seconds: float) -> dict[str, Path]:
+    from .plots import plot_layer_losses, plot_metric_vs_gamma, plot_multipliers
+    from .statistics import mean_interval
 
-    paths: dict[str, Path] = {}
-    cell_columns = ["dataset", "noise", "site", "gamma", "sigma_255", "model", "mode", "rmse_mean", "rmse_std", "psnr_mean",
-                    "psnr_std", "ssim_mean", "ssim_std", "descent_fraction_mean", "seeds", "rmse", "clips", "frames", "noise_seeds"]
-    # the aggregate is recomputed from the runs on every call, so it replaces the previous one
-    buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=cell_columns, extrasaction="ignore")
-    writer.writeheader()
-    for cell in cells:
-        writer.writerow({**cell, "seeds": " ".join(str(s) for s in cell["seeds"] if s is not None),
-                         "rmse": " ".join(f"{v:.6g}" for v in cell["rmse"])})
-    paths["cells"] = write_text(out / "cells.csv", buffer.getvalue(), overwrite=True)
-    buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=list(comparisons[0]) if comparisons else ["dataset"])
-    writer.writeheader()
-    writer.writerows(comparisons)
-    paths["comparisons"] = write_text(out / "comparisons.csv", buffer.getvalue(), overwrite=True)
-    write_text(out / "summary.json", json.dumps(json_safe({"cells": cells, "comparisons": comparisons}), indent=1,
-                                               default=str), overwrite=True)
+    paths: dict[str, Path] = {
+        "cells": _csv(out / "cells.csv", rows, CELL_COLUMNS),
+        "baselines": _csv(out / "baselines.csv", baselines, ["method"] + CELL_COLUMNS[6:]),
+        "comparisons": _csv(out / "comparisons.csv", comparisons, list(comparisons[0]) if comparisons else ["a", "b"]),
+    }
+    bound = binding(records)
+    paths["binding"] = _csv(out / "binding.csv", bound, list(bound[0]) if bound else ["model", "arm"])
+    write_text(out / "summary.json", json.dumps(json_safe({"rows": rows, "baselines": baselines, "comparisons": comparisons,
+                                                           "binding": bound}), indent=1, default=str), overwrite=True)
 
+    arms = list(config.arms)
     lines = [f"# Experiment {config.name}", ""]
-    lines += [f"- grid: datasets {', '.join(results) or 'none evaluated'} × models {', '.join(config.models)} × modes "
-              f"{', '.join(config.modes)} × training seeds {config.seeds}; checkpoint: {config.checkpoint}.safetensors",
+    lines += [f"- grid: datasets {', '.join(results) or 'none evaluated'} × models {', '.join(config.models)} × arms "
+              f"{', '.join(arms)} × training seeds {config.seeds}; checkpoint: {config.checkpoint}.safetensors",
               f"- {len(records)} runs ({', '.join(f'{n} {s}' for s, n in _count([r.status for r in records]).items())}); "
               f"this invocation took {seconds / 60:.1f} min",
-              "- metric: RMSE of the final estimate on the [0, 1] scale (per frame, then averaged over the frames of "
-              "every clip and noise seed); each training seed gives one such mean, and cells show mean ± std over "
-              "training seeds. Effect size: Cohen's d of the per-seed RMSEs (pooled std; negative = the first mode "
-              "is better). A win is a lower mean RMSE.", ""]
+              "- metric: RMSE of the final estimate on the [0, 1] scale, per frame, averaged over every clip and noise "
+              "seed of a run: one number per run. Training seeds are the unit of replication: seed k fixes "
+              "initialisation, clip order and training noise in every arm, so arms are compared by the paired "
+              "difference over seeds with a 95 % t interval (A − B < 0: A has the lower RMSE).", ""]
     primary_noise = results[next(iter(results))].config.noises[0] if results else "gaussian"
     for first, second in COMPARISONS:
-        counts = win_counts(comparisons, first, second, noise=primary_noise)
-        if not counts["all"][1]:
+        picked = [c for c in comparisons if c["a"] == first and c["b"] == second and c["site"] == "input" and c["noise"] == primary_noise]
+        if not picked:
             continue
-        wins, total = counts["all"]
-        lines += [f"## {first} vs {second}: {first} wins {wins} of {total} dataset × γ × model cells", ""]
-        if (first, second) == ("constrained", "erm"):
-            lines += ["The method paper reports 5 wins of 9 (dataset × noise level) settings for constrained training, "
-                      "and slightly worse in-distribution results (γ = 1).", ""]
-        lines += ["| cells | " + " | ".join(counts) + " |", "|---|" + "---:|" * len(counts),
-                  f"| {first} wins | " + " | ".join(f"{w} of {n}" for w, n in counts.values()) + " |", ""]
-        lines += [f"| dataset | model | γ | σ | {first} RMSE ↓ | {second} RMSE ↓ | difference | relative | Cohen's d | winner |",
-                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-        for c in comparisons:
-            if c["a"] != first or c["b"] != second or c["site"] != "input" or c["noise"] != primary_noise:
-                continue
-            spread_a = f" ± {_fmt(c['std_a'])}" if c["std_a"] is not None else ""
-            spread_b = f" ± {_fmt(c['std_b'])}" if c["std_b"] is not None else ""
-            d = "n/a" if math.isnan(c["cohens_d"]) else f"{c['cohens_d']:+.2f}"
-            lines.append(f"| {c['dataset']} | {c['model']} | {c['gamma']:g} | {c['sigma_255']:.3g} | {_fmt(c['rmse_a'])}{spread_a} "
-                         f"| {_fmt(c['rmse_b'])}{spread_b} | {c['difference']:+.5f} | {c['relative']:+.2%} | {d} | "
-                         f"{'tie' if c['tie'] else first if c['a_wins'] else second} |")
+        lines += [f"## {first} − {second}: paired RMSE difference over seeds", "",
+                  f"| dataset | model | γ | {first} RMSE | {second} RMSE | difference [95 % CI] | relative | p | seeds | verdict |",
+                  "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
+        for c in picked:
+            interval = f"[{c['ci_low']:+.5f}, {c['ci_high']:+.5f}]" if not math.isnan(c["ci_low"]) else ""
+            lines.append(f"| {c['dataset']} | {c['model']} | {c['gamma']:g} | {_fmt(c['rmse_a'])} | {_fmt(c['rmse_b'])} "
+                         f"| {c['difference']:+.5f} {interval} | {c['relative']:+.2%} | {_fmt(c['p'], 3)} | {c['seeds']} | {c['verdict']} |")
+        lines.append("")
+
+    if bound:
+        lines += ["## Do the constraints bind?", "", "Share of training steps after which λ_l > 0, and the largest λ_l, "
+                  "mean over seeds (binding.csv has every run):", "",
+                  "| dataset | model | arm | " + " | ".join(f"layer {l}" for l in sorted({b['layer'] for b in bound})) + " |",
+                  "|---|---|---|" + "---:|" * len({b['layer'] for b in bound})]
+        for key in sorted({(b["dataset"], b["model"], b["arm"]) for b in bound}):
+            cells = []
+            for layer in sorted({b["layer"] for b in bound}):
+                picked = [b for b in bound if (b["dataset"], b["model"], b["arm"]) == key and b["layer"] == layer]
+                cells.append(f"{np.mean([b['active_fraction'] for b in picked]):.0%} (λ ≤ {max(b['max_multiplier'] for b in picked):.3g})"
+                             if picked else "")
+            lines.append(f"| {' | '.join(key)} | " + " | ".join(cells) + " |")
         lines.append("")
 
     for dataset, result in results.items():
         noise = result.config.noises[0]
-        lines += [f"## {dataset}: RMSE ↓ by γ (mean ± std over training seeds; {result.n_clips} clips × "
-                  f"{len(result.config.seeds)} noise seeds, {result.n_frames} frames, {result.frame_size[1]}×{result.frame_size[0]})", ""]
         levels = result.levels
-        lines.append("| model | mode | seeds | " + " | ".join(f"{l.label} ↓" for l in levels) + " |")
-        lines.append("|---|---|---:|" + "---:|" * len(levels))
-        groups = [(m, mode) for m in config.models for mode in config.modes] + [("baseline", b) for b in result.config.baselines]
-        table = {}
-        for model, mode in groups:
-            table[(model, mode)] = [next((c for c in cells if c["dataset"] == dataset and c["noise"] == noise and c["site"] == "input"
-                                          and c["gamma"] == l.gamma and c["model"] == model and c["mode"] == mode), None) for l in levels]
-        best = [min((row[i]["rmse_mean"] for row in table.values() if row[i]), default=None) for i in range(len(levels))]
-        for (model, mode), row in table.items():
-            if not any(row):
-                continue
-            texts = []
-            for i, c in enumerate(row):
-                if c is None:
-                    texts.append("")
+        lines += [f"## {dataset}: RMSE ↓ by γ (mean ± 95 % t half-width over training seeds; {result.n_clips} clips × "
+                  f"{len(result.config.seeds)} noise seeds, {result.n_frames} frames, {result.frame_size[1]}×{result.frame_size[0]})", "",
+                  "| model | arm | seeds | " + " | ".join(f"{l.label} ↓" for l in levels) + " |", "|---|---|---:|" + "---:|" * len(levels)]
+        picked = [r for r in rows if r["dataset"] == dataset and r["noise"] == noise and r["site"] == "input"]
+        series, descent, panels = {}, [], []
+        for model in config.models:
+            for arm in arms:
+                runs = [r for r in picked if r["model"] == model and r["arm"] == arm]
+                if not runs:
                     continue
-                text = _fmt(c["rmse_mean"]) + (f" ± {_fmt(c['rmse_std'])}" if c["rmse_std"] is not None else "")
-                texts.append(f"**{text}**" if c["rmse_mean"] == best[i] else text)
-            seeds = len([s for s in row[0]["seeds"] if s is not None]) if row[0] else 0
-            lines.append(f"| {model if model != 'baseline' else ''} | {mode} | {seeds or ''} | " + " | ".join(texts) + " |")
+                texts, means, widths, shares = [], [], [], []
+                for level in levels:
+                    at_level = [r for r in runs if r["gamma"] == level.gamma]
+                    mean, width = mean_interval([r["rmse"] for r in at_level])
+                    texts.append(_fmt(mean) + (f" ± {_fmt(width)}" if not math.isnan(width) else ""))
+                    means.append(mean)
+                    widths.append(0.0 if math.isnan(width) else width)
+                    shares.append(np.mean([r["descent_fraction"] for r in at_level]))
+                seeds = len({r["seed"] for r in runs})
+                lines.append(f"| {model} | {arm} | {seeds} | " + " | ".join(texts) + " |")
+                series[f"{model} {arm}"] = ([l.gamma for l in levels], means, widths)
+                descent.append((model, arm, shares))
+        for baseline in result.config.baselines:
+            values = {b["gamma"]: b["rmse"] for b in baselines if b["dataset"] == dataset and b["method"] == baseline
+                      and b["noise"] == noise and b["site"] == "input"}
+            if values:
+                lines.append(f"|  | {baseline} |  | " + " | ".join(_fmt(values.get(l.gamma)) for l in levels) + " |")
+                series[baseline] = ([l.gamma for l in levels], [values.get(l.gamma, math.nan) for l in levels], None)
+        lines += ["", "Share of (clip, noise seed) samples whose loss falls at every layer (mean over training seeds):", "",
+                  "| model | arm | " + " | ".join(f"γ={l.gamma:g}" for l in levels) + " |", "|---|---|" + "---:|" * len(levels)]
+        lines += [f"| {model} | {arm} | " + " | ".join(f"{share:.0%}" for share in shares) + " |" for model, arm, shares in descent]
         lines.append("")
-        descent = [(model, mode, [c for c in row if c and c["descent_fraction_mean"] is not None]) for (model, mode), row in table.items() if model != "baseline"]
-        if any(d for _, _, d in descent):
-            lines += ["Share of (clip, noise seed) samples whose loss falls at every layer (mean over training seeds):", "",
-                      "| model | mode | " + " | ".join(f"γ={l.gamma:g}" for l in levels) + " |", "|---|---|" + "---:|" * len(levels)]
-            for model, mode, row in descent:
-                if row:
-                    lines.append(f"| {model} | {mode} | " + " | ".join(f"{c['descent_fraction_mean']:.0%}" for c in row) + " |")
-            lines.append("")
-
-        series = {}
-        for (model, mode), row in table.items():
-            present = [c for c in row if c]
-            if present:
-                label = mode if model == "baseline" else f"{model} {mode}"
-                series[label] = ([c["gamma"] for c in present], [c["rmse_mean"] for c in present],
-                                 [c["rmse_std"] or 0.0 for c in present])
-        figure = plot_metric_vs_gamma(series, out / f"rmse_vs_gamma_{dataset}.png",
-                                      title=f"{dataset}: {noise} noise, mean ± std over training seeds", ylabel="RMSE",
+        figure = plot_metric_vs_gamma(series, out / f"rmse_vs_gamma_{dataset}.png", ylabel="RMSE",
+                                      title=f"{dataset}: {noise} noise, mean and 95 % t interval over training seeds",
                                       baselines=list(result.config.baselines))
         paths[f"rmse_vs_gamma_{dataset}"] = figure
-        panels = []
         for level in report_levels(levels):
             curves = {}
             for model in config.models:
-                for mode in config.modes:
-                    layer_curves = [row["layer_mse"] for row in result.rows() if row["type"] == "model" and row["noise"] == noise
-                                    and row["site"] == "input" and row["gamma"] == level.gamma
-                                    and row["method"].startswith(f"{dataset}-{model}-{mode}-seed")]
+                for arm in arms:
+                    layer_curves = [r["layer_mse"] for r in picked if r["model"] == model and r["arm"] == arm
+                                    and r["gamma"] == level.gamma and r["layer_mse"]]
                     if layer_curves and len({len(c) for c in layer_curves}) == 1:
-                        curves[f"{model} {mode}"] = np.mean(layer_curves, axis=0).tolist()
+                        curves[f"{model} {arm}"] = np.mean(layer_curves, axis=0).tolist()
             panels.append((f"{dataset}, {level.label}: mean over training seeds", curves))
-        if panels and any(curves for _, curves in panels):
+        if any(curves for _, curves in panels):
             paths[f"per_layer_loss_{dataset}"] = plot_layer_losses(panels, out / f"per_layer_loss_{dataset}.png",
                                                                    ylabel="MSE of layer l's estimate", reference=result.sigma_train**2)
         lines += [f"![RMSE vs γ on {dataset}]({figure.name})", ""]
         if f"per_layer_loss_{dataset}" in paths:
             lines += [f"![per-layer loss on {dataset}]({paths[f'per_layer_loss_{dataset}'].name})", ""]
-        eval_dir = out / "eval" / dataset
-        lines += [f"Full evaluation (PSNR, SSIM, per-layer tables, every run, λ_l over training): "
-                  f"[eval/{dataset}/report.md](eval/{dataset}/report.md)", ""]
-        if (eval_dir / "multipliers.png").is_file():
-            lines += [f"![multipliers on {dataset}](eval/{dataset}/multipliers.png)", ""]
+        lines += [f"Full evaluation (PSNR, SSIM, per-layer tables, every run): [eval/{dataset}/report.md](eval/{dataset}/report.md)", ""]
+
+    histories = {}
+    for model in config.models:
+        for arm in arms:
+            runs = [r.epochs() for r in records if r.model == model and r.arm == arm and r.mode == "constrained"]
+            runs = [epochs for epochs in runs if epochs]
+            if runs and len({len(epochs) for epochs in runs}) == 1:
+                histories[f"{model} {arm} (mean of {len(runs)} seeds)"] = (
+                    [e["epoch"] for e in runs[0]], np.mean([[e["multipliers"] for e in epochs] for epochs in runs], axis=0).tolist())
+    if histories:
+        paths["multipliers"] = plot_multipliers(histories, out / "multipliers.png")
+        lines += ["![λ_l over training](multipliers.png)", ""]
 
     lines += ["## Runs", "", "| run | status | training time (s) |", "|---|---|---:|"]
     lines += [f"| {r.run_dir.name} | {r.status} | {_fmt(r.training_seconds, 0)} |" for r in records]
@@ -527,4 +586,3 @@ def _count(values: list[str]) -> dict[str, int]:
     for value in values:
         counts[value] = counts.get(value, 0) + 1
     return counts
-

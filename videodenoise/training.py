@@ -89,6 +89,9 @@ class TrainConfig:
     # sigma_train, and a DUST is told its clip's σ (noise-conditional thresholds, see models.base).
     # sigma_train stays the reference: validation, loss units and the model's σ_ref use it.
     sigma_range: list[float] | None = None
+    # with sigma_range: tell a DUST its clip's σ (noise-conditional); False trains blind, as a
+    # practitioner's DnCNN-B-style reference does: the model must infer the level from the clip
+    sigma_conditioning: bool = True
     # with sigma_range, weight each clip's loss by (sigma_train / max(σ, 1/255))², so that light noise,
     # whose errors are small in absolute terms, counts as much as heavy noise (equal weight in dB)
     sigma_weighting: bool = True
@@ -215,6 +218,7 @@ class Trainer:
         self.elapsed = 0.0
         self._epoch_sums = torch.zeros(self.n_layers + 1, dtype=torch.float64)
         self._epoch_batches = 0
+        self._active_steps = torch.zeros(self.n_layers, dtype=torch.float64)  # steps this epoch with λ_l > 0
         if _state is not None:
             self._load_state(_state)
         elif self.rank == 0:
@@ -329,6 +333,7 @@ class Trainer:
             "elapsed": self.elapsed,
             "epoch_sums": self._epoch_sums.clone(),
             "epoch_batches": self._epoch_batches,
+            "active_steps": self._active_steps.clone(),
             "model": self.model.state_dict(),
             "adam": self.adam.state_dict(),
             "scheduler": self.scheduler.state_dict(),
@@ -353,6 +358,7 @@ class Trainer:
                 optimizer.load_state_dict(saved)
         self.step, self.epoch, self.best_val, self.elapsed = state["step"], state["epoch"], state["best_val"], state["elapsed"]
         self._epoch_sums, self._epoch_batches = state["epoch_sums"], state["epoch_batches"]
+        self._active_steps = state.get("active_steps", torch.zeros(self.n_layers, dtype=torch.float64))
         torch.set_rng_state(state["cpu_rng"])
 
     def _drop_unsaved_metrics(self) -> None:
@@ -369,7 +375,10 @@ class Trainer:
         save_model(self.model, self.run_dir / "last.safetensors", self._weights_metadata())
 
     def _weights_metadata(self) -> dict[str, str]:
-        range_ = {} if self.config.sigma_range is None else {"sigma_range": json.dumps(list(self.config.sigma_range))}
+        # sigma_range in the weights means "noise-conditional over this range" (denoise tells it σ); a
+        # blind model trained over a range records the range under another name
+        range_ = {} if self.config.sigma_range is None else {
+            "sigma_range" if self.config.sigma_conditioning else "train_sigma_range": json.dumps(list(self.config.sigma_range))}
         return {
             **range_,
             "mode": self.config.mode,
@@ -381,12 +390,12 @@ class Trainer:
 
     # ---------------------------------------------------------------------------------- training
 
-    def _noisy(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, dict]:
-        """The noisy batch and the keyword arguments the model takes with it: with sigma_range, each
-        clip's σ (for a noise-conditional DUST); validation (seed parts starting 2**40) uses sigma_train."""
+    def _noisy(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The noisy batch and, with sigma_range, each clip's σ (None otherwise); validation (seed parts
+        starting 2**40) uses sigma_train."""
         generator = torch.Generator(device=self.device).manual_seed(_seed(self.config.seed, *seed_parts))
         if self.config.sigma_range is None:
-            return self.noise(clean, generator=generator), {}
+            return self.noise(clean, generator=generator), None
         if seed_parts[0] == VALIDATION_SEED:
             sigma = torch.full((clean.shape[0],), self.config.sigma_train, device=clean.device)
         else:
@@ -396,13 +405,17 @@ class Trainer:
         noisy = clean + sigma.view(-1, *[1] * (clean.dim() - 1)) * noise
         if self.config.clip_noise:
             noisy = noisy.clamp(0, 1)
-        kwargs = {"sigma": sigma} if self.config.model == "dust" else {}
-        return noisy, kwargs
+        return noisy, sigma
 
-    def _clip_weights(self, kwargs: dict) -> torch.Tensor | None:
-        if "sigma" not in kwargs or not self.config.sigma_weighting:
+    def _model_kwargs(self, sigma: torch.Tensor | None) -> dict:
+        """What the model is told besides the clip: its σ, for a noise-conditional DUST only."""
+        told = sigma is not None and self.config.sigma_conditioning and self.config.model == "dust"
+        return {"sigma": sigma} if told else {}
+
+    def _clip_weights(self, sigma: torch.Tensor | None) -> torch.Tensor | None:
+        if sigma is None or not self.config.sigma_weighting:
             return None
-        return (self.config.sigma_train / kwargs["sigma"].clamp(min=1 / 255)) ** 2
+        return (self.config.sigma_train / sigma.clamp(min=1 / 255)) ** 2
 
     def _loss(self, layer_losses: torch.Tensor) -> torch.Tensor:
         units = layer_losses / self.config.sigma_train**2
@@ -412,14 +425,14 @@ class Trainer:
 
     def train_step(self, clean: torch.Tensor) -> torch.Tensor:
         """One primal step (and, per batch, one dual step). Returns the per-layer losses (L+1,)."""
-        noisy, kwargs = self._noisy(clean, self.step, self.rank)
+        noisy, sigma = self._noisy(clean, self.step, self.rank)
         if self.optimizer is not None:
             self.optimizer.zero_grad()
         else:
             self.adam.zero_grad(set_to_none=True)
         with autocast(self.device, self.dtype):
-            estimates = self.wrapped(noisy, all_layers=True, **kwargs)
-        layer_losses = per_layer_mse(estimates, clean, self._clip_weights(kwargs)).mean(dim=1)
+            estimates = self.wrapped(noisy, all_layers=True, **self._model_kwargs(sigma))
+        layer_losses = per_layer_mse(estimates, clean, self._clip_weights(sigma)).mean(dim=1)
         if self.problem is not None:
             per_batch = self.config.descent.dual_update == "batch"
             primal_dual_backward(self.problem.state(layer_losses, self.epoch, primal=True, dual=per_batch))
@@ -431,6 +444,7 @@ class Trainer:
             self.optimizer.primal_step()
             if self.config.descent.dual_update == "batch":
                 self.optimizer.dual_step()
+            self._active_steps += self.problem.layer_multipliers().double() > 0
         else:
             self.adam.step()
         self.scheduler.step()
@@ -455,9 +469,9 @@ class Trainer:
         for batch, clean in enumerate(self.batches(epoch, 0)):
             clean = clean.to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, kwargs = self._noisy(clean, epoch, batch, self.rank, 1)
-                estimates = self.wrapped(noisy, all_layers=True, **kwargs)
-            sums += per_layer_mse(estimates, clean, self._clip_weights(kwargs)).mean(dim=1).double()
+                noisy, sigma = self._noisy(clean, epoch, batch, self.rank, 1)
+                estimates = self.wrapped(noisy, all_layers=True, **self._model_kwargs(sigma))
+            sums += per_layer_mse(estimates, clean, self._clip_weights(sigma)).mean(dim=1).double()
         self.wrapped.train()
         layer_losses = (sums / self.steps_per_epoch).float()
         for optimizer in self.optimizer.dual_optimizers:
@@ -477,8 +491,8 @@ class Trainer:
         for index in range(self.rank, len(self.val_set), self.world):
             clean = self.val_set[index].unsqueeze(0).to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, kwargs = self._noisy(clean, VALIDATION_SEED, index)
-                estimates = self.model(noisy, all_layers=True, **kwargs)
+                noisy, sigma = self._noisy(clean, VALIDATION_SEED, index)
+                estimates = self.model(noisy, all_layers=True, **self._model_kwargs(sigma))
             per_sample = per_layer_mse(estimates, clean)
             sums += per_sample.sum(dim=1).double()
             descending, total = descending_samples(per_sample)
@@ -570,6 +584,8 @@ class Trainer:
             "train_loss_per_layer": (self._epoch_sums / max(1, self._epoch_batches)).tolist(),
             **self.validate(),
             "multipliers": self.problem.layer_multipliers().tolist() if self.problem is not None else [0.0] * self.n_layers,
+            # the share of this epoch's steps after which λ_l > 0: how often constraint l binds
+            "multipliers_active_fraction": (self._active_steps / max(1, self._epoch_batches)).tolist(),
             "lr": self.scheduler.get_last_lr()[0],
             "samples_per_second": speed,
             "elapsed_seconds": self.elapsed,
@@ -577,6 +593,7 @@ class Trainer:
         self.epoch = epoch + 1
         self._epoch_sums.zero_()
         self._epoch_batches = 0
+        self._active_steps.zero_()
         if metrics["val_loss_per_layer"][-1] < self.best_val:
             self.best_val = metrics["val_loss_per_layer"][-1]
             if self.rank == 0:

@@ -11,7 +11,9 @@ from dataclasses import dataclass, fields
 from ..errors import ModelError
 from .layers import TOKEN_SETS
 
-__all__ = ["ModelError", "PatchConfig", "DUSTConfig", "UTConfig"]
+__all__ = ["ModelError", "PatchConfig", "DUSTConfig", "UTConfig", "FEED_FORWARD_STEPS"]
+
+FEED_FORWARD_STEPS = ("proximal", "mlp")
 
 
 def _type_ok(value, annotation: str) -> bool:
@@ -109,14 +111,19 @@ class DUSTConfig(PatchConfig):
 
 @dataclass(frozen=True)
 class UTConfig(PatchConfig):
-    """UT: embedding, L × (tied-query/key attention step + ReLU feed-forward step), shared readout."""
+    """UT: embedding, L × (tied-query/key attention step + proximal or MLP step), shared readout."""
 
     width: int = 128  # d, the token width after the embedding
-    ffn_hidden: int | None = None  # hidden units of the feed-forward step; None = 2·width
+    # "proximal": Yang, Huang & Wipf's layer, ReLU(Y S + b) with S symmetric on a non-negative
+    # representation; "mlp": the residual two-layer ReLU MLP of a standard transformer block (see ut.py)
+    feed_forward: str = "proximal"
+    ffn_hidden: int | None = None  # hidden units of the MLP step; None = 2·width (feed_forward="mlp" only)
 
     def __post_init__(self):
         super().__post_init__()
         self._require(self.width >= 1, f"width must be at least 1, got {self.width}")
+        self._require(self.feed_forward in FEED_FORWARD_STEPS,
+                      f"feed_forward must be one of {', '.join(FEED_FORWARD_STEPS)}, got {self.feed_forward!r}")
         self._require(self.ffn_hidden is None or self.ffn_hidden >= 1,
                       f"ffn_hidden must be a positive integer or null (= 2·width), got {self.ffn_hidden}")
         self._require(self.width % self.heads == 0, f"heads={self.heads} must divide width={self.width}")

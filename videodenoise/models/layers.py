@@ -203,12 +203,13 @@ class TokenAttention(nn.Module):
     similar to it, as block matching does for BM3D/BM4D but with a learned metric: its score is a
     negative squared distance, −½‖q − k‖²/√d (the dot product less ½‖k‖²; the ‖q‖² term cancels in
     the softmax), so a token weighs its neighbours by how alike they are, not by how large.
+    distance_scores=True uses that score for every token set (the faithful UT's energy, see ut.py).
     Nothing depends on T.
     """
 
     def __init__(self, dim: int, heads: int = 1, head_dim: int = 16, tied_qk: bool = True,
                  normalize_tokens: bool = True, token_set: str = "temporal", neighbourhood: int = 3,
-                 gain_init: float = 0.0):
+                 gain_init: float = 0.0, distance_scores: bool = False):
         super().__init__()
         if token_set not in TOKEN_SETS:
             raise ValueError(f"token_set must be one of {TOKEN_SETS}, got {token_set!r}")
@@ -217,7 +218,7 @@ class TokenAttention(nn.Module):
         self.heads, self.head_dim = heads, head_dim
         self.normalize_tokens = normalize_tokens
         self.offsets = spatial_offsets(token_set, neighbourhood)
-        self.by_distance = token_set == "nonlocal"
+        self.by_distance = token_set == "nonlocal" or distance_scores
         self.query = nn.Linear(dim, heads * head_dim, bias=False)
         self.key = None if tied_qk else nn.Linear(dim, heads * head_dim, bias=False)
         self.gain = nn.Parameter(torch.full((dim,), float(gain_init)))
@@ -239,7 +240,10 @@ class TokenAttention(nn.Module):
         scale = head_dim**-0.5
 
         if len(self.offsets) == 1:  # temporal: one location, all frames
-            weights = torch.softmax(queries @ keys.transpose(-1, -2) * scale, dim=-1)
+            scores = queries @ keys.transpose(-1, -2)
+            if self.by_distance:
+                scores = scores - 0.5 * keys.square().sum(-1).unsqueeze(-2)
+            weights = torch.softmax(scores * scale, dim=-1)
             mixed = self._mix(weights, tokens)
         else:
             # every offset reads a view of the grid padded once by the window radius (no rolled copies);

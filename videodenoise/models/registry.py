@@ -121,6 +121,8 @@ def load_model(path: str | os.PathLike, map_location: str | torch.device = "cpu"
         raise ModelError(f"{path} has a corrupt config in its metadata; re-save the model") from None
     if not isinstance(options, dict):
         raise ModelError(f"{path} has a corrupt config in its metadata; re-save the model")
+    if name == "ut":  # files written before the proximal step was the default hold the MLP layer
+        options.setdefault("feed_forward", "mlp")
     model = build_model(name, **options)
     with safe_open(str(path), framework="pt", device="cpu") as file:
         state = {key: file.get_tensor(key) for key in file.keys()}

@@ -1,18 +1,31 @@
-"""UT: a generic unrolled transformer (after Yang, Huang, Wipf, "Transformers from an Optimization
-Perspective", NeurIPS 2022), as a patch-token video denoiser.
+"""UT: an unrolled transformer (Yang, Huang, Wipf, "Transformers from an Optimization Perspective",
+NeurIPS 2022) as a patch-token video denoiser.
 
-Tokens y ∈ R^n are embedded, Y = y E (d wide), and each layer alternates the two descent steps of the
-energy view of a transformer block:
+Tokens y ∈ R^n are embedded in a d-wide representation, and every layer is two descent steps on one
+energy of the token set Y = {y_i}, as Yang, Huang & Wipf derive a transformer block:
 
-    Y ← Y + g ⊙ (softmax(Y W Yᵀ) Y − Y),  W = W_a W_aᵀ      attention step, tied query/key
-    Y ← Y + ReLU(Y U₁ + b) U₂                              feed-forward step
+    E(Y) = E₁(Y) + E₂(Y)
+    E₁(Y) = Σ_i Σ_j∈N(i) ρ(½‖W(ỹ_i − ỹ_j)‖²/√d_k),   ρ(z) = −e^(−z) (concave, increasing)
+    E₂(Y) = Σ_i ½ y_iᵀ(I − S)y_i − bᵀy_i + ι₊(y_i),   S = Sᵀ, ι₊ = 0 on y ≥ 0 and +∞ elsewhere
 
-(with token normalisation before each when normalize_tokens), and every layer is read out through one
-shared map R, x̂ = Y R, then folded back by averaging. E starts as the orthonormal DCT basis of the
-patch (zero-padded to d) and R as its transpose, so the readout of the embedding is the input itself
-(layer 0 = input holds for the representation, not only by definition), and the attention gain and
-U₂ start at zero, so an untrained UT is the identity at every depth (for colour with d < n: a fixed
-low-pass projection); the learned steps move the estimate from there.
+  attention step (E₁): majorise ρ at the current tokens; the majoriser's minimiser over y_i is the
+      ρ'-weighted mean of its set, Σ_j softmax_j(−½‖W ỹ_i − W ỹ_j‖²/√d_k) y_j: softmax attention
+      with tied query/key W (ỹ: RMS-normalised tokens when normalize_tokens). The step moves each
+      token a learned fraction g ∈ [0, 1] per unit towards it: y ← y + g ⊙ (attention(Y) − y).
+  proximal step (E₂): a unit gradient step on the smooth part, y − (y(I − S) − b) = yS + b, then the
+      proximal map of ι₊, the projection onto y ≥ 0: y ← ReLU(yS + b). One symmetric d×d linear
+      map and a ReLU: no hidden expansion, no residual branch.
+
+Since the energy lives on y ≥ 0, the representation is non-negative from the start: the embedding
+is E = [B, −B] (B: the d/2 lowest-frequency DCT atoms of the patch) and Y⁰ = ReLU(yE), which keeps
+every coefficient as its positive and negative part. The shared readout R starts as Eᵀ, so
+x̂ = YR = (yB)Bᵀ: the input itself when d ≥ 2n. With S = I, b = 0 and g = 0 at initialisation, an
+untrained UT is the identity at every depth (for d < 2n a fixed low-pass projection); training
+moves it from there.
+
+feed_forward="mlp" keeps the earlier layer instead of the proximal step: a residual two-layer ReLU
+MLP, Y ← Y + ReLU(norm(Y) U₁ + b) U₂ (hidden width ffn_hidden, U₂ = 0 at init), on a signed
+embedding Y⁰ = yE with E = the d lowest DCT atoms. Only its attention half is the paper's.
 """
 
 from __future__ import annotations
@@ -26,26 +39,53 @@ from .config import UTConfig
 from .layers import TokenAttention, dct_dictionary
 
 
-class UTLayer(nn.Module):
-    """One unrolled transformer layer: attention step, then ReLU feed-forward step, each residual."""
+class ProximalStep(nn.Module):
+    """y ← ReLU(y S + b) with S symmetric: the proximal-gradient step on E₂ (see the module docstring)."""
 
-    def __init__(self, config: UTConfig):
+    def __init__(self, width: int):
         super().__init__()
-        self.normalize_tokens = config.normalize_tokens
-        self.attention = TokenAttention(config.width, config.heads, config.head_dim, config.tied_qk,
-                                        config.normalize_tokens, config.token_set, config.neighbourhood,
-                                        config.attention_gain)
-        self.expand = nn.Linear(config.width, config.hidden)  # U₁, b
-        self.project = nn.Linear(config.hidden, config.width, bias=False)  # U₂
-        # U₂ = 0 (and a zero attention gain): every layer starts as the identity, so the untrained UT
-        # returns its input at every depth instead of adding random-feature noise to it
+        self.weight = nn.Parameter(torch.eye(width))  # A; S = (A + Aᵀ)/2, so S is symmetric by construction
+        self.bias = nn.Parameter(torch.zeros(width))
+
+    @property
+    def symmetric_weight(self) -> torch.Tensor:
+        return 0.5 * (self.weight + self.weight.T)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return F.relu(F.linear(tokens, self.symmetric_weight.to(tokens.dtype), self.bias.to(tokens.dtype)))
+
+
+class FeedForwardStep(nn.Module):
+    """The MLP option: Y ← Y + ReLU(norm(Y) U₁ + b) U₂, U₂ = 0 at init so the step starts as the identity."""
+
+    def __init__(self, width: int, hidden: int, normalize_tokens: bool):
+        super().__init__()
+        self.normalize_tokens = normalize_tokens
+        self.expand = nn.Linear(width, hidden)  # U₁, b
+        self.project = nn.Linear(hidden, width, bias=False)  # U₂
         nn.init.zeros_(self.project.weight)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        tokens = self.attention(tokens)
         normalized = F.rms_norm(tokens, (tokens.shape[-1],)) if self.normalize_tokens else tokens
         hidden = F.relu(self.expand(normalized), inplace=True)  # safe: Linear's backward keeps no output
         return tokens + self.project(hidden)
+
+
+class UTLayer(nn.Module):
+    """One unrolled transformer layer: the attention step on E₁, then the proximal (or MLP) step."""
+
+    def __init__(self, config: UTConfig):
+        super().__init__()
+        faithful = config.feed_forward == "proximal"
+        # the faithful layer scores by −½‖q − k‖², the energy's own similarity; the MLP option keeps dot products
+        self.attention = TokenAttention(config.width, config.heads, config.head_dim, config.tied_qk,
+                                        config.normalize_tokens, config.token_set, config.neighbourhood,
+                                        config.attention_gain, distance_scores=faithful)
+        self.feed_forward = (ProximalStep(config.width) if faithful
+                             else FeedForwardStep(config.width, config.hidden, config.normalize_tokens))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.feed_forward(self.attention(tokens))
 
 
 class UT(UnrolledDenoiser):
@@ -57,20 +97,27 @@ class UT(UnrolledDenoiser):
         super().__init__()
         self.config = config = config or UTConfig()
         n, d = config.patch_dim, config.width
-        basis = dct_dictionary(config.patch_size, config.channels, n)  # orthonormal, low frequencies first
+        self.non_negative = config.feed_forward == "proximal"
         embedding = torch.zeros(n, d)
-        embedding[:, :min(n, d)] = basis[:, :min(n, d)]  # d < n keeps the lowest frequencies: a low-pass start
-        self.embedding = nn.Parameter(embedding)  # E (n, d): Y = y E
+        if self.non_negative:  # E = [B, −B]: Y⁰ = ReLU(yE) holds each coefficient's positive and negative part
+            half = min(n, d // 2)
+            basis = dct_dictionary(config.patch_size, config.channels, n)[:, :half]  # low frequencies first
+            embedding[:, :half], embedding[:, half:2 * half] = basis, -basis
+        else:
+            basis = dct_dictionary(config.patch_size, config.channels, n)
+            embedding[:, :min(n, d)] = basis[:, :min(n, d)]  # d < n keeps the lowest frequencies: a low-pass start
+        self.embedding = nn.Parameter(embedding)  # E (n, d)
         self.readout_map = nn.Parameter(embedding.T.clone())  # R (d, n): x̂ = Y R, shared by all layers
         count = 1 if config.tied_layers else config.layers
         self.layers = nn.ModuleList(UTLayer(config) for _ in range(count))
 
     @property
     def state_width(self) -> int:
-        return max(self.config.width, self.config.hidden)
+        return self.config.width if self.non_negative else max(self.config.width, self.config.hidden)
 
     def initial_state(self, tokens: torch.Tensor) -> torch.Tensor:
-        return tokens @ self.embedding
+        embedded = tokens @ self.embedding
+        return F.relu(embedded) if self.non_negative else embedded  # the energy's domain is Y ≥ 0
 
     def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor,
                     noise_scale: torch.Tensor | None = None) -> torch.Tensor:
