@@ -1,6 +1,6 @@
 """How long an experiment config will take on this machine, from short timed pieces of it.
 
-1. Wall time of training steps of every model × mode of the config (after two warm-up steps), and of
+1. Wall time of training steps of every model × arm of the config (after two warm-up steps), and of
    one validation pass.
 2. Wall time of one evaluation unit (one clip at one γ and one noise seed) per model and baseline,
    on the config's evaluation clips.
@@ -28,9 +28,9 @@ from videodenoise.noise import make_noise
 from videodenoise.training import Trainer
 
 
-def time_training(config, entry, model: str, mode: str, steps: int):
+def time_training(config, entry, model: str, arm: str, steps: int):
     """(seconds per training step, seconds per validation pass, the model)."""
-    train_config = config.train_config(entry, model, mode, config.seeds[0])
+    train_config = config.train_config(entry, model, arm, config.seeds[0])
     with tempfile.TemporaryDirectory() as folder:
         trainer = Trainer(train_config, Path(folder) / "run", quiet=True)
         batches = iter(trainer.batches(0))
@@ -52,7 +52,7 @@ def time_training(config, entry, model: str, mode: str, steps: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("config", type=Path)
-    parser.add_argument("--steps", type=int, default=6, help="timed training steps per model × mode")
+    parser.add_argument("--steps", type=int, default=6, help="timed training steps per model × arm")
     parser.add_argument("--output", type=Path, help="also write the numbers as JSON")
     args = parser.parse_args()
 
@@ -62,18 +62,18 @@ def main() -> None:
     total_training = 0.0
     models = {}
     for model in config.models:
-        for mode in config.modes:
-            step, validation, built = time_training(config, entry, model, mode, args.steps)
+        for arm in config.arms:
+            step, validation, built = time_training(config, entry, model, arm, args.steps)
             models[model] = built
-            train_config = config.train_config(entry, model, mode, config.seeds[0])
+            train_config = config.train_config(entry, model, arm, config.seeds[0])
             steps = train_config.epochs * (train_config.data.samples_per_epoch // train_config.batch_size)
             if train_config.max_steps:
                 steps = min(steps, train_config.max_steps)
             predicted = steps * step + train_config.epochs * validation
             total_training += predicted * len(config.seeds)
-            report["training"][f"{model}-{mode}"] = {"seconds_per_step": step, "validation_seconds": validation,
+            report["training"][f"{model}-{arm}"] = {"seconds_per_step": step, "validation_seconds": validation,
                                                      "steps": steps, "predicted_seconds": predicted}
-            print(f"{model:4s} {mode:16s} {step:.3f} s/step, validation {validation:.2f} s: "
+            print(f"{model:4s} {arm:16s} {step:.3f} s/step, validation {validation:.2f} s: "
                   f"{steps} steps ≈ {predicted / 60:.1f} min per run", flush=True)
 
     eval_config = config.eval_config(entry)
@@ -95,7 +95,7 @@ def main() -> None:
         clip_metrics(estimates[-1][0], clean)
         seconds = time.perf_counter() - started
         report["evaluation"][model] = seconds
-        unit += seconds * len(config.modes) * len(config.seeds)
+        unit += seconds * len(config.arms) * len(config.seeds) * len(eval_config.sites)
     units = len(clips) * len(eval_config.gammas if not eval_config.sigmas else eval_config.sigmas) * len(eval_config.seeds)
     total_evaluation = unit * units * len(config.datasets)
     print("evaluation unit (one clip, one γ, one seed): " + ", ".join(f"{k} {v:.3f} s" for k, v in report["evaluation"].items()))

@@ -393,24 +393,18 @@ def model_methods(checkpoints: dict[str, tuple[Path, dict]], device: str = "auto
 
 
 def make_model_runner(denoiser, mode: str) -> Callable[[np.ndarray, float], tuple[np.ndarray, dict]]:
-    from videodenoise.denoise import SIGMA_ESTIMATE_FRAMES, estimate_noise_sigma
+    from videodenoise.noise_level import estimate_clip_sigma
 
     def run(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, dict]:
         clip = torch.from_numpy(noisy).float().div_(255.0)
         if mode == "known":
             sigma = sigma_255 / 255.0
         else:  # what denoise_clip(sigma="auto") does, with the estimate kept
-            sigma = estimate_noise_sigma(clip[spread(len(clip), SIGMA_ESTIMATE_FRAMES)])
+            sigma = estimate_clip_sigma(clip)
         estimate = denoiser.denoise_clip(clip, sigma=sigma)
         return estimate.numpy(), {"sigma_used_255": sigma * 255.0}
 
     return run
-
-
-def spread(total: int, count: int) -> list[int]:
-    """Up to `count` frame indices spread evenly over [0, total) (as videodenoise.denoise picks them)."""
-    count = min(count, total)
-    return sorted({round(i * (total - 1) / max(count - 1, 1)) for i in range(count)})
 
 
 # ----------------------------------------------------------------------------------------------------

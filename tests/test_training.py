@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -188,3 +189,17 @@ def test_existing_run_folder_is_not_overwritten_and_resume_needs_a_run(root, tmp
     (tmp_path / "run" / "last.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(VideodenoiseError, match="cannot be read as a training checkpoint"):
         Trainer.resume(tmp_path / "run")
+
+
+def test_warmup_then_cosine_learning_rates(root, tmp_path):
+    # 2 epochs × 4 steps = 8 steps, warmup 3: lr·(k+1)/3 for steps k = 0, 1, 2, then cosine over the
+    # remaining 5 steps, from lr at step 3 to 0 after the last: lr·(1 + cos(π·j/5))/2 at step 3 + j
+    config = tiny_config(root, mode="erm", warmup_steps=3, lr=1e-3)
+    trainer = Trainer(config, tmp_path / "run", quiet=True)
+    rates = [trainer.scheduler.get_last_lr()[0]]
+    for _ in range(8):
+        trainer.adam.step()
+        trainer.scheduler.step()
+        rates.append(trainer.scheduler.get_last_lr()[0])
+    expected = [1e-3 / 3, 2e-3 / 3, 1e-3] + [1e-3 * (1 + math.cos(math.pi * j / 5)) / 2 for j in range(6)]
+    assert rates[:3] == pytest.approx(expected[:3]) and rates[3:] == pytest.approx(expected[3:], abs=1e-12)

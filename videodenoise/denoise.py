@@ -73,14 +73,14 @@ from .devices import autocast, distributed_environment, resolve_device, resolve_
 from .errors import DenoiseError, VideoReadError, VideoWriteError
 from .models import read_metadata
 # the pieces of this pipeline live in modules named after them; their names stay importable from here
-from .noise_level import SIGMA_ESTIMATE_FRAMES, _spread, check_sigma, estimate_noise_sigma, estimate_video_sigma
+from .noise_level import check_sigma, estimate_clip_sigma, estimate_noise_sigma, estimate_video_sigma
 from .outputs import FORMATS, _codec_for, _same_path, check_output, default_output, plan_outputs, side_by_side_path  # noqa: F401
 from .tiling import _round_up, model_margin, ramp, reflect, tile_spans
 from .video import VideoWriter, _short, has_audio, open_video
 
 __all__ = [
     "DEFAULT_CHECKPOINT", "PREVIOUS_CHECKPOINT", "QUALITY_PRESETS", "Denoiser", "DenoiseError", "DenoiseResult", "denoise_video", "plan_outputs",
-    "default_output", "side_by_side_path", "estimate_noise_sigma", "estimate_video_sigma", "run_demo",
+    "default_output", "side_by_side_path", "estimate_noise_sigma", "estimate_clip_sigma", "estimate_video_sigma", "run_demo",
     "DemoResult", "reflect", "tile_spans", "model_margin",
 ]
 
@@ -203,7 +203,7 @@ class Denoiser:
             shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
             raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
         if sigma == "auto":
-            sigma = estimate_noise_sigma(clip[_spread(len(clip), SIGMA_ESTIMATE_FRAMES)])
+            sigma = estimate_clip_sigma(clip)
         return torch.stack(list(self.denoise_frames(clip, sigma)))
 
     # ---- streams ---------------------------------------------------------------------------------

@@ -480,15 +480,17 @@ def write_experiment_report(out: Path, config: ExperimentConfig, records: list[R
               "difference over seeds with a 95 % t interval (A − B < 0: A has the lower RMSE).", ""]
     primary_noise = results[next(iter(results))].config.noises[0] if results else "gaussian"
     for first, second in COMPARISONS:
-        picked = [c for c in comparisons if c["a"] == first and c["b"] == second and c["site"] == "input" and c["noise"] == primary_noise]
+        # every site for the primary pair (site "layers": intermediate layers perturbed too), the input for the rest
+        sites = ("input", "layers") if (first, second) == COMPARISONS[0] else ("input",)
+        picked = [c for c in comparisons if c["a"] == first and c["b"] == second and c["site"] in sites and c["noise"] == primary_noise]
         if not picked:
             continue
         lines += [f"## {first} − {second}: paired RMSE difference over seeds", "",
-                  f"| dataset | model | γ | {first} RMSE | {second} RMSE | difference [95 % CI] | relative | p | seeds | verdict |",
-                  "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
-        for c in picked:
+                  f"| dataset | site | model | γ | {first} RMSE | {second} RMSE | difference [95 % CI] | relative | p | seeds | verdict |",
+                  "|---|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
+        for c in sorted(picked, key=lambda c: (sites.index(c["site"]), c["dataset"], c["model"], c["gamma"])):
             interval = f"[{c['ci_low']:+.5f}, {c['ci_high']:+.5f}]" if not math.isnan(c["ci_low"]) else ""
-            lines.append(f"| {c['dataset']} | {c['model']} | {c['gamma']:g} | {_fmt(c['rmse_a'])} | {_fmt(c['rmse_b'])} "
+            lines.append(f"| {c['dataset']} | {c['site']} | {c['model']} | {c['gamma']:g} | {_fmt(c['rmse_a'])} | {_fmt(c['rmse_b'])} "
                          f"| {c['difference']:+.5f} {interval} | {c['relative']:+.2%} | {_fmt(c['p'], 3)} | {c['seeds']} | {c['verdict']} |")
         lines.append("")
 
@@ -542,10 +544,11 @@ def write_experiment_report(out: Path, config: ExperimentConfig, records: list[R
         lines += [f"| {model} | {arm} | " + " | ".join(f"{share:.0%}" for share in shares) + " |" for model, arm, shares in descent]
         lines.append("")
         figure = plot_metric_vs_gamma(series, out / f"rmse_vs_gamma_{dataset}.png", ylabel="RMSE",
-                                      title=f"{dataset}: {noise} noise, mean and 95 % t interval over training seeds",
-                                      baselines=list(result.config.baselines))
+                                      title=f"{dataset}: {noise} noise, mean and 95 % t band over training seeds",
+                                      baselines=list(result.config.baselines), bands=True)
         paths[f"rmse_vs_gamma_{dataset}"] = figure
-        for level in report_levels(levels):
+        # the per-layer view at γ = 1 and γ = 3 (the study's largest primary level) when swept, else the default pair
+        for level in [l for l in levels if l.gamma in (1.0, 3.0)] or report_levels(levels):
             curves = {}
             for model in config.models:
                 for arm in arms:

@@ -56,6 +56,12 @@ def estimate_noise_sigma(frames: Iterable[torch.Tensor]) -> float:
     return values[middle] if len(values) % 2 else 0.5 * (values[middle - 1] + values[middle])
 
 
+def estimate_clip_sigma(clip: torch.Tensor, count: int = SIGMA_ESTIMATE_FRAMES) -> float:
+    """σ of a (T, C, H, W) clip in memory, estimated on up to `count` frames spread over it (what
+    `Denoiser.denoise_clip(sigma="auto")` uses)."""
+    return estimate_noise_sigma(clip[_spread(len(clip), count)])
+
+
 def estimate_video_sigma(reader, count: int = SIGMA_ESTIMATE_FRAMES) -> float:
     """σ of an opened video, estimated on up to `count` frames spread over it.
 

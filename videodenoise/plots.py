@@ -44,9 +44,11 @@ def plot_metric_vs_gamma(
     ylabel: str = "RMSE",
     baselines: Sequence[str] = (),
     xlabel: str = "γ = σ_test / σ_train",
+    bands: bool = False,
 ) -> Path:
     """One line per method: label → (γ values, means, error bars or None). Baselines are dashed and
-    grey-toned; γ = 1 (in distribution) is marked by a vertical line."""
+    grey-toned; γ = 1 (in distribution) is marked by a vertical line. bands=True draws the spreads as
+    shaded bands (mean ± spread) instead of error bars."""
     figure, grid = _figure()
     axes = grid[0, 0]
     models = [label for label in series if label not in baselines]
@@ -59,7 +61,11 @@ def plot_metric_vs_gamma(
             style = dict(linestyle="--", marker="s", markersize=4, color=greys(0.4 + 0.55 * position / max(1, len(baselines) - 1)))
         else:
             style = dict(linestyle="-", marker="o", markersize=5, color=colours(models.index(label) % 10))
-        if errors is not None and any(e and not math.isnan(e) for e in errors):
+        if errors is not None and any(e and not math.isnan(e) for e in errors) and bands:
+            axes.plot(gammas, means, label=label, **style)
+            axes.fill_between(gammas, [m - e for m, e in zip(means, errors)], [m + e for m, e in zip(means, errors)],
+                              color=style["color"], alpha=0.2, linewidth=0)
+        elif errors is not None and any(e and not math.isnan(e) for e in errors):
             axes.errorbar(gammas, means, yerr=errors, capsize=3, label=label, **style)
         else:
             axes.plot(gammas, means, label=label, **style)
