@@ -72,9 +72,10 @@ def main() -> None:
             print(f"| {model} | {float(c['gamma']):g} | {float(c['rmse_a']):.4f} | {float(c['rmse_b']):.4f} | {interval(c)} "
                   f"| {float(c['p']):.3f} | {c['verdict']} |")
         highs, lows = [float(c["ci_high"]) for c in picked], [float(c["ci_low"]) for c in picked]
+        by_gamma = "; ".join(f"γ = {float(c['gamma']):g}: {c['verdict']}" for c in sorted(picked, key=lambda c: float(c["gamma"])))
         decisions[model] = ("H1 supported: constrained lower at every primary γ" if picked and max(highs) < 0 else
-                            "constrained worse at every primary γ" if picked and min(lows) > 0 else
-                            "no detectable difference (H1 not supported)")
+                            "H1 not supported: constrained worse at every primary γ" if picked and min(lows) > 0 else
+                            f"H1 not supported ({by_gamma})")
     print()
     for model, decision in decisions.items():
         print(f"- {model}: {decision}")

@@ -331,7 +331,9 @@ def test_experiment_end_to_end_on_a_replica(ped2, tmp_path, capsys, monkeypatch)
     dust_erm = [c for c in cells if c["model"] == "dust" and c["arm"] == "erm" and c["gamma"] == "1.0"]
     assert sorted(c["seed"] for c in dust_erm) == ["0", "1"]
     baselines = list(csv.DictReader(open(exp / "baselines.csv")))
-    assert {b["method"] for b in baselines} == {"noisy", "tv"}
+    assert {b["method"] for b in baselines} == {"noisy", "tv"} and {b["gamma"] for b in baselines} == {"1.0", "2.0"}
+    noisy_at_1 = [float(b["rmse"]) for b in baselines if b["method"] == "noisy" and b["gamma"] == "1.0"]
+    assert noisy_at_1[0] == pytest.approx(TrainConfig().sigma_train, rel=0.1)  # the noisy input's RMSE is about σ
     binding = list(csv.DictReader(open(exp / "binding.csv")))
     assert {b["arm"] for b in binding} == {"constrained"} and len(binding) == 2 * 2 * TINY["layers"]  # models × seeds × layers
 

@@ -460,7 +460,7 @@ def write_experiment_report(out: Path, config: ExperimentConfig, records: list[R
 
     paths: dict[str, Path] = {
         "cells": _csv(out / "cells.csv", rows, CELL_COLUMNS),
-        "baselines": _csv(out / "baselines.csv", baselines, ["method"] + CELL_COLUMNS[6:]),
+        "baselines": _csv(out / "baselines.csv", baselines, ["method", "gamma", "rmse"] + CELL_COLUMNS[6:]),
         "comparisons": _csv(out / "comparisons.csv", comparisons, list(comparisons[0]) if comparisons else ["a", "b"]),
     }
     bound = binding(records)
