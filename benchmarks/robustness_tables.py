@@ -54,7 +54,10 @@ def main() -> None:
     write(docs / "cells-layers.csv", [c for c in cells if c["site"] == "layers"], columns)
     for name in ("comparisons.csv", "binding.csv", "baselines.csv"):
         shutil.copyfile(out / name, docs / name)
-    shutil.copyfile(out / "report.md", docs / "experiment-report.md")
+    # the experiment's own report; its per-run evaluation stays in the experiment folder (not committed)
+    report = (out / "report.md").read_text()
+    report = report.replace("](eval/", f"]({Path('..', '..', out, 'eval').as_posix()}/")
+    (docs / "experiment-report.md").write_text(report)
     for figure in sorted(out.glob("*.png")):
         shutil.copyfile(figure, docs / figure.name)
 
