@@ -297,6 +297,28 @@ def test_ut_layer_is_attention_then_proximal_step_and_the_mlp_option_is_kept(tmp
         assert torch.equal(load_model(tmp_path / "old.safetensors")(clip), mlp(clip))
 
 
+def test_ut_told_sigma_scales_its_proximal_biases():
+    # told σ = 2·σ_ref, every bias b acts as 2b: the same as doubling the biases and not telling σ
+    model = randomise(build_model("ut", layers=2, width=8, patch_size=2, stride=1, sigma=0.1))
+    doubled = build_model("ut", layers=2, width=8, patch_size=2, stride=1, sigma=0.1)
+    doubled.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        for layer in doubled.layers:
+            layer.feed_forward.bias.mul_(2.0)
+    clips = torch.rand(2, 3, 1, 6, 6)
+    with torch.no_grad():
+        torch.testing.assert_close(model(clips, sigma=0.2), doubled(clips))
+        # one σ per clip gives what each clip gets alone
+        per_clip = model(clips, sigma=torch.tensor([0.2, 0.05]))
+        torch.testing.assert_close(per_clip[1:], model(clips[1:], sigma=0.05))
+        torch.testing.assert_close(per_clip[:1], doubled(clips[:1]))
+    assert model.noise_conditional and build_model("dust", layers=1).noise_conditional
+    mlp = build_model("ut", layers=1, width=8, patch_size=2, stride=1, feed_forward="mlp")
+    assert not mlp.noise_conditional
+    with pytest.raises(ModelError, match="not noise-conditional"):
+        mlp(clips, sigma=0.1)
+
+
 @pytest.mark.parametrize("feed_forward", ["proximal", "mlp"])
 def test_untrained_ut_is_the_identity_with_either_feed_forward_step(feed_forward):
     model = build_model("ut", layers=2, width=32, patch_size=4, stride=2, feed_forward=feed_forward)

@@ -263,6 +263,22 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
     assert denoiser.sigma_range == (0.0, 0.2)
 
 
+def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path):
+    config = TrainConfig(
+        model="ut", model_options=dict(layers=2, patch_size=4, stride=2, width=32), mode="erm",
+        data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=16, val_crop=24,
+                        samples_per_epoch=8, val_clips_per_video=1),
+        sigma_range=[0.0, 0.2], epochs=1, batch_size=4, device="cpu",
+    )
+    trainer = Trainer(config, tmp_path / "run", quiet=True)
+    assert trainer.model.config.sigma == config.sigma_train  # σ_ref of the bias scaling
+    _, sigmas = trainer._noisy(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    assert trainer._model_kwargs(sigmas)["sigma"] is sigmas
+    trainer.fit()
+    denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", device="cpu")
+    assert denoiser.sigma_range == (0.0, 0.2) and denoiser.scale_for(5 / 255) == (1.0, 5 / 255)
+
+
 def test_blind_training_over_a_sigma_range_never_tells_the_model(root, tmp_path, monkeypatch):
     # the robustness study's erm-blind arm: noise levels drawn from a range, the model must infer them
     config = TrainConfig(

@@ -146,7 +146,7 @@ class Denoiser:
         config = getattr(model, "config", None)
         self.channels = int(getattr(config, "channels", 1))
         if sigma_train is None:
-            sigma_train = getattr(config, "sigma", None) if getattr(model, "name", None) == "dust" else None
+            sigma_train = getattr(config, "sigma", None)
         self.sigma_train = float(sigma_train if sigma_train is not None else DEFAULT_SIGMA_TRAIN)
         if not self.sigma_train > 0:
             raise DenoiseError(f"sigma_train must be positive, got {sigma_train}")
@@ -159,8 +159,8 @@ class Denoiser:
         if scaling not in SCALINGS:
             raise DenoiseError(f"unknown scaling '{scaling}'; choose one of: {', '.join(SCALINGS)}")
         self.scaling = scaling
-        if sigma_range is not None and getattr(model, "name", None) != "dust":
-            raise DenoiseError("only DUST is noise-conditional; a sigma_range needs a DUST model")
+        if sigma_range is not None and not getattr(model, "noise_conditional", False):
+            raise DenoiseError("this model is not noise-conditional; a sigma_range needs a DUST or a UT with the proximal step")
         self.sigma_range = None if sigma_range is None else (float(sigma_range[0]), float(sigma_range[1]))
         if colour not in COLOURS:
             raise DenoiseError(f"unknown colour handling '{colour}'; choose one of: {', '.join(COLOURS)}")

@@ -86,10 +86,10 @@ class TrainConfig:
     noise: str = "gaussian"
     sigma_train: float = DEFAULT_SIGMA_TRAIN
     # [low, high] on the [0, 1] scale: each clip gets a Gaussian σ drawn uniformly from it instead of
-    # sigma_train, and a DUST is told its clip's σ (noise-conditional thresholds, see models.base).
+    # sigma_train, and the model is told its clip's σ (noise-conditional thresholds or biases, see models.base).
     # sigma_train stays the reference: validation, loss units and the model's σ_ref use it.
     sigma_range: list[float] | None = None
-    # with sigma_range: tell a DUST its clip's σ (noise-conditional); False trains blind, as a
+    # with sigma_range: tell the model its clip's σ (noise-conditional); False trains blind, as a
     # practitioner's DnCNN-B-style reference does: the model must infer the level from the clip
     sigma_conditioning: bool = True
     # with sigma_range, weight each clip's loss by (sigma_train / max(σ, 1/255))², so that light noise,
@@ -194,8 +194,7 @@ class Trainer:
         torch.manual_seed(config.seed)  # model initialisation
         self._build_data()
         options = {"channels": config.data.channels, **config.model_options}
-        if config.model == "dust":
-            options.setdefault("sigma", config.sigma_train)
+        options.setdefault("sigma", config.sigma_train)  # both models' reference noise level
         self.model = build_model(config.model, **options).to(self.device)
         self.n_layers = self.model.num_layers
         self.noise = make_noise(config.noise, config.sigma_train, clip=config.clip_noise)
@@ -408,8 +407,8 @@ class Trainer:
         return noisy, sigma
 
     def _model_kwargs(self, sigma: torch.Tensor | None) -> dict:
-        """What the model is told besides the clip: its σ, for a noise-conditional DUST only."""
-        told = sigma is not None and self.config.sigma_conditioning and self.config.model == "dust"
+        """What the model is told besides the clip: its σ, for a noise-conditional model only."""
+        told = sigma is not None and self.config.sigma_conditioning and self.model.noise_conditional
         return {"sigma": sigma} if told else {}
 
     def _clip_weights(self, sigma: torch.Tensor | None) -> torch.Tensor | None:

@@ -49,6 +49,11 @@ class UnrolledDenoiser(nn.Module):
         """Width of the widest per-token tensor a layer makes (sizes the CPU bands)."""
         raise NotImplementedError
 
+    @property
+    def noise_conditional(self) -> bool:
+        """Whether `forward(..., sigma=σ)` changes the layers (they scale with σ / config.sigma)."""
+        return False
+
     # ---- shared ------------------------------------------------------------------------------------
     @property
     def parameter_dtype(self) -> torch.dtype:
@@ -101,8 +106,9 @@ class UnrolledDenoiser(nn.Module):
         if sigma is None:
             return None
         reference = getattr(self.config, "sigma", None)
-        if not reference:
-            raise ModelError(f"{self.name} has no reference noise level to scale by; call it without sigma")
+        if not self.noise_conditional or not reference:
+            raise ModelError(f"this {self.name} is not noise-conditional (or has no reference noise level); "
+                             f"call it without sigma")
         sigma = torch.as_tensor(sigma, dtype=noisy.dtype, device=noisy.device).reshape(-1)
         if sigma.numel() not in (1, noisy.shape[0]) or not torch.isfinite(sigma).all() or (sigma < 0).any():
             raise ModelError(f"sigma must be one noise level >= 0 or one per clip ({noisy.shape[0]}), got {sigma.tolist()}")

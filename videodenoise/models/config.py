@@ -118,6 +118,8 @@ class UTConfig(PatchConfig):
     # representation; "mlp": the residual two-layer ReLU MLP of a standard transformer block (see ut.py)
     feed_forward: str = "proximal"
     ffn_hidden: int | None = None  # hidden units of the MLP step; None = 2·width (feed_forward="mlp" only)
+    # σ_ref (pixel scale [0, 1]): told σ, the proximal step's bias is scaled by σ / σ_ref
+    sigma: float = 25 / 255
 
     def __post_init__(self):
         super().__post_init__()
@@ -127,6 +129,7 @@ class UTConfig(PatchConfig):
         self._require(self.ffn_hidden is None or self.ffn_hidden >= 1,
                       f"ffn_hidden must be a positive integer or null (= 2·width), got {self.ffn_hidden}")
         self._require(self.width % self.heads == 0, f"heads={self.heads} must divide width={self.width}")
+        self._require(self.sigma > 0, f"sigma must be a positive noise level on the [0, 1] scale, got {self.sigma}")
 
     @property
     def hidden(self) -> int:

@@ -91,6 +91,10 @@ class DUST(UnrolledDenoiser):
         # to attend over, and at init its step equals ISTA's first step from h = 0
         return tokens @ self.dictionary / self.lipschitz
 
+    @property
+    def noise_conditional(self) -> bool:
+        return True
+
     def apply_layer(self, index: int, codes: torch.Tensor, tokens: torch.Tensor,
                     noise_scale: torch.Tensor | None = None) -> torch.Tensor:
         return self.layer(index)(codes, tokens, self.dictionary, noise_scale)

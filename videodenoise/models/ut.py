@@ -16,6 +16,11 @@ energy of the token set Y = {y_i}, as Yang, Huang & Wipf derive a transformer bl
       proximal map of ι₊, the projection onto y ≥ 0: y ← ReLU(yS + b). One symmetric d×d linear
       map and a ReLU: no hidden expansion, no residual branch.
 
+On the split representation below, ReLU(y + b) with b < 0 shrinks each coefficient's positive and
+negative part by −b: the proximal step is a learned shrinkage, whose bias plays the part of ISTA's
+threshold. Told the clip's noise level (`model(noisy, sigma=σ)`), UT scales b by σ / config.sigma,
+as DUST scales its thresholds, so one model trained over a range of σ serves light and heavy noise.
+
 Since the energy lives on y ≥ 0, the representation is non-negative from the start: the embedding
 is E = [B, −B] (B: the d/2 lowest-frequency DCT atoms of the patch) and Y⁰ = ReLU(yE), which keeps
 every coefficient as its positive and negative part. The shared readout R starts as Eᵀ, so
@@ -51,8 +56,12 @@ class ProximalStep(nn.Module):
     def symmetric_weight(self) -> torch.Tensor:
         return 0.5 * (self.weight + self.weight.T)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        return F.relu(F.linear(tokens, self.symmetric_weight.to(tokens.dtype), self.bias.to(tokens.dtype)))
+    def forward(self, tokens: torch.Tensor, scale: torch.Tensor | None = None) -> torch.Tensor:
+        """scale: None, or σ / σ_ref as one number or (B, 1, 1, 1, 1): it multiplies the bias b."""
+        bias = self.bias.to(tokens.dtype)
+        if scale is not None:  # one σ: scale the (d,) bias; one per clip: a (B, 1, 1, 1, d) bias
+            bias = bias * (scale.reshape(()) if scale.numel() == 1 else scale).to(tokens.dtype)
+        return F.relu(F.linear(tokens, self.symmetric_weight.to(tokens.dtype)) + bias)
 
 
 class FeedForwardStep(nn.Module):
@@ -65,7 +74,7 @@ class FeedForwardStep(nn.Module):
         self.project = nn.Linear(hidden, width, bias=False)  # U₂
         nn.init.zeros_(self.project.weight)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, scale: None = None) -> torch.Tensor:
         normalized = F.rms_norm(tokens, (tokens.shape[-1],)) if self.normalize_tokens else tokens
         hidden = F.relu(self.expand(normalized), inplace=True)  # safe: Linear's backward keeps no output
         return tokens + self.project(hidden)
@@ -84,8 +93,8 @@ class UTLayer(nn.Module):
         self.feed_forward = (ProximalStep(config.width) if faithful
                              else FeedForwardStep(config.width, config.hidden, config.normalize_tokens))
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.feed_forward(self.attention(tokens))
+    def forward(self, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+        return self.feed_forward(self.attention(tokens), noise_scale)
 
 
 class UT(UnrolledDenoiser):
@@ -115,13 +124,17 @@ class UT(UnrolledDenoiser):
     def state_width(self) -> int:
         return self.config.width if self.non_negative else max(self.config.width, self.config.hidden)
 
+    @property
+    def noise_conditional(self) -> bool:
+        return self.non_negative  # the proximal step's bias scales with σ; the MLP option has no such part
+
     def initial_state(self, tokens: torch.Tensor) -> torch.Tensor:
         embedded = tokens @ self.embedding
         return F.relu(embedded) if self.non_negative else embedded  # the energy's domain is Y ≥ 0
 
     def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor,
                     noise_scale: torch.Tensor | None = None) -> torch.Tensor:
-        return self.layer(index)(state)  # UT has no noise-level parameter: σ reaches it by rescaling
+        return self.layer(index)(state, noise_scale)
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
         return state @ self.readout_map
