@@ -64,6 +64,7 @@ from .atomic import check_folder, write_text
 from .config_files import read_config_file
 from .devices import distributed_environment
 from .errors import ExperimentError
+from .runs import read_metrics
 from .evaluation import EvalConfig, EvaluationResult, evaluate, json_safe, read_results, report_levels
 
 # (A, B) pairs reported as A − B when both arms are in the grid; the first is the primary endpoint
@@ -296,11 +297,6 @@ class RunRecord:
     training_seconds: float | None = None
     mode: str = "erm"  # the arm's training mode
 
-    def epochs(self) -> list[dict]:
-        """The run's per-epoch metrics lines (empty when it has none)."""
-        path = self.run_dir / "metrics.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
-
 
 def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None = None, device: str | None = None,
                    datasets: list[str] | None = None, train: bool = True, evaluate_runs: bool = True,
@@ -414,12 +410,18 @@ def _verdict(difference, first: str, second: str) -> str:
     return "no detectable difference"
 
 
-def binding(records: list[RunRecord]) -> list[dict]:
+def constrained_histories(records: list[RunRecord]) -> dict[str, list[dict]]:
+    """The per-epoch metrics of every constrained run that has some, by run folder name."""
+    histories = {r.run_dir.name: read_metrics(r.run_dir) for r in records if r.mode == "constrained"}
+    return {name: epochs for name, epochs in histories.items() if epochs}
+
+
+def binding(records: list[RunRecord], histories: dict[str, list[dict]]) -> list[dict]:
     """Per constrained run and layer: the share of training steps after which λ_l > 0, the largest
     and the final λ_l (from the run's metrics; epochs have equal step counts)."""
     rows = []
     for record in records:
-        epochs = record.epochs() if record.mode == "constrained" else []
+        epochs = histories.get(record.run_dir.name)
         if not epochs:
             continue
         layers = len(epochs[-1]["multipliers"])
@@ -463,7 +465,8 @@ def write_experiment_report(out: Path, config: ExperimentConfig, records: list[R
         "baselines": _csv(out / "baselines.csv", baselines, ["method", "gamma", "rmse"] + CELL_COLUMNS[6:]),
         "comparisons": _csv(out / "comparisons.csv", comparisons, list(comparisons[0]) if comparisons else ["a", "b"]),
     }
-    bound = binding(records)
+    histories = constrained_histories(records)
+    bound = binding(records, histories)
     paths["binding"] = _csv(out / "binding.csv", bound, list(bound[0]) if bound else ["model", "arm"])
     write_text(out / "summary.json", json.dumps(json_safe({"rows": rows, "baselines": baselines, "comparisons": comparisons,
                                                            "binding": bound}), indent=1, default=str), overwrite=True)
@@ -565,16 +568,15 @@ def write_experiment_report(out: Path, config: ExperimentConfig, records: list[R
             lines += [f"![per-layer loss on {dataset}]({paths[f'per_layer_loss_{dataset}'].name})", ""]
         lines += [f"Full evaluation (PSNR, SSIM, per-layer tables, every run): [eval/{dataset}/report.md](eval/{dataset}/report.md)", ""]
 
-    histories = {}
+    mean_multipliers = {}
     for model in config.models:
         for arm in arms:
-            runs = [r.epochs() for r in records if r.model == model and r.arm == arm and r.mode == "constrained"]
-            runs = [epochs for epochs in runs if epochs]
+            runs = [histories[r.run_dir.name] for r in records if r.model == model and r.arm == arm and r.run_dir.name in histories]
             if runs and len({len(epochs) for epochs in runs}) == 1:
-                histories[f"{model} {arm} (mean of {len(runs)} seeds)"] = (
+                mean_multipliers[f"{model} {arm} (mean of {len(runs)} seeds)"] = (
                     [e["epoch"] for e in runs[0]], np.mean([[e["multipliers"] for e in epochs] for epochs in runs], axis=0).tolist())
-    if histories:
-        paths["multipliers"] = plot_multipliers(histories, out / "multipliers.png")
+    if mean_multipliers:
+        paths["multipliers"] = plot_multipliers(mean_multipliers, out / "multipliers.png")
         lines += ["![λ_l over training](multipliers.png)", ""]
 
     lines += ["## Runs", "", "| run | status | training time (s) |", "|---|---|---:|"]

@@ -56,9 +56,8 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
     if sd == 0:
         return PairedDifference(n, mean, 0.0, mean, mean, math.copysign(math.inf, mean) if mean else math.nan,
                                 0.0 if mean else 1.0, confidence)
-    standard_error = sd / math.sqrt(n)
-    half_width = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * standard_error
-    t = mean / standard_error
+    half_width = _t_half_width(sd, n, confidence)
+    t = mean / (sd / math.sqrt(n))
     p = float(2 * stats.t.sf(abs(t), n - 1))
     return PairedDifference(n, mean, sd, mean - half_width, mean + half_width, t, p, confidence)
 
@@ -70,5 +69,9 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
         raise ValueError("mean_interval needs at least one value")
     if values.size < 2:
         return float(values.mean()), math.nan
-    half_width = float(stats.t.ppf(0.5 + confidence / 2, values.size - 1)) * float(values.std(ddof=1)) / math.sqrt(values.size)
-    return float(values.mean()), half_width
+    return float(values.mean()), _t_half_width(float(values.std(ddof=1)), values.size, confidence)
+
+
+def _t_half_width(sd: float, n: int, confidence: float) -> float:
+    """Half-width of the c-level Student-t interval of a mean of n values with sample spread sd."""
+    return float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)

@@ -217,7 +217,7 @@ class Trainer:
         self.elapsed = 0.0
         self._epoch_sums = torch.zeros(self.n_layers + 1, dtype=torch.float64)
         self._epoch_batches = 0
-        self._active_steps = torch.zeros(self.n_layers, dtype=torch.float64)  # steps this epoch with λ_l > 0
+        self._active_steps = torch.zeros(self.n_layers, device=self.device)  # steps this epoch with λ_l > 0
         if _state is not None:
             self._load_state(_state)
         elif self.rank == 0:
@@ -332,7 +332,7 @@ class Trainer:
             "elapsed": self.elapsed,
             "epoch_sums": self._epoch_sums.clone(),
             "epoch_batches": self._epoch_batches,
-            "active_steps": self._active_steps.clone(),
+            "active_steps": self._active_steps.cpu(),
             "model": self.model.state_dict(),
             "adam": self.adam.state_dict(),
             "scheduler": self.scheduler.state_dict(),
@@ -357,7 +357,8 @@ class Trainer:
                 optimizer.load_state_dict(saved)
         self.step, self.epoch, self.best_val, self.elapsed = state["step"], state["epoch"], state["best_val"], state["elapsed"]
         self._epoch_sums, self._epoch_batches = state["epoch_sums"], state["epoch_batches"]
-        self._active_steps = state.get("active_steps", torch.zeros(self.n_layers, dtype=torch.float64))
+        if "active_steps" in state:
+            self._active_steps = state["active_steps"].to(self.device)
         torch.set_rng_state(state["cpu_rng"])
 
     def _drop_unsaved_metrics(self) -> None:
@@ -443,7 +444,7 @@ class Trainer:
             self.optimizer.primal_step()
             if self.config.descent.dual_update == "batch":
                 self.optimizer.dual_step()
-            self._active_steps += self.problem.layer_multipliers().double() > 0
+            self._active_steps[self.problem.first:] += self.problem.multipliers_value > 0  # on the device: no sync
         else:
             self.adam.step()
         self.scheduler.step()
@@ -584,7 +585,7 @@ class Trainer:
             **self.validate(),
             "multipliers": self.problem.layer_multipliers().tolist() if self.problem is not None else [0.0] * self.n_layers,
             # the share of this epoch's steps after which λ_l > 0: how often constraint l binds
-            "multipliers_active_fraction": (self._active_steps / max(1, self._epoch_batches)).tolist(),
+            "multipliers_active_fraction": (self._active_steps.cpu() / max(1, self._epoch_batches)).tolist(),
             "lr": self.scheduler.get_last_lr()[0],
             "samples_per_second": speed,
             "elapsed_seconds": self.elapsed,
