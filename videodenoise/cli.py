@@ -467,6 +467,7 @@ def clean(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input)."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights written by `videodenoise train` (default: the shipped checkpoints/dust-video.safetensors)."),
     quality: str = typer.Option("fast", "--quality", help="fast, or best: the same model on 4× as many overlapping patches (about 4× the time)."),
+    fusion: bool = typer.Option(True, "--fusion/--no-fusion", help="Average every frame with its motion-aligned neighbours where they agree before the model (needs σ: off with --sigma none)."),
     sigma: str = typer.Option("auto", "--sigma", help="Noise σ on the 0-255 scale, or auto (estimated with skimage.restoration.estimate_sigma on 5 frames), or none (apply the model as trained)."),
     format: Optional[str] = typer.Option(None, "--format", help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4)."),
     side_by_side: bool = typer.Option(False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."),
@@ -502,7 +503,7 @@ def clean(
     for source, error in failures:
         _print_error(f"{source}: {_one_line(error)}")
     options = dict(device=device, precision=precision, window=window, stride=stride, tile=tile, overlap=overlap,
-                   colour=colour, **_quality_preset(quality))
+                   colour=colour, **_quality_preset(quality, fusion and sigma_value is not None))
     denoiser = Denoiser.from_checkpoint(checkpoint, **options)
     from .devices import distributed_environment
 
@@ -556,6 +557,7 @@ def demo(
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
     quality: str = typer.Option("fast", "--quality", help="fast, or best (4× as many overlapping patches, about 4× the time)."),
+    fusion: bool = typer.Option(True, "--fusion/--no-fusion", help="Average every frame with its motion-aligned neighbours where they agree before the model."),
     sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the noise."),
     frames: Optional[int] = typer.Option(None, "--frames", help="Use only the first N frames (default: all 250)."),
@@ -571,7 +573,7 @@ def demo(
         raise VideodenoiseError(f"--sigma must be a noise level in (0, 255], got {sigma:g}")
     if frames is not None and frames < 1:
         raise VideodenoiseError(f"--frames must be at least 1, got {frames}")
-    denoiser = Denoiser.from_checkpoint(checkpoint, device=device, precision=precision, **_quality_preset(quality))
+    denoiser = Denoiser.from_checkpoint(checkpoint, device=device, precision=precision, **_quality_preset(quality, fusion))
     progress = _frame_progress(disable=quiet)
     with progress:
         task = progress.add_task("bikes", total=None)
@@ -600,12 +602,14 @@ def _parse_sigma(text: str) -> float | str | None:
     return value / 255
 
 
-def _quality_preset(quality: str) -> dict:
+def _quality_preset(quality: str, fusion: bool) -> dict:
+    """The Denoiser options of --quality and --fusion/--no-fusion."""
     from .denoise import QUALITY_PRESETS
+    from .fusion import FusionSettings
 
     if quality not in QUALITY_PRESETS:
         raise VideodenoiseError(f"unknown --quality '{quality}'; choose one of: {', '.join(QUALITY_PRESETS)}")
-    return QUALITY_PRESETS[quality]
+    return {**QUALITY_PRESETS[quality], "fusion": FusionSettings() if fusion else None}
 
 
 def _describe_sigma(value, how: str, denoiser) -> str:
@@ -621,6 +625,9 @@ def _describe_sigma(value, how: str, denoiser) -> str:
         rescale = ""
     else:
         rescale = f", rescaled to σ = {(told or denoiser.sigma_train) * 255:.3g}"
+    if denoiser.fusion is not None:
+        frames = 2 * denoiser.fusion.settings.radius + 1
+        rescale += f"; each frame first fused with its motion-aligned neighbours ({frames} frames)"
     if how == "estimated":
         return (f"σ ≈ {value * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
                 f"(median over 5 frames spread over the video; {trained}{rescale})")

@@ -71,6 +71,7 @@ import torch.nn as nn
 from .checkpoints import load_checkpoint, read_sigma_range, read_sigma_train, resolve_checkpoint
 from .devices import autocast, distributed_environment, resolve_device, resolve_precision
 from .errors import DenoiseError, VideoReadError, VideoWriteError
+from .fusion import FusionSettings, MotionFusion
 from .models import read_metadata
 # the pieces of this pipeline live in modules named after them; their names stay importable from here
 from .noise_level import check_sigma, estimate_clip_sigma, estimate_noise_sigma, estimate_video_sigma
@@ -125,13 +126,16 @@ class Denoiser:
     patch_stride: cut patches at this stride instead of the model's own (a model's weights do not
     depend on it): 2 for a stride-4 model averages 4× as many patch estimates per pixel, at about 4×
     the time; the `best` of QUALITY_PRESETS.
+    fusion: None, or the `FusionSettings` of motion-compensated temporal fusion (`videodenoise.fusion`):
+    every frame is first averaged with its aligned neighbours where they agree, and a
+    noise-conditional model is then told the σ left at each pixel. Needs σ (given or "auto").
     """
 
     def __init__(self, model: nn.Module, sigma_train: float | None = None, device: str | torch.device = "auto",
                  precision: str = "auto", window: int = DEFAULT_WINDOW, stride: int | None = DEFAULT_STRIDE,
                  tile: int | None = DEFAULT_TILE, overlap: int | None = None, scaling: str = "rescale",
                  colour: str = "opponent", sigma_range: tuple[float, float] | None = None,
-                 patch_stride: int | None = None):
+                 patch_stride: int | None = None, fusion: FusionSettings | None = None):
         self.device = device if isinstance(device, torch.device) else resolve_device(device, _local_rank())
         if patch_stride is not None:
             config = getattr(model, "config", None)
@@ -176,6 +180,7 @@ class Denoiser:
             raise DenoiseError(f"tiles of {tile} px are too small for an overlap of {self.overlap} px; "
                                f"use --tile {2 * self.overlap} or more (or 0 for whole frames)")
         self.tile = int(tile) if tile else None
+        self.fusion = None if fusion is None else MotionFusion(fusion)
         self.checkpoint: Path | None = None
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
 
@@ -213,6 +218,10 @@ class Denoiser:
         sigma: the noise level of the frames ([0, 1] scale); None applies the model as trained.
         """
         sigma = check_sigma(sigma)
+        if self.fusion is not None:
+            if sigma is None:
+                raise DenoiseError("motion-compensated fusion needs the noise level: pass sigma (or 'auto')")
+            frames = self.fusion.stream(frames, sigma)  # (fused frame, noise map) pairs from here on
         size, before = self.window, (self.window - self.stride) // 2
         source, buffer = iter(frames), {}
         loaded, total = 0, None  # frames read so far; the frame count, once the source has ended
@@ -235,16 +244,22 @@ class Denoiser:
             if total is not None and first >= total:
                 return
             indices = [reflect(j, total) for j in range(first - before, first - before + size)]
-            clip = torch.stack([buffer[i] for i in indices])
             kept = min(self.stride, (total if total is not None else loaded) - first)
-            yield from self.denoise_window(clip, sigma, before, kept)
+            if self.fusion is None:
+                yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, before, kept)
+            else:
+                clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
+                yield from self.denoise_window(clip, sigma, before, kept, noise_map)
             first += self.stride
             for index in [i for i in buffer if i < first - size]:
                 del buffer[index]
 
     def denoise_window(self, clip: torch.Tensor, sigma: float | None, start: int = 0,
-                       count: int | None = None) -> torch.Tensor:
-        """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W)."""
+                       count: int | None = None, noise_map: torch.Tensor | None = None) -> torch.Tensor:
+        """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
+
+        noise_map: None, or (T, H, W), each pixel's σ (at most `sigma`, the level that sets the
+        rescaling); a noise-conditional model is told it, any other model its root mean square."""
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
         if channels not in (1, 3):
@@ -263,6 +278,10 @@ class Denoiser:
         else:  # colour model, grey video: the grey frame in all three channels
             batch, centre = clip.expand(-1, 3, -1, -1).unsqueeze(0), 0.5
         scale, model_sigma = self.scale_for(sigma)
+        if noise_map is not None and model_sigma is not None:  # the map, rescaled as the frames are
+            model_sigma = (noise_map.to(self.device, torch.float32) / scale).expand(batch.shape[0], -1, -1, -1)
+        elif noise_map is not None:
+            scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
         estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma)
         estimate = (estimate - 0.5) * scale + centre
         if channels == self.channels:
@@ -293,17 +312,27 @@ class Denoiser:
         # σ = 0: a noise-free input blown up 1000×, which the model all but keeps
         return max(sigma / self.sigma_train, 1e-3), None
 
-    def _apply_tiled(self, batch: torch.Tensor, start: int, count: int, sigma: float | None = None) -> torch.Tensor:
-        """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count)."""
+    def _apply_tiled(self, batch: torch.Tensor, start: int, count: int,
+                     sigma: float | torch.Tensor | None = None) -> torch.Tensor:
+        """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
+
+        sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames."""
         height, width = batch.shape[-2:]
         tiles, weight_sum = self._tiling(height, width)
-        kwargs = {} if sigma is None else {"sigma": sigma}
+        is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
+
+        def told(top=0, bottom=height, left=0, right=width) -> dict:
+            if sigma is None:
+                return {}
+            return {"sigma": sigma[..., top:bottom, left:right].contiguous() if is_map else sigma}
+
         with torch.no_grad(), autocast(self.device, self.dtype):
             if len(tiles) == 1:
-                return self.model(batch, **kwargs)[:, start:start + count].float()
+                return self.model(batch, **told())[:, start:start + count].float()
             out = batch.new_zeros(batch.shape[0], count, *batch.shape[2:])
             for (top, bottom, left, right), weight in tiles:
-                estimate = self.model(batch[..., top:bottom, left:right].contiguous(), **kwargs)[:, start:start + count]
+                estimate = self.model(batch[..., top:bottom, left:right].contiguous(),
+                                      **told(top, bottom, left, right))[:, start:start + count]
                 out[..., top:bottom, left:right] += estimate.float() * weight
         return out / weight_sum
 

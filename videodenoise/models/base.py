@@ -70,9 +70,12 @@ class UnrolledDenoiser(nn.Module):
     def forward(self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None, sigma=None):
         """Denoise a clip (B, T, C, H, W) with any T, H, W.
 
-        sigma: the clip's noise level on the [0, 1] scale (a number, or one per clip as a (B,) tensor)
-        for a noise-conditional model (DUST scales its thresholds by σ / config.sigma); None applies
-        the model at the σ it was built for, which is what the robustness protocol calls "blind".
+        sigma: the clip's noise level on the [0, 1] scale for a noise-conditional model (DUST scales its
+        thresholds by σ / config.sigma): a number, one per clip as a (B,) tensor, or a noise map
+        (B, T, H, W) giving each pixel's σ (e.g. after motion-compensated fusion, where the noise left
+        depends on how many frames agreed); each patch is then told the root mean square of its
+        pixels' σ. None applies the model at the σ it was built for, which is what the robustness
+        protocol calls "blind".
 
         Returns the final estimate (B, T, C, H, W), or with all_layers=True the list of L+1 estimates:
         [0] is the input itself and [l] the readout of layer l.
@@ -95,7 +98,7 @@ class UnrolledDenoiser(nn.Module):
                 if perturbation_tokens[index] is not None:
                     extra = perturbation_tokens[index][:, low:high].contiguous()
                     state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
-                state = self.apply_layer(index, state, band, noise_scale)
+                state = self.apply_layer(index, state, band, _band_rows(noise_scale, low, high))
                 if index in wanted:
                     kept = state[:, start - low:stop - low]
                     patch_estimates[wanted.index(index)].append(self.readout_patches(kept))
@@ -109,11 +112,25 @@ class UnrolledDenoiser(nn.Module):
         if not self.noise_conditional or not reference:
             raise ModelError(f"this {self.name} is not noise-conditional (or has no reference noise level); "
                              f"call it without sigma")
-        sigma = torch.as_tensor(sigma, dtype=noisy.dtype, device=noisy.device).reshape(-1)
+        sigma = torch.as_tensor(sigma, dtype=noisy.dtype, device=noisy.device)
+        if sigma.dim() == 4:
+            return self._noise_map_scale(sigma, noisy) / reference
+        sigma = sigma.reshape(-1)
         if sigma.numel() not in (1, noisy.shape[0]) or not torch.isfinite(sigma).all() or (sigma < 0).any():
             raise ModelError(f"sigma must be one noise level >= 0 or one per clip ({noisy.shape[0]}), got {sigma.tolist()}")
         # one σ for the batch stays one number, so the thresholds scale as a (k,) vector (see SoftThreshold)
         return (sigma / reference).reshape(-1, 1, 1, 1, 1)
+
+    def _noise_map_scale(self, sigma: torch.Tensor, noisy: torch.Tensor) -> torch.Tensor:
+        """A noise map (B, T, H, W) → each token's σ, (B, rows, cols, T, 1): RMS over its patch."""
+        batch, frames, _, height, width = noisy.shape
+        if tuple(sigma.shape) != (batch, frames, height, width):
+            raise ModelError(f"a noise map must be shaped (B, T, H, W) = {(batch, frames, height, width)} like the clip, "
+                             f"got {tuple(sigma.shape)}")
+        if not torch.isfinite(sigma).all() or (sigma < 0).any():
+            raise ModelError("a noise map must be finite and >= 0 everywhere")
+        variance, _ = extract_patches(sigma.square().unsqueeze(2), self.config.patch_size, self.config.stride)
+        return variance.mean(dim=-1, keepdim=True).sqrt()
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:
@@ -147,6 +164,13 @@ class UnrolledDenoiser(nn.Module):
             stop = min(rows, start + band_rows)
             bands.append((start, stop, max(0, start - halo), min(rows, stop + halo)))
         return bands
+
+
+def _band_rows(noise_scale: torch.Tensor | None, low: int, high: int) -> torch.Tensor | None:
+    """A per-token noise scale (B, rows, cols, T, 1) cut to the band's rows; a per-clip one as it is."""
+    if noise_scale is None or noise_scale.dim() != 5 or noise_scale.shape[1] == 1:
+        return noise_scale
+    return noise_scale[:, low:high]
 
 
 def check_clip(clip: torch.Tensor, channels: int, model_name: str) -> None:

@@ -1,0 +1,203 @@
+"""Motion-compensated temporal fusion, and the noise maps a noise-conditional model is told afterwards."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+import torch
+
+import videodenoise.models.base as base
+from videodenoise.denoise import Denoiser
+from videodenoise.errors import DenoiseError
+from videodenoise.fusion import FusionSettings, MotionFusion, _interpolation_variance
+from videodenoise.models import ModelError, build_model, save_model
+
+SIGMA = 20 / 255
+
+
+def texture(height=64, width=80, seed=0) -> torch.Tensor:
+    """A (1, H, W) image with structure at several scales, something optical flow can lock on to."""
+    generator = torch.Generator().manual_seed(seed)
+    coarse = torch.rand(1, 1, height // 8, width // 8, generator=generator)
+    fine = torch.rand(1, 1, height // 2, width // 2, generator=generator)
+    image = 0.7 * torch.nn.functional.interpolate(coarse, (height, width), mode="bicubic", align_corners=False)
+    image = image + 0.3 * torch.nn.functional.interpolate(fine, (height, width), mode="bilinear", align_corners=False)
+    return image[0].clamp(0, 1) * 0.8 + 0.1
+
+
+def panned(frames=5, step=2, channels=3, seed=0) -> torch.Tensor:
+    """A clean (T, C, H, W) clip: a texture panned `step` whole pixels a frame (cropped from a wider one)."""
+    wide = texture(64, 80 + step * frames, seed)
+    clip = torch.stack([wide[:, :, t * step:t * step + 80] for t in range(frames)])
+    return clip.expand(-1, channels, -1, -1).contiguous()
+
+
+def noisy(clip: torch.Tensor, sigma=SIGMA, seed=1) -> torch.Tensor:
+    return clip + sigma * torch.randn(clip.shape, generator=torch.Generator().manual_seed(seed))
+
+
+def rmse(a: torch.Tensor, b: torch.Tensor, border=8) -> float:
+    """RMSE away from the borders, where the pan brings in content no other frame shows."""
+    return float((a - b)[..., border:-border, border:-border].square().mean().sqrt())
+
+
+def test_a_static_clip_is_averaged_over_all_its_frames_and_the_map_says_so():
+    clean = panned(step=0)
+    fused, noise_map = MotionFusion().fuse_clip(noisy(clean), SIGMA)
+    assert fused.shape == clean.shape and noise_map.shape == (5, 64, 80)
+    centre = 2  # five frames agree: σ/√5 left, and the map says it
+    assert rmse(fused[centre], clean[centre]) == pytest.approx(SIGMA / math.sqrt(5), rel=0.15)
+    assert float(noise_map[centre, 8:-8, 8:-8].mean()) == pytest.approx(SIGMA / math.sqrt(5), rel=0.1)
+    # the ends are fused with the frames that exist (frame 0 with frames 1 and 2), not with invented ones
+    assert float(noise_map[0, 8:-8, 8:-8].mean()) == pytest.approx(SIGMA / math.sqrt(3), rel=0.1)
+
+
+def test_a_panning_camera_is_followed():
+    clean = panned(step=2)
+    fused, noise_map = MotionFusion().fuse_clip(noisy(clean), SIGMA)
+    # aligned by the flow, the neighbours average the noise away: about σ/√5 (a fraction more from resampling)
+    assert rmse(fused[2], clean[2], border=12) < 0.6 * SIGMA
+    assert float(noise_map[2, 12:-12, 12:-12].mean()) < 0.55 * SIGMA
+
+
+def test_neighbours_showing_something_else_are_ignored():
+    """A scene cut: vertical stripes between frames of horizontal ones. No flow turns one into the other,
+    so the frame keeps (nearly) its own pixels and the map (nearly) its σ."""
+    columns, rows = torch.arange(80.0), torch.arange(64.0)
+    vertical = (0.5 + 0.4 * torch.sign(torch.sin(2 * math.pi * columns / 16))).expand(64, 80)
+    horizontal = (0.5 + 0.4 * torch.sign(torch.sin(2 * math.pi * rows / 16)))[:, None].expand(64, 80)
+    clip = torch.stack([horizontal, horizontal, vertical, horizontal, horizontal])[:, None].expand(-1, 3, -1, -1)
+    noisy_clip = noisy(clip)
+    fused, noise_map = MotionFusion().fuse_clip(noisy_clip, SIGMA)
+    assert rmse(fused[2], noisy_clip[2]) < 0.35 * SIGMA
+    assert float(noise_map[2].mean()) > 0.85 * SIGMA
+    # NB on two unrelated smooth random textures the flow does find look-alike pixels, and the weights
+    # (rightly, by their definition: agreement, not identity) take them, as non-local means would
+
+
+def test_noise_free_frames_come_back_unchanged():
+    clip = noisy(panned(step=1), sigma=0.0)
+    fused, noise_map = MotionFusion().fuse_clip(clip, 0.0)
+    assert torch.equal(fused, clip) and torch.equal(noise_map, torch.zeros(5, 64, 80))
+
+
+def test_streaming_fuses_each_frame_with_its_window_and_reads_ahead_only_the_radius():
+    clip = noisy(panned(frames=7, step=1, channels=1))
+    reads = []
+
+    def frames():
+        for index, frame in enumerate(clip):
+            reads.append(index)
+            yield frame
+
+    fusion = MotionFusion(FusionSettings(radius=2))
+    expected = MotionFusion(FusionSettings(radius=2)).fuse_clip(clip, SIGMA)
+    for index, (fused, noise_map) in enumerate(fusion.stream(frames(), SIGMA)):
+        assert max(reads) <= index + 2  # the radius ahead, never the whole video
+        assert torch.equal(fused, expected[0][index]) and torch.equal(noise_map, expected[1][index])
+    assert index == 6
+    alone, alone_map = MotionFusion(FusionSettings(radius=0)).fuse_clip(clip, SIGMA)
+    assert torch.equal(alone, clip) and torch.allclose(alone_map, torch.full_like(alone_map, SIGMA))
+
+
+def test_interpolation_variance_matches_resampled_noise():
+    """Linear resampling at a fractional offset f leaves (1 − f)² + f² of the variance per axis."""
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal((200, 200)).astype(np.float32)
+    for fx, fy in ((0.0, 0.0), (0.5, 0.0), (0.3, 0.5), (0.25, 0.75)):
+        columns, rows = np.meshgrid(np.arange(200, dtype=np.float32) + fx, np.arange(200, dtype=np.float32) + fy)
+        warped = cv2.remap(noise, columns, rows, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)[2:-2, 2:-2]
+        expected = float(_interpolation_variance(np.float32(fx)) * _interpolation_variance(np.float32(fy)))
+        assert float(warped.var()) == pytest.approx(expected, rel=0.05)
+
+
+def test_bad_settings_and_frames_are_refused():
+    for bad in (dict(radius=-1), dict(flow_preset="slowest"), dict(box=0), dict(strength=0)):
+        with pytest.raises(DenoiseError):
+            FusionSettings(**bad)
+    with pytest.raises(DenoiseError, match=r"\(C, H, W\)"):
+        MotionFusion().fuse_clip(torch.rand(3, 2, 8, 8), SIGMA)
+
+
+# ------------------------------------------------------------------------------------------ noise maps
+
+
+@pytest.mark.parametrize("name", ["dust", "ut"])
+def test_a_uniform_noise_map_is_the_same_as_one_sigma(name):
+    torch.manual_seed(0)
+    model = build_model(name, layers=2, **({"width": 32} if name == "ut" else {}))
+    with torch.no_grad():
+        for parameter in model.parameters():  # a UT's proximal biases start at 0: give σ something to scale
+            parameter.add_(0.01 * torch.randn_like(parameter))
+    clip = torch.rand(2, 3, 1, 24, 32)
+    one = model(clip, sigma=0.07)
+    mapped = model(clip, sigma=torch.full((2, 3, 24, 32), 0.07))
+    assert torch.allclose(one, mapped, atol=1e-6)
+    varying = model(clip, sigma=torch.linspace(0.0, 0.2, 32).expand(2, 3, 24, 32))
+    assert not torch.allclose(one, varying, atol=1e-3)
+
+
+def test_a_patch_is_told_the_root_mean_square_of_its_pixels_sigma_in_every_band(monkeypatch):
+    torch.manual_seed(0)
+    model = build_model("dust", layers=3, token_set="spatiotemporal", neighbourhood=3)
+    clip = torch.rand(1, 3, 1, 40, 40)
+    noise_map = 0.02 + 0.15 * torch.rand(1, 3, 40, 40)
+    monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1 << 40)
+    whole = model(clip, sigma=noise_map)
+    monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)  # one patch row a band, with its halo
+    assert torch.allclose(model(clip, sigma=noise_map), whole, atol=1e-6)
+    # patch (3, 3) of the 8×8, stride-4 grid (padded by 4) covers pixels 8..15: half at σ = 0.05, half at 0.15
+    halves = torch.full((1, 3, 40, 40), 0.05)
+    halves[..., 12:] = 0.15
+    scale = model._noise_scale(halves, clip)
+    assert scale.shape == (1, 11, 11, 3, 1)
+    expected = math.sqrt((0.05**2 + 0.15**2) / 2) / model.config.sigma
+    assert torch.allclose(scale[0, 3, 3], torch.full((3, 1), expected))
+    assert torch.allclose(scale[0, 3, 1], torch.full((3, 1), 0.05 / model.config.sigma))
+    with pytest.raises(ModelError, match="noise map"):
+        model(clip, sigma=torch.full((1, 3, 40, 41), 0.1))
+    with pytest.raises(ModelError, match="noise map"):
+        model(clip, sigma=torch.full((1, 3, 40, 40), -0.1))
+
+
+# ------------------------------------------------------------------------------------ in the denoiser
+
+
+def test_fusion_in_the_denoiser_beats_the_model_alone_and_tiles_agree():
+    torch.manual_seed(0)
+    model = build_model("dust", layers=3)  # untrained: ISTA on a DCT frame, noise-conditional
+    clean = panned(frames=6, step=1)
+    noisy_clip = noisy(clean).clamp(0, 1)
+    plain = Denoiser(model, device="cpu", tile=0).denoise_clip(noisy_clip, sigma=SIGMA)
+    fused = Denoiser(model, device="cpu", tile=0, fusion=FusionSettings()).denoise_clip(noisy_clip, sigma=SIGMA)
+    assert rmse(fused, clean) < 0.85 * rmse(plain, clean)
+    tiled = Denoiser(model, device="cpu", tile=48, overlap=24, fusion=FusionSettings()).denoise_clip(noisy_clip, sigma=SIGMA)
+    assert torch.allclose(tiled, fused, atol=1e-5)
+    with pytest.raises(DenoiseError, match="noise level"):
+        Denoiser(model, device="cpu", fusion=FusionSettings()).denoise_clip(noisy_clip, sigma=None)
+
+
+def test_clean_fuses_by_default_and_not_with_no_fusion(tmp_path, capsys, monkeypatch):
+    from fractions import Fraction
+
+    from helpers import run_cli
+    from videodenoise.video import read_video, write_video
+
+    checkpoint = save_model(build_model("dust", layers=2), tmp_path / "m.safetensors",
+                            {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})
+    source = write_video(tmp_path / "in.mkv", noisy(panned(frames=4, step=1)).clamp(0, 1), fps=Fraction(25), codec="ffv1")
+    outputs = {}
+    for flag in ("--fusion", "--no-fusion"):
+        target = tmp_path / f"{flag}.mkv"
+        code, out, err = run_cli(["clean", source, "-o", target, "--format", "lossless", "--sigma", "20",
+                                  "--checkpoint", checkpoint, flag], capsys, monkeypatch)
+        assert code == 0, err
+        assert ("motion-aligned" in out) == (flag == "--fusion")
+        outputs[flag] = read_video(target)
+    assert not torch.equal(outputs["--fusion"], outputs["--no-fusion"])
+    code, out, err = run_cli(["clean", source, "-o", tmp_path / "blind.mkv", "--sigma", "none", "--checkpoint", checkpoint],
+                             capsys, monkeypatch)
+    assert code == 0 and "motion-aligned" not in out  # blind: no σ, so nothing to fuse by
