@@ -24,9 +24,10 @@ What is measured, and how:
   - each checkpoint (--checkpoint NAME=PATH[,key=value...], repeatable; default current = the shipped
     default checkpoint, previous = checkpoints/dust-samples-constrained.safetensors, run once if both
     are the same file) through `Denoiser.from_checkpoint(path, device=...)` with the CLI's defaults
-    (5-frame reflected windows, stride 3, tiles of 512 px, opponent colour for grey models; a
-    noise-conditional checkpoint is told σ inside its training range, any other is applied with
-    noise-level rescaling), or with one lever changed by the options of CHECKPOINT_OPTIONS (the
+    (`--quality fast`: motion-compensated temporal fusion of 5 frames, 5-frame reflected windows, stride 3,
+    tiles of 512 px, opponent colour for grey models; a noise-conditional checkpoint is told σ, or
+    after fusion the σ left at each pixel, inside its training range, any other is applied with
+    noise-level rescaling; the default `previous` checkpoint runs as it shipped, without fusion), or with one lever changed by the options of CHECKPOINT_OPTIONS (the
     README's ablation), on the whole clip, with --modes known,auto: `NAME-known` (told the true σ) and `NAME-auto` (σ estimated
     exactly as `denoise_clip(sigma="auto")` does: `estimate_noise_sigma` on up to 5 frames spread
     over the clip; the estimate is reported). The estimate's time counts in the auto method's time.
@@ -345,14 +346,20 @@ def classical_methods(names: list[str], bm_sigmas: tuple[float, ...] | None = No
 #   window_stride=N  frames kept per 5-frame window (1: every frame centred in its own window)
 #   colour=rgb       a grey model on R, G and B instead of the opponent colour space
 #   range=off        ignore a noise-conditional checkpoint's σ range: rescale the input to σ_train instead
-CHECKPOINT_OPTIONS = ("patch_stride", "window_stride", "colour", "range")
+#   quality=best     clean's --quality best preset (denoise.QUALITY_PRESETS; default fast)
+#   fusion=off       the model alone, without motion-compensated temporal fusion (clean --no-fusion)
+#   fusion_radius=N  fuse N neighbours each side instead of FusionSettings' default
+CHECKPOINT_OPTIONS = ("quality", "patch_stride", "window_stride", "colour", "range", "fusion", "fusion_radius")
 
 
 def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     """Denoiser.from_checkpoint with the CLI's defaults, changed by a --checkpoint's options."""
-    from videodenoise.denoise import Denoiser
+    from videodenoise.denoise import Denoiser, quality_options
+    from videodenoise.fusion import FusionSettings
 
-    kwargs = {"device": device}
+    kwargs = {"device": device, **quality_options(options.get("quality", "fast"), options.get("fusion") != "off")}
+    if "fusion_radius" in options and kwargs["fusion"] is not None:
+        kwargs["fusion"] = FusionSettings(radius=int(options["fusion_radius"]))
     if "patch_stride" in options:
         kwargs["patch_stride"] = int(options["patch_stride"])
     if "window_stride" in options:
@@ -660,7 +667,8 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
     if not values:
         from videodenoise.denoise import DEFAULT_CHECKPOINT
 
-        return {"current": (Path(DEFAULT_CHECKPOINT), {}), "previous": (PREVIOUS_CHECKPOINT, {})}
+        # the previous default as `clean` applied it when it shipped: before motion-compensated fusion
+        return {"current": (Path(DEFAULT_CHECKPOINT), {}), "previous": (PREVIOUS_CHECKPOINT, {"fusion": "off"})}
     out = {}
     for value in values:
         if "=" not in value:
@@ -674,6 +682,10 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
                 raise SystemExit(f"unknown checkpoint option '{pair}' in '{value}'; use key=value with a key of "
                                  f"{', '.join(CHECKPOINT_OPTIONS)}")
             options[key] = option
+        from videodenoise.denoise import QUALITY_PRESETS
+
+        if options.get("quality", "fast") not in QUALITY_PRESETS or options.get("fusion", "on") not in ("on", "off"):
+            raise SystemExit(f"in '{value}': quality takes {', '.join(QUALITY_PRESETS)} and fusion takes on or off")
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
         out[name.strip()] = (Path(path), options)

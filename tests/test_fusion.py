@@ -201,3 +201,80 @@ def test_clean_fuses_by_default_and_not_with_no_fusion(tmp_path, capsys, monkeyp
     code, out, err = run_cli(["clean", source, "-o", tmp_path / "blind.mkv", "--sigma", "none", "--checkpoint", checkpoint],
                              capsys, monkeypatch)
     assert code == 0 and "motion-aligned" not in out  # blind: no σ, so nothing to fuse by
+
+
+# ------------------------------------------------------------------------------------------- training
+
+
+@pytest.fixture(scope="module")
+def ped2(tmp_path_factory):
+    import replicas as R
+
+    root = tmp_path_factory.mktemp("ped2")
+    R.make_repackaged(root, "ped2", size=(40, 48))
+    return root
+
+
+def fusion_config(root, **changes):
+    from videodenoise.training import DataConfig, TrainConfig
+
+    values = dict(model="dust", model_options=dict(layers=2, patch_size=4, stride=2), mode="erm",
+                  data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=24, val_crop=24,
+                                  samples_per_epoch=4, val_clips_per_video=1),
+                  sigma_range=[0.0, 0.2], fusion={"radius": 1}, epochs=1, batch_size=2, device="cpu")
+    return TrainConfig(**{**values, **changes})
+
+
+def test_training_with_fusion_fuses_every_clip_and_tells_the_model_the_noise_map(ped2, tmp_path):
+    from videodenoise.training import Trainer
+
+    trainer = Trainer(fusion_config(ped2), tmp_path / "run", quiet=True)
+    clean = panned(frames=3, step=1, channels=1)[None, :, :, :24, :24].expand(2, -1, -1, -1, -1)
+    fused, sigmas, told = trainer._inputs(clean, 7, 0)
+    noisy, _ = trainer._noisy(clean, 7, 0)
+    expected = MotionFusion(FusionSettings(radius=1)).fuse_clip(noisy[1], float(sigmas[1]))
+    assert torch.allclose(fused[1], expected[0]) and torch.allclose(told["sigma"][1], expected[1])
+    assert told["sigma"].shape == (2, 3, 24, 24) and (told["sigma"] <= sigmas.view(-1, 1, 1, 1) + 1e-6).all()
+    summary = trainer.fit()
+    assert summary["steps"] == 2 and math.isfinite(summary["final"]["val_rmse"])
+
+
+def test_fine_tuning_starts_from_the_given_weights_and_refuses_ones_that_do_not_fit(ped2, tmp_path):
+    from videodenoise.constrained import ConfigError
+    from videodenoise.training import Trainer
+
+    source = build_model("dust", layers=2, patch_size=4, stride=2)
+    with torch.no_grad():
+        source.layers[0].analysis.mul_(1.5)
+    weights = save_model(source, tmp_path / "start.safetensors", {"sigma_train": repr(25 / 255)})
+    trainer = Trainer(fusion_config(ped2, init_weights=str(weights)), tmp_path / "run", quiet=True)
+    assert torch.equal(trainer.model.layers[0].analysis, source.layers[0].analysis)
+    with pytest.raises(ConfigError, match="init_weights"):
+        Trainer(fusion_config(ped2, init_weights=str(weights), model_options=dict(layers=3, patch_size=4, stride=2)),
+                tmp_path / "other", quiet=True)
+    with pytest.raises(ConfigError, match="fusion"):
+        fusion_config(ped2, sigma_range=None)
+    with pytest.raises(ConfigError, match="fusion"):
+        fusion_config(ped2, fusion={"radius": 1, "speed": 2})
+
+
+def test_quality_options_are_what_clean_runs():
+    from videodenoise.denoise import DEFAULT_STRIDE, DEFAULT_WINDOW, quality_options
+
+    fast = quality_options("fast")
+    assert fast["fusion"] == FusionSettings() and fast["stride"] == DEFAULT_WINDOW  # fused frames: disjoint windows
+    alone = quality_options("fast", fusion=False)
+    assert alone["fusion"] is None and alone["stride"] == DEFAULT_STRIDE  # the model alone: centred windows
+    best = quality_options("best")
+    assert best["fusion"].radius == 3 and best["patch_stride"] == 2
+    with pytest.raises(DenoiseError, match="fast, best"):
+        quality_options("ultra")
+
+
+@pytest.mark.parametrize("size", [(1, 1), (5, 7), (3, 200)])
+def test_frames_too_small_for_the_optical_flow_are_still_fused(size):
+    """DIS refuses frames under 12 px a side; fusion pads them for the flow and crops it back."""
+    clean = torch.full((5, 1, *size), 0.5)
+    fused, noise_map = MotionFusion().fuse_clip(noisy(clean), SIGMA)
+    assert fused.shape == clean.shape and noise_map.shape == (5, *size)
+    assert float(noise_map[2].mean()) < 0.6 * SIGMA  # a static clip: the neighbours agree

@@ -252,8 +252,8 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
         sigma_range=[0.0, 0.2], epochs=1, batch_size=4, device="cpu",
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
-    noisy, sigmas = trainer._noisy(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
-    assert trainer._model_kwargs(sigmas)["sigma"] is sigmas  # the model is told each clip's σ
+    noisy, sigmas, told = trainer._inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    assert told["sigma"] is sigmas  # the model is told each clip's σ
     assert sigmas.shape == (4,) and (sigmas >= 0).all() and (sigmas <= 0.2).all() and sigmas.unique().numel() == 4
     measured = (noisy - 0.5).flatten(1).std(dim=1)
     assert torch.allclose(measured, sigmas, rtol=0.25, atol=0.01)
@@ -272,8 +272,8 @@ def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
     assert trainer.model.config.sigma == config.sigma_train  # σ_ref of the bias scaling
-    _, sigmas = trainer._noisy(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
-    assert trainer._model_kwargs(sigmas)["sigma"] is sigmas
+    _, sigmas, told = trainer._inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    assert told["sigma"] is sigmas
     trainer.fit()
     denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", device="cpu")
     assert denoiser.sigma_range == (0.0, 0.2) and denoiser.scale_for(5 / 255) == (1.0, 5 / 255)
@@ -291,8 +291,8 @@ def test_blind_training_over_a_sigma_range_never_tells_the_model(root, tmp_path,
     calls = []
     forward = type(trainer.model).forward
     monkeypatch.setattr(type(trainer.model), "forward", lambda self, *a, **k: calls.append(k.get("sigma")) or forward(self, *a, **k))
-    noisy, sigmas = trainer._noisy(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
-    assert sigmas.unique().numel() == 4 and trainer._model_kwargs(sigmas) == {} and trainer._clip_weights(sigmas) is None
+    noisy, sigmas, told = trainer._inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    assert sigmas.unique().numel() == 4 and told == {} and trainer._clip_weights(sigmas) is None
     trainer.fit()
     assert calls and all(sigma is None for sigma in calls)
     metadata = read_metadata(tmp_path / "run" / "last.safetensors")

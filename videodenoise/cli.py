@@ -466,14 +466,14 @@ def clean(
     inputs: list[Path] = typer.Argument(..., metavar="INPUT", help="Video files or frame folders to denoise."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input)."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights written by `videodenoise train` (default: the shipped checkpoints/dust-video.safetensors)."),
-    quality: str = typer.Option("fast", "--quality", help="fast, or best: the same model on 4× as many overlapping patches (about 4× the time)."),
+    quality: str = typer.Option("fast", "--quality", help="fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 (about 4× the time)."),
     fusion: bool = typer.Option(True, "--fusion/--no-fusion", help="Average every frame with its motion-aligned neighbours where they agree before the model (needs σ: off with --sigma none)."),
     sigma: str = typer.Option("auto", "--sigma", help="Noise σ on the 0-255 scale, or auto (estimated with skimage.restoration.estimate_sigma on 5 frames), or none (apply the model as trained)."),
     format: Optional[str] = typer.Option(None, "--format", help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4)."),
     side_by_side: bool = typer.Option(False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing outputs (never the input)."),
     window: int = typer.Option(5, "--window", help="Frames the model sees at once (reflected at the ends)."),
-    stride: int = typer.Option(3, "--stride", help="Centre frames kept from each window: 1 = one window per frame (slowest), window = disjoint windows (fastest)."),
+    stride: Optional[int] = typer.Option(None, "--stride", help="Frames kept from each window, the centre ones: 1 = one window per frame (slowest), window = disjoint windows (fastest). Default: the window with fusion (every frame already holds its neighbours), 3 without."),
     tile: int = typer.Option(512, "--tile", help="Largest tile side in pixels; 0 = whole frames."),
     overlap: Optional[int] = typer.Option(None, "--overlap", help="Tile overlap in pixels (default: from the model's reach)."),
     colour: str = typer.Option("opponent", "--colour", help="How a grey model denoises colour video: opponent (luminance and two colour differences) or rgb (each channel)."),
@@ -488,7 +488,7 @@ def clean(
 
     Under torchrun each rank denoises every world-size-th input, starting at its rank, on its own GPU.
     """
-    from .denoise import Denoiser, denoise_video, plan_outputs
+    from .denoise import Denoiser, denoise_video, plan_outputs, quality_options
 
     from .video import MAX_CRF
 
@@ -502,8 +502,10 @@ def clean(
     plans = plan_outputs(inputs, output, format, side_by_side, overwrite, failures=failures if len(inputs) > 1 else None)
     for source, error in failures:
         _print_error(f"{source}: {_one_line(error)}")
-    options = dict(device=device, precision=precision, window=window, stride=stride, tile=tile, overlap=overlap,
-                   colour=colour, **_quality_preset(quality, fusion and sigma_value is not None))
+    options = dict(device=device, precision=precision, window=window, tile=tile, overlap=overlap, colour=colour,
+                   **quality_options(quality, fusion and sigma_value is not None))
+    if stride is not None:
+        options["stride"] = stride
     denoiser = Denoiser.from_checkpoint(checkpoint, **options)
     from .devices import distributed_environment
 
@@ -556,7 +558,7 @@ def clean(
 def demo(
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
-    quality: str = typer.Option("fast", "--quality", help="fast, or best (4× as many overlapping patches, about 4× the time)."),
+    quality: str = typer.Option("fast", "--quality", help="fast, or best (4× as many overlapping patches, 7 frames fused instead of 5; about 4× the time)."),
     fusion: bool = typer.Option(True, "--fusion/--no-fusion", help="Average every frame with its motion-aligned neighbours where they agree before the model."),
     sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the noise."),
@@ -567,13 +569,13 @@ def demo(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Fetch the bikes sample clip, add Gaussian noise, denoise it with the shipped checkpoint, print both PSNRs and write the videos."""
-    from .denoise import Denoiser, run_demo
+    from .denoise import Denoiser, quality_options, run_demo
 
     if not 0 < sigma <= 255:
         raise VideodenoiseError(f"--sigma must be a noise level in (0, 255], got {sigma:g}")
     if frames is not None and frames < 1:
         raise VideodenoiseError(f"--frames must be at least 1, got {frames}")
-    denoiser = Denoiser.from_checkpoint(checkpoint, device=device, precision=precision, **_quality_preset(quality, fusion))
+    denoiser = Denoiser.from_checkpoint(checkpoint, device=device, precision=precision, **quality_options(quality, fusion))
     progress = _frame_progress(disable=quiet)
     with progress:
         task = progress.add_task("bikes", total=None)
@@ -600,16 +602,6 @@ def _parse_sigma(text: str) -> float | str | None:
     if not 0 <= value <= 255:
         raise VideodenoiseError(f"--sigma must be between 0 and 255 (the 0-255 scale), got {text}")
     return value / 255
-
-
-def _quality_preset(quality: str, fusion: bool) -> dict:
-    """The Denoiser options of --quality and --fusion/--no-fusion."""
-    from .denoise import QUALITY_PRESETS
-    from .fusion import FusionSettings
-
-    if quality not in QUALITY_PRESETS:
-        raise VideodenoiseError(f"unknown --quality '{quality}'; choose one of: {', '.join(QUALITY_PRESETS)}")
-    return {**QUALITY_PRESETS[quality], "fusion": FusionSettings() if fusion else None}
 
 
 def _describe_sigma(value, how: str, denoiser) -> str:

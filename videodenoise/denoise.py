@@ -1,7 +1,8 @@
 """Streaming inference: denoise any video file or frame folder with a trained model (SPEC §6).
 
-    from videodenoise.denoise import Denoiser, denoise_video
-    denoiser = Denoiser.from_checkpoint("checkpoints/dust-video.safetensors")
+    from videodenoise.denoise import Denoiser, denoise_video, quality_options
+    # clean's defaults (motion-compensated fusion first); without the preset: the model alone
+    denoiser = Denoiser.from_checkpoint("checkpoints/dust-video.safetensors", **quality_options("fast"))
     result = denoise_video("input.mp4", "input.denoised.mp4", denoiser, sigma="auto")
     print(result.sigma * 255, result.frames_per_second)
     clean = denoiser.denoise_clip(noisy_clip, sigma=25 / 255)        # (T, C, H, W) in memory
@@ -24,6 +25,13 @@ How a video is processed, and why:
   three differ by < 0.1 dB, because its attention barely mixes frames; a model that leans on time
   gains more from centring. Windows past either end are reflected (frame −1 is frame 1, frame n is
   n − 2), so the output has exactly one frame per input frame, a one-frame video included.
+* Motion. With `fusion` (the CLI's default; `videodenoise.fusion`), every frame is first averaged with
+  its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
+  noise-conditional model is then told the σ left at each pixel. This is where the video's redundancy
+  is used: the models' temporal attention only sees the same patch location in the other frames,
+  which shows something else once the camera moves, and trained attention gains stay small. On the
+  quality benchmark's held-out clips fusion adds about 1.2 dB at σ = 25 (README, quality section).
+  Fusion streams too: it reads `radius` frames ahead of the window it feeds.
 * Space. A frame larger than `tile` pixels a side is cut into overlapping tiles. Tiles start on the
   model's patch grid, so they cut the same patches the whole frame does; farther than the model's
   reach (its margin: p − 1 pixels, plus a neighbourhood radius per layer for spatio-temporal token
@@ -80,7 +88,7 @@ from .tiling import _round_up, model_margin, ramp, reflect, tile_spans
 from .video import VideoWriter, _short, has_audio, open_video
 
 __all__ = [
-    "DEFAULT_CHECKPOINT", "PREVIOUS_CHECKPOINT", "QUALITY_PRESETS", "Denoiser", "DenoiseError", "DenoiseResult", "denoise_video", "plan_outputs",
+    "DEFAULT_CHECKPOINT", "PREVIOUS_CHECKPOINT", "QUALITY_PRESETS", "quality_options", "Denoiser", "DenoiseError", "DenoiseResult", "denoise_video", "plan_outputs",
     "default_output", "side_by_side_path", "estimate_noise_sigma", "estimate_clip_sigma", "estimate_video_sigma", "run_demo",
     "DemoResult", "reflect", "tile_spans", "model_margin",
 ]
@@ -88,10 +96,16 @@ __all__ = [
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINTS / "dust-video.safetensors"
 PREVIOUS_CHECKPOINT = CHECKPOINTS / "dust-samples-constrained.safetensors"  # the default until issue 9
-# `clean --quality`: the same weights, applied faster or better (README: the quality benchmark's table)
-QUALITY_PRESETS = {"fast": {}, "best": {"patch_stride": 2}}
 DEFAULT_WINDOW = 5
 DEFAULT_STRIDE = 3
+# `clean --quality`: the same weights, applied faster or better (README: the quality benchmark's table).
+# Both keep all 5 frames of each window: once every frame is fused with its neighbours, centring
+# windows (stride 3, 5/3× the model's work) gained nothing on the validation clips of
+# benchmarks/tune_fusion.py (disjoint windows: +0.01 dB at 0.66× the time for fast, ±0.015 dB at
+# 0.87× for best). best fuses 3 neighbours a side (+0.09 dB there, 6 flows a frame
+# instead of 4) and cuts 4× as many patches.
+QUALITY_PRESETS = {"fast": {"fusion": FusionSettings(), "stride": DEFAULT_WINDOW},
+                   "best": {"fusion": FusionSettings(radius=3), "stride": DEFAULT_WINDOW, "patch_stride": 2}}
 DEFAULT_TILE = 512
 DEFAULT_SIGMA_TRAIN = 25 / 255
 SCALINGS = ("rescale", "none")
@@ -352,6 +366,16 @@ class Denoiser:
                     tiles.append(((top, bottom, left, right), weight))
             self._weights[key] = (tiles, weight_sum)
         return self._weights[key]
+
+
+def quality_options(quality: str = "fast", fusion: bool = True) -> dict:
+    """The Denoiser options of `clean --quality QUALITY` (and `--no-fusion`: fusion=False)."""
+    if quality not in QUALITY_PRESETS:
+        raise DenoiseError(f"unknown --quality '{quality}'; choose one of: {', '.join(QUALITY_PRESETS)}")
+    options = dict(QUALITY_PRESETS[quality])
+    if not fusion:  # the model alone: centre frames of each window, as before fusion existed
+        options.update(fusion=None, stride=DEFAULT_STRIDE)
+    return options
 
 
 def _local_rank() -> int | None:

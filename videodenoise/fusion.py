@@ -41,19 +41,20 @@ import torch
 
 from .errors import DenoiseError
 
+MIN_FLOW_SIDE = 16  # DIS refuses frames of under 12 px a side (and some longer thin ones)
 FLOW_PRESETS = {"ultrafast": cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST, "fast": cv2.DISOPTICAL_FLOW_PRESET_FAST,
                 "medium": cv2.DISOPTICAL_FLOW_PRESET_MEDIUM}
 
 
 @dataclass(frozen=True)
 class FusionSettings:
-    """How `MotionFusion` aligns and weighs neighbours (defaults chosen on the benchmark's training-free sweep)."""
+    """How `MotionFusion` aligns and weighs neighbours (defaults: chosen on validation clips by benchmarks/tune_fusion.py)."""
 
     radius: int = 2  # neighbours on each side: 2 fuses up to 5 frames
     flow_preset: str = "medium"  # DIS preset, see FLOW_PRESETS
     flow_blur: float = 0.8  # Gaussian blur (px) of the grey frames the flow is computed on
     box: int = 5  # side of the window a squared difference is averaged over
-    strength: float = 1.0  # h = strength·σ: how large an unexplained difference still counts
+    strength: float = 0.7  # h = strength·σ: how large an unexplained difference still counts
 
     def __post_init__(self):
         if self.radius < 0:
@@ -128,7 +129,7 @@ class MotionFusion:
         weight_sum = np.ones((height, width), np.float32)
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
         for other, other_guide in neighbours:
-            flow = self._flow.calc(guide, other_guide, None)  # guide(x) ≈ other_guide(x + flow(x))
+            flow = self._optical_flow(guide, other_guide)
             map_x, map_y = columns + flow[..., 0], rows + flow[..., 1]
             warped = cv2.remap(other, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
             if warped.ndim == 2:
@@ -141,6 +142,16 @@ class MotionFusion:
             noise_power += weight * weight * shrink
         fused = total / weight_sum[..., None]
         return fused, (np.float32(sigma) * np.sqrt(noise_power) / weight_sum).astype(np.float32)
+
+
+    def _optical_flow(self, guide: np.ndarray, other: np.ndarray) -> np.ndarray:
+        """(H, W, 2) flow with guide(x) ≈ other(x + flow(x)); frames under MIN_FLOW_SIDE a side are
+        padded (replicated) for DIS, which refuses them, and the flow cropped back."""
+        height, width = guide.shape
+        bottom, right = max(0, MIN_FLOW_SIDE - height), max(0, MIN_FLOW_SIDE - width)
+        if bottom or right:
+            guide, other = (cv2.copyMakeBorder(g, 0, bottom, 0, right, cv2.BORDER_REPLICATE) for g in (guide, other))
+        return self._flow.calc(guide, other, None)[:height, :width]
 
 
 def _interpolation_variance(coordinates: np.ndarray) -> np.ndarray:

@@ -44,6 +44,7 @@ from .datasets.motion import TRAINING_PHOTOS, MixedClips, MotionClips
 from .devices import autocast, resolve_device, resolve_precision
 from .devices import distributed_environment
 from .errors import RunFolderError, VideodenoiseError
+from .fusion import FusionSettings, MotionFusion
 from .metrics import descending_samples, per_layer_mse
 from .runs import STATE_FORMAT, RunFolder, read_metrics  # noqa: F401  (read_metrics stays importable here)
 from .models import MODEL_NAMES, build_model, load_state, save_model
@@ -96,6 +97,13 @@ class TrainConfig:
     # whose errors are small in absolute terms, counts as much as heavy noise (equal weight in dB)
     sigma_weighting: bool = True
     clip_noise: bool = False
+    # motion-compensated temporal fusion (videodenoise.fusion) of every noisy clip before the model, as
+    # `clean` does by default: None (off), or the FusionSettings fields to change ({} = the defaults).
+    # The model is told the noise map fusion leaves; needs sigma_range and sigma_conditioning.
+    fusion: dict[str, Any] | None = None
+    # start from these weights (a .safetensors file or run folder whose model matches this config)
+    # instead of a fresh initialisation: fine-tuning. A resumed run restores its own weights instead.
+    init_weights: str | None = None
     epochs: int = 10
     batch_size: int = 8
     lr: float = 1e-3
@@ -132,10 +140,23 @@ class TrainConfig:
             (self.sigma_range is None or self.noise == "gaussian",
              f"sigma_range draws Gaussian noise levels; it cannot be combined with noise '{self.noise}'"),
             (self.grad_clip is None or self.grad_clip > 0, f"gradient clipping must be positive or off, got {self.grad_clip}"),
+            (self.fusion is None or (self.sigma_range is not None and self.sigma_conditioning),
+             "fusion tells the model the noise left at each pixel: it needs sigma_range and sigma_conditioning = true"),
         ]
         for ok, message in checks:
             if not ok:
                 raise ConfigError(message)
+        if self.fusion is not None:
+            self.fusion_settings()  # unknown fields or values: a ConfigError now, not at the first step
+
+    def fusion_settings(self) -> FusionSettings | None:
+        if self.fusion is None:
+            return None
+        try:
+            return FusionSettings(**self.fusion)
+        except (TypeError, VideodenoiseError) as error:
+            raise ConfigError(f"bad fusion settings {self.fusion}: {error}; fields: "
+                              f"{', '.join(f.name for f in dataclasses.fields(FusionSettings))}") from None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -196,6 +217,12 @@ class Trainer:
         options = {"channels": config.data.channels, **config.model_options}
         options.setdefault("sigma", config.sigma_train)  # both models' reference noise level
         self.model = build_model(config.model, **options).to(self.device)
+        if config.init_weights and _state is None:
+            self._load_initial_weights(config.init_weights)
+        fusion = config.fusion_settings()
+        if fusion is not None and not self.model.noise_conditional:
+            raise ConfigError(f"fusion needs a noise-conditional model (told the noise map); this {config.model} is not")
+        self.fusion = None if fusion is None else MotionFusion(fusion)
         self.n_layers = self.model.num_layers
         self.noise = make_noise(config.noise, config.sigma_train, clip=config.clip_noise)
         self.adam = torch.optim.Adam(self.model.parameters(), lr=config.lr)
@@ -226,6 +253,16 @@ class Trainer:
         self._tensorboard = None  # opened by fit(), so that a run with nothing left to do writes nothing
 
     # ----------------------------------------------------------------------------- construction
+
+    def _load_initial_weights(self, path: str) -> None:
+        from .checkpoints import load_checkpoint
+
+        source, _ = load_checkpoint(path)
+        try:
+            self.model.load_state_dict(source.state_dict())
+        except RuntimeError as error:
+            raise ConfigError(f"init_weights {path} do not fit the model this config builds "
+                              f"({str(error).splitlines()[0]}); give the same model options the weights were trained with") from None
 
     def _build_data(self) -> None:
         data = self.config.data
@@ -379,8 +416,11 @@ class Trainer:
         # blind model trained over a range records the range under another name
         range_ = {} if self.config.sigma_range is None else {
             "sigma_range" if self.config.sigma_conditioning else "train_sigma_range": json.dumps(list(self.config.sigma_range))}
+        fused = {} if self.config.fusion is None else {  # what its inputs were: clean --no-fusion is not that
+            "trained_with_fusion": json.dumps(dataclasses.asdict(self.config.fusion_settings()))}
         return {
             **range_,
+            **fused,
             "mode": self.config.mode,
             "sigma_train": repr(self.config.sigma_train),
             "step": str(self.step),
@@ -407,10 +447,18 @@ class Trainer:
             noisy = noisy.clamp(0, 1)
         return noisy, sigma
 
-    def _model_kwargs(self, sigma: torch.Tensor | None) -> dict:
-        """What the model is told besides the clip: its σ, for a noise-conditional model only."""
+    def _inputs(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None, dict]:
+        """(what the model sees, each clip's σ or None, what the model is told besides the clip).
+
+        The model is told its clip's σ when it is noise-conditional and trained so; with fusion it sees
+        the fused clip and is told the noise map fusion leaves."""
+        noisy, sigma = self._noisy(clean, *seed_parts)
         told = sigma is not None and self.config.sigma_conditioning and self.model.noise_conditional
-        return {"sigma": sigma} if told else {}
+        if self.fusion is None:
+            return noisy, sigma, {"sigma": sigma} if told else {}
+        fused = [self.fusion.fuse_clip(clip, float(level)) for clip, level in zip(noisy.float().cpu(), sigma.cpu())]
+        clips, maps = (torch.stack(part).to(self.device, noisy.dtype) for part in zip(*fused))
+        return clips, sigma, {"sigma": maps}
 
     def _clip_weights(self, sigma: torch.Tensor | None) -> torch.Tensor | None:
         if sigma is None or not self.config.sigma_weighting:
@@ -425,13 +473,13 @@ class Trainer:
 
     def train_step(self, clean: torch.Tensor) -> torch.Tensor:
         """One primal step (and, per batch, one dual step). Returns the per-layer losses (L+1,)."""
-        noisy, sigma = self._noisy(clean, self.step, self.rank)
+        noisy, sigma, told = self._inputs(clean, self.step, self.rank)
         if self.optimizer is not None:
             self.optimizer.zero_grad()
         else:
             self.adam.zero_grad(set_to_none=True)
         with autocast(self.device, self.dtype):
-            estimates = self.wrapped(noisy, all_layers=True, **self._model_kwargs(sigma))
+            estimates = self.wrapped(noisy, all_layers=True, **told)
         layer_losses = per_layer_mse(estimates, clean, self._clip_weights(sigma)).mean(dim=1)
         if self.problem is not None:
             per_batch = self.config.descent.dual_update == "batch"
@@ -469,8 +517,8 @@ class Trainer:
         for batch, clean in enumerate(self.batches(epoch, 0)):
             clean = clean.to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, sigma = self._noisy(clean, epoch, batch, self.rank, 1)
-                estimates = self.wrapped(noisy, all_layers=True, **self._model_kwargs(sigma))
+                noisy, sigma, told = self._inputs(clean, epoch, batch, self.rank, 1)
+                estimates = self.wrapped(noisy, all_layers=True, **told)
             sums += per_layer_mse(estimates, clean, self._clip_weights(sigma)).mean(dim=1).double()
         self.wrapped.train()
         layer_losses = (sums / self.steps_per_epoch).float()
@@ -491,8 +539,8 @@ class Trainer:
         for index in range(self.rank, len(self.val_set), self.world):
             clean = self.val_set[index].unsqueeze(0).to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, sigma = self._noisy(clean, VALIDATION_SEED, index)
-                estimates = self.model(noisy, all_layers=True, **self._model_kwargs(sigma))
+                noisy, sigma, told = self._inputs(clean, VALIDATION_SEED, index)
+                estimates = self.model(noisy, all_layers=True, **told)
             per_sample = per_layer_mse(estimates, clean)
             sums += per_sample.sum(dim=1).double()
             descending, total = descending_samples(per_sample)
