@@ -556,6 +556,56 @@ def gap_table(rows: list[dict], ours: list[str], others: list[str]) -> str:
     return format_table(header, body)
 
 
+def interval_table(rows: list[dict], ours: list[str], others: list[str], sigma: float) -> tuple[str, list[dict]]:
+    """At one σ, each of ours minus each other method, paired by clip: the mean PSNR difference, its 95 %
+    Student-t interval over clips (videodenoise.statistics.paired_difference) and the clips ahead.
+    Clips differ far more from each other than one noise draw does, so this is the interval that says
+    whether a mean gap would hold on other footage like this."""
+    from videodenoise.statistics import paired_difference
+
+    header = [f"at σ={sigma:g}, paired by clip", "clips", "mean gap (dB)", "95 % interval", "clips ahead"]
+    body, summary = [], []
+    for mine in ours:
+        for other in others:
+            clips = sorted({r["clip"] for r in rows if r["method"] == other and r["sigma_255"] == sigma}
+                           & {r["clip"] for r in rows if r["method"] == mine and r["sigma_255"] == sigma})
+            if other == mine or not clips:
+                continue
+            a = [cell(rows, mine, sigma, "psnr", c) for c in clips]
+            b = [cell(rows, other, sigma, "psnr", c) for c in clips]
+            result = paired_difference(a, b)
+            ahead = sum(x > y for x, y in zip(a, b))
+            body.append([f"{mine} − {other}", str(len(clips)), _fmt(result.mean, signed=True),
+                         f"[{_fmt(result.low, signed=True)}, {_fmt(result.high, signed=True)}]", f"{ahead} of {len(clips)}"])
+            summary.append({"method": mine, "other": other, "sigma_255": sigma, **result.to_dict(), "clips_ahead": ahead})
+    return format_table(header, body), summary
+
+
+def read_csv(path: Path) -> list[dict]:
+    """The rows of a quality.csv this script wrote, numbers as numbers (for --from-csv)."""
+    numeric = {"sigma_255", "sigma_used_255", "psnr", "ssim", "rmse", "noisy_psnr", "seconds", "seconds_per_frame"}
+    integer = {"frames", "height", "width"}
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        for key in numeric & row.keys():
+            row[key] = float(row[key]) if row[key] != "" else float("nan")
+        for key in integer & row.keys():
+            row[key] = int(row[key]) if row[key] != "" else None
+    return rows
+
+
+def comparison_sets(rows: list[dict]) -> tuple[list[str], list[str]]:
+    """(ours, others) of the gap tables: the `current` checkpoint's methods against the classical
+    comparators and every other checkpoint run with σ known or estimated."""
+    names = method_order(rows)
+    kinds = {r["method"]: (r["kind"], r.get("checkpoint") or None, r.get("sigma_mode") or None) for r in rows}
+    ours = [m for m in names if kinds[m][1] == "current"] or [m for m in names if kinds[m][0] == "model"][:2]
+    others = [m for m in names if m in ("cbm3d", "bm4d", "nlm-opencv")]
+    others += [m for m in names if kinds[m][0] == "model" and kinds[m][1] != "current" and kinds[m][2] in ("known", "auto")]
+    return ours, others
+
+
 def timing_summary(rows: list[dict], reference: str = "nlm-opencv") -> list[dict]:
     """Per method: seconds per frame over all its cells, and its time / the reference's on the same cells."""
     out = []
@@ -712,7 +762,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="torch and OpenCV threads (default: torch's default)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for quality.csv and quality.json")
+    parser.add_argument("--from-csv", type=Path, default=None, metavar="CSV",
+                        help="run nothing: print the gap and interval tables of an earlier run's quality.csv")
     args = parser.parse_args(argv)
+    if args.from_csv is not None:
+        rows = read_csv(args.from_csv)
+        ours, others = comparison_sets(rows)
+        sigmas = sorted({r["sigma_255"] for r in rows})
+        print(sigma_table(rows, "psnr", 2), "\n")
+        print(gap_table(rows, ours, others), "\n")
+        print(interval_table(rows, ours, others, HEADLINE_SIGMA if HEADLINE_SIGMA in sigmas else sigmas[-1])[0])
+        return 0
 
     import cv2
 
@@ -770,11 +830,12 @@ def main(argv: list[str] | None = None) -> int:
     print(sigma_table(rows, "ssim", 4), "\n")
     headline = HEADLINE_SIGMA if HEADLINE_SIGMA in sigmas else sigmas[-1]
     print(clip_table(rows, headline), "\n")
-    ours = [m.name for m in methods if m.checkpoint == "current"] or [m.name for m in methods if m.kind == "model"][:2]
-    others = [m.name for m in methods if m.name in ("cbm3d", "bm4d", "nlm-opencv")]
-    others += [m.name for m in methods if m.kind == "model" and m.checkpoint != "current" and m.sigma_mode in ("known", "auto")]
+    ours, others = comparison_sets(rows)
+    intervals = []
     if ours and others:
         print(gap_table(rows, ours, others), "\n")
+        table, intervals = interval_table(rows, ours, others, headline)
+        print(table, "\n")
     timings = timing_summary(rows)
     print(timing_table(timings), "\n")
     checks = {}
@@ -803,7 +864,7 @@ def main(argv: list[str] | None = None) -> int:
         "methods": [{"name": m.name, "kind": m.kind, "description": m.description,
                      "sigmas": list(m.sigmas) if m.sigmas else None} for m in methods],
         "checkpoints": checkpoint_info, "skipped": skipped, "elapsed_seconds": elapsed,
-        "timings": timings, "checks": checks,
+        "timings": timings, "checks": checks, "intervals": intervals,
         "load_average_before": list(load_before), "load_average_after": list(load_after), "cpus": os.cpu_count(),
         "mean_psnr": {m: {f"{s:g}": cell(rows, m, s, "psnr") for s in sigmas} for m in method_order(rows)},
         "mean_ssim": {m: {f"{s:g}": cell(rows, m, s, "ssim") for s in sigmas} for m in method_order(rows)},

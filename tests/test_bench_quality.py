@@ -98,3 +98,22 @@ def test_missing_packages_are_skipped_with_a_hint(bench, monkeypatch):
     methods, skipped = bench.classical_methods(["noisy", "cbm3d", "bm4d"])
     assert [m.name for m in methods] == ["noisy"]
     assert set(skipped) == {"cbm3d", "bm4d"} and "[compare]" in skipped["bm4d"]
+
+
+def test_interval_table_pairs_clips_and_reads_back_from_csv(bench, tmp_path):
+    """Hand-made rows: ours beats the other by 1, 2 and 3 dB on three clips → mean 2, t-interval 2 ± 2.48."""
+    rows = []
+    for clip, (mine, other) in {"a": (31.0, 30.0), "b": (32.0, 30.0), "c": (33.0, 30.0)}.items():
+        rows.append({"method": "current-known", "kind": "model", "checkpoint": "current", "sigma_mode": "known",
+                     "clip": clip, "sigma_255": 25.0, "psnr": mine})
+        rows.append({"method": "cbm3d", "kind": "classical", "checkpoint": None, "sigma_mode": None,
+                     "clip": clip, "sigma_255": 25.0, "psnr": other})
+    assert bench.comparison_sets(rows) == (["current-known"], ["cbm3d"])
+    text, summary = bench.interval_table(rows, ["current-known"], ["cbm3d"], 25.0)
+    half_width = 4.302653 * 1.0 / 3**0.5  # t(0.975, 2)·sd/√n with sd = 1
+    assert summary[0]["mean"] == pytest.approx(2.0) and summary[0]["low"] == pytest.approx(2.0 - half_width, abs=1e-5)
+    assert summary[0]["clips_ahead"] == 3 and "3 of 3" in text
+    written = bench.write_csv(rows, tmp_path / "quality.csv")
+    again = bench.read_csv(written)
+    assert again[0]["psnr"] == 31.0 and again[0]["sigma_255"] == 25.0
+    assert bench.interval_table(again, *bench.comparison_sets(again), 25.0)[1] == summary
