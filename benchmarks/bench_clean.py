@@ -167,9 +167,9 @@ def window_strategy(args, folder: Path) -> None:
 
 def memory_child(clip: str, output: str, checkpoint: str | None) -> None:
     """Run in a fresh process: load the model, denoise as the CLI does (H.264 out), report memory."""
-    from videodenoise.denoise import denoise_video
+    from videodenoise.denoise import denoise_video, quality_options
 
-    denoiser, _ = make_denoiser(checkpoint)
+    denoiser, _ = make_denoiser(checkpoint, **quality_options("fast"))  # clean's defaults: fusion included
     with open("/proc/self/status") as file:  # resident set with Python, torch and the model loaded
         baseline = next(int(line.split()[1]) for line in file if line.startswith("VmRSS"))
     result = denoise_video(clip, output, denoiser, sigma=SIGMA_255 / 255, overwrite=True)
