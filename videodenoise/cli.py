@@ -466,7 +466,7 @@ def clean(
     inputs: list[Path] = typer.Argument(..., metavar="INPUT", help="Video files or frame folders to denoise."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input)."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights written by `videodenoise train` (default: the shipped checkpoints/dust-video.safetensors)."),
-    quality: str = typer.Option("fast", "--quality", help="fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 (about 4× the time)."),
+    quality: str = typer.Option("fast", "--quality", help="fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 (about 3× the time)."),
     fusion: bool = typer.Option(True, "--fusion/--no-fusion", help="Average every frame with its motion-aligned neighbours where they agree before the model (needs σ: off with --sigma none)."),
     sigma: str = typer.Option("auto", "--sigma", help="Noise σ on the 0-255 scale, or auto (estimated with skimage.restoration.estimate_sigma on 5 frames), or none (apply the model as trained)."),
     format: Optional[str] = typer.Option(None, "--format", help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4)."),
@@ -558,7 +558,7 @@ def clean(
 def demo(
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
     checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
-    quality: str = typer.Option("fast", "--quality", help="fast, or best (4× as many overlapping patches, 7 frames fused instead of 5; about 4× the time)."),
+    quality: str = typer.Option("fast", "--quality", help="fast, or best (4× as many overlapping patches, 7 frames fused instead of 5; about 3× the time)."),
     fusion: bool = typer.Option(True, "--fusion/--no-fusion", help="Average every frame with its motion-aligned neighbours where they agree before the model."),
     sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the noise."),

@@ -107,7 +107,7 @@ class SoftThreshold(nn.Module):
     def forward(self, x: torch.Tensor, scale: torch.Tensor | None = None) -> torch.Tensor:
         """scale: None, or a tensor broadcasting against x that multiplies every threshold (σ / σ_ref)."""
         threshold = self.threshold.clamp(min=0).to(x.dtype)  # x may be half precision under autocast
-        if scale is not None and scale.numel() > 1:  # one σ per clip: a threshold tensor shaped like x
+        if scale is not None and scale.numel() > 1:  # one σ per clip or per token: thresholds broadcast like x
             threshold = threshold * scale.to(x.dtype)
             return x - torch.minimum(torch.maximum(x, -threshold), threshold)
         if scale is not None:  # one σ for the whole batch (clean): scale the (k,) thresholds only

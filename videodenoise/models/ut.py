@@ -57,9 +57,10 @@ class ProximalStep(nn.Module):
         return 0.5 * (self.weight + self.weight.T)
 
     def forward(self, tokens: torch.Tensor, scale: torch.Tensor | None = None) -> torch.Tensor:
-        """scale: None, or σ / σ_ref as one number or (B, 1, 1, 1, 1): it multiplies the bias b."""
+        """scale: None, or σ / σ_ref as one number, one per clip (B, 1, 1, 1, 1) or one per token
+        (B, rows, cols, T, 1) from a noise map: it multiplies the bias b."""
         bias = self.bias.to(tokens.dtype)
-        if scale is not None:  # one σ: scale the (d,) bias; one per clip: a (B, 1, 1, 1, d) bias
+        if scale is not None:  # one σ: scale the (d,) bias; per clip or token: a bias broadcast like the tokens
             bias = bias * (scale.reshape(()) if scale.numel() == 1 else scale).to(tokens.dtype)
         return F.relu(F.linear(tokens, self.symmetric_weight.to(tokens.dtype)) + bias)
 
