@@ -252,6 +252,8 @@ def test_fine_tuning_starts_from_the_given_weights_and_refuses_ones_that_do_not_
     with pytest.raises(ConfigError, match="init_weights"):
         Trainer(fusion_config(ped2, init_weights=str(weights), model_options=dict(layers=3, patch_size=4, stride=2)),
                 tmp_path / "other", quiet=True)
+    with pytest.raises(ConfigError, match="init_weights: .*does not exist"):
+        Trainer(fusion_config(ped2, init_weights=str(tmp_path / "missing.safetensors")), tmp_path / "third", quiet=True)
     with pytest.raises(ConfigError, match="fusion"):
         fusion_config(ped2, sigma_range=None)
     with pytest.raises(ConfigError, match="fusion"):

@@ -257,7 +257,10 @@ class Trainer:
     def _load_initial_weights(self, path: str) -> None:
         from .checkpoints import load_checkpoint
 
-        source, _ = load_checkpoint(path)
+        try:
+            source, _ = load_checkpoint(path)
+        except VideodenoiseError as error:
+            raise ConfigError(f"init_weights: {error}") from None
         try:
             self.model.load_state_dict(source.state_dict())
         except RuntimeError as error:
