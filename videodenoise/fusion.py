@@ -71,6 +71,7 @@ class MotionFusion:
     def __init__(self, settings: FusionSettings | None = None):
         self.settings = settings or FusionSettings()
         self._flow = cv2.DISOpticalFlow_create(FLOW_PRESETS[self.settings.flow_preset])
+        self._grids: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # pixel coordinates by frame size
 
     # ---- streams ---------------------------------------------------------------------------------
     def stream(self, frames: Iterable[torch.Tensor], sigma: float) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
@@ -124,7 +125,9 @@ class MotionFusion:
             return image, np.full((height, width), max(float(sigma), 0.0), dtype=np.float32)
         variance = np.float32(sigma) ** 2
         bandwidth = (self.settings.strength * np.float32(sigma)) ** 2
-        columns, rows = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+        if (height, width) not in self._grids:  # every frame of a video has the same size: built once
+            self._grids[height, width] = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+        columns, rows = self._grids[height, width]
         total = image.copy()
         weight_sum = np.ones((height, width), np.float32)
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
