@@ -33,6 +33,7 @@ from _machine import cpu_name  # noqa: E402
 
 from videodenoise.datasets.motion import TRAINING_PHOTOS  # noqa: E402
 from videodenoise.denoise import DEFAULT_CHECKPOINT, Denoiser  # noqa: E402
+from videodenoise.errors import DenoiseError  # noqa: E402
 from videodenoise.fusion import FusionSettings  # noqa: E402
 
 VALIDATION_PHOTOS = ("skimage:rocket", "skimage:motorcycle_left", "matplotlib:Minduka_Present_Blue_Pack", "skimage:retina")
@@ -88,8 +89,14 @@ def main(argv: list[str] | None = None) -> int:
         name, _, value = item.partition("=")
         if name not in fields or not value:
             raise SystemExit(f"--start takes FIELD=VALUE with a field of {', '.join(fields)}, got '{item}'")
-        changes[name] = value if name == "flow_preset" else (int(value) if name in ("radius", "box") else float(value))
-    start = FusionSettings(**changes)
+        try:
+            changes[name] = value if name == "flow_preset" else (int(value) if name in ("radius", "box") else float(value))
+        except ValueError:
+            raise SystemExit(f"--start {item}: {name} takes a number") from None
+    try:
+        start = FusionSettings(**changes)
+    except DenoiseError as error:  # a radius, box or strength out of range
+        raise SystemExit(f"--start: {error}") from None
     variants = [v for v in VARIANTS if v[0] in ("model alone", "start") or args.variants is None or v[0] in args.variants]
     labels = [v[0] for v in VARIANTS]
     unknown = set(args.variants or []) - set(labels)
