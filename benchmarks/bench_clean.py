@@ -57,7 +57,8 @@ def load_clip(path: Path, frames: int, size: tuple[int, int] | None = None) -> n
     """The first `frames` RGB frames (T, H, W, 3) uint8, resized to size=(H, W) with INTER_AREA."""
     import cv2
 
-    from videodenoise.video import open_video, to_uint8
+    from videodenoise.io.readers import open_video
+    from videodenoise.io.frames import to_uint8
 
     images = []
     for frame in open_video(path).frames(channels=3, count=frames):
@@ -75,13 +76,14 @@ def add_noise(clean: np.ndarray, sigma_255: float, seed: int = 0) -> np.ndarray:
 
 
 def write_lossless(path: Path, frames: np.ndarray, fps: float = 25) -> Path:
-    from videodenoise.video import write_video
+    from videodenoise.io.writers import write_video
 
     return write_video(path, list(frames), fps=fps, codec="ffv1", overwrite=True)
 
 
 def read_frames(path: Path) -> np.ndarray:
-    from videodenoise.video import open_video, to_uint8
+    from videodenoise.io.readers import open_video
+    from videodenoise.io.frames import to_uint8
 
     return np.stack([to_uint8(frame) for frame in open_video(path).frames()])
 
@@ -106,19 +108,24 @@ def nlm_opencv(noisy: np.ndarray, sigma_255: float) -> np.ndarray:
     return np.stack(out)
 
 
-def make_denoiser(checkpoint: str | None, **options):
-    from videodenoise.denoise import DEFAULT_CHECKPOINT, Denoiser
-    from videodenoise.models import build_model
+def make_denoiser(checkpoint: str | None, settings=None):
+    """A denoiser on the CPU with `settings` (default: the model alone, DenoiseSettings())."""
+    import dataclasses
 
+    from videodenoise.denoise.denoiser import Denoiser
+    from videodenoise.denoise.settings import DenoiseSettings
+    from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
+    from videodenoise.models.registry import build_model
+
+    settings = dataclasses.replace(settings or DenoiseSettings(), device="cpu")
     if checkpoint is not None or DEFAULT_CHECKPOINT.is_file():
-        denoiser = Denoiser.from_checkpoint(checkpoint, device="cpu", **options)
+        denoiser = Denoiser.from_checkpoint(checkpoint, settings)
         return denoiser, f"{denoiser.model.name} from {denoiser.checkpoint}"
-    return Denoiser(build_model("dust", channels=1), device="cpu", **options), \
-        "an untrained grey DUST (no shipped checkpoint yet)"
+    return Denoiser(build_model("dust", channels=1), settings), "an untrained grey DUST (no shipped checkpoint yet)"
 
 
 def time_clean(denoiser, noisy_file: Path, out_file: Path, sigma_255: float) -> tuple[float, np.ndarray]:
-    from videodenoise.denoise import denoise_video
+    from videodenoise.denoise.pipeline import denoise_video
 
     start = time.perf_counter()
     result = denoise_video(noisy_file, out_file, denoiser, sigma=sigma_255 / 255, format="lossless", overwrite=True)
@@ -167,9 +174,10 @@ def window_strategy(args, folder: Path) -> None:
 
 def memory_child(clip: str, output: str, checkpoint: str | None) -> None:
     """Run in a fresh process: load the model, denoise as the CLI does (H.264 out), report memory."""
-    from videodenoise.denoise import denoise_video, quality_options
+    from videodenoise.denoise.pipeline import denoise_video
+    from videodenoise.denoise.settings import PRESETS
 
-    denoiser, _ = make_denoiser(checkpoint, **quality_options("fast"))  # clean's defaults: fusion included
+    denoiser, _ = make_denoiser(checkpoint, PRESETS["fast"])  # clean's defaults: fusion included
     with open("/proc/self/status") as file:  # resident set with Python, torch and the model loaded
         baseline = next(int(line.split()[1]) for line in file if line.startswith("VmRSS"))
     result = denoise_video(clip, output, denoiser, sigma=SIGMA_255 / 255, overwrite=True)
@@ -181,7 +189,7 @@ def memory_child(clip: str, output: str, checkpoint: str | None) -> None:
 
 
 def memory(args, folder: Path) -> None:
-    from videodenoise.video import VideoWriter
+    from videodenoise.io.writers import VideoWriter
 
     height, width = MEMORY_SIZE
     print(f"\n3. peak memory of clean on colour {width}×{height} clips (each run in a fresh process)")

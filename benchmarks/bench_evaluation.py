@@ -20,12 +20,13 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.baselines import BASELINES
-from videodenoise.evaluation import evaluation_clips, noise_levels
-from videodenoise.experiment import load_experiment
+from videodenoise.evaluation.baselines import BASELINES
+from videodenoise.evaluation.sweep import evaluation_clips
+from videodenoise.evaluation.config import noise_levels
+from videodenoise.evaluation.experiment import load_experiment
 from videodenoise.metrics import clip_metrics
-from videodenoise.noise import make_noise
-from videodenoise.training import Trainer
+from videodenoise.noise.kinds import make_noise
+from videodenoise.training.trainer import Trainer
 
 
 def time_training(config, entry, model: str, arm: str, steps: int):

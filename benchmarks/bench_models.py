@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
-from videodenoise.models import build_model, count_parameters
+from videodenoise.models.registry import build_model, count_parameters
 
 aten = torch.ops.aten
 from _machine import cpu_name

@@ -22,7 +22,7 @@ What is measured, and how:
 * Methods (all outputs are rounded to 8 bits, as a written video would be):
   - `noisy`: the input itself.
   - each checkpoint (--checkpoint NAME=PATH[,key=value...], repeatable; default current = the shipped
-    default checkpoint, previous = checkpoints/dust-samples-constrained.safetensors, run once if both
+    default checkpoint, previous = videodenoise/checkpoints/dust-samples-constrained.safetensors, run once if both
     are the same file) through `Denoiser.from_checkpoint(path, device=...)` with the CLI's defaults
     (`--quality fast`: motion-compensated temporal fusion of 5 frames, 5-frame reflected windows, stride 3,
     tiles of 512 px, opponent colour for grey models; a noise-conditional checkpoint is told σ, or
@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import math
 import os
@@ -74,17 +75,14 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import cpu_name  # noqa: E402
 
-try:  # the metrics may move to videodenoise.metrics (re-exported from evaluation)
-    from videodenoise.metrics import frame_rmse, frame_ssim, psnr_from_rmse  # noqa: E402
-except ImportError:
-    from videodenoise.evaluation import frame_rmse, frame_ssim, psnr_from_rmse  # noqa: E402
+from videodenoise.metrics import frame_rmse, frame_ssim, psnr_from_rmse  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIGMAS = (0.0, 2.0, 5.0, 10.0, 15.0, 25.0, 50.0)
 DEFAULT_FRAMES = 10
 DEFAULT_SIZE = (240, 320)  # H, W: the largest centre crop; smaller clips stay whole
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "quality"
-from videodenoise.denoise import PREVIOUS_CHECKPOINT  # noqa: E402
+from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT, PREVIOUS_CHECKPOINT  # noqa: E402
 REAL_CLIPS = ("bikes", "carphone")
 NLM_WINDOW = 5
 CLASSICAL_MIN_SIGMA = 1.0  # classical methods at σ = 0 are told σ = 1 (0-255 scale)
@@ -162,7 +160,7 @@ def available_clip_names() -> list[str]:
 def load_real_clip(name: str, frames: int, size: tuple[int, int] | None) -> Clip:
     """The first `frames` frames of a sample clip as uint8 RGB, centre-cropped."""
     from videodenoise.datasets.download import fetch_sample_clips
-    from videodenoise.video import open_video
+    from videodenoise.io.readers import open_video
 
     path = fetch_sample_clips()[name]
     clip = torch.stack(list(open_video(path).frames(channels=3, count=frames)))
@@ -346,36 +344,41 @@ def classical_methods(names: list[str], bm_sigmas: tuple[float, ...] | None = No
 #   window_stride=N  frames kept per 5-frame window (1: every frame centred in its own window)
 #   colour=rgb       a grey model on R, G and B instead of the opponent colour space
 #   range=off        ignore a noise-conditional checkpoint's σ range: rescale the input to σ_train instead
-#   quality=best     clean's --quality best preset (denoise.QUALITY_PRESETS; default fast)
+#   quality=best     clean's --quality best preset (videodenoise.denoise.settings.PRESETS; default fast)
 #   fusion=off       the model alone, without motion-compensated temporal fusion (clean --no-fusion)
 #   fusion_radius=N  fuse N neighbours each side instead of FusionSettings' default
 CHECKPOINT_OPTIONS = ("quality", "patch_stride", "window_stride", "colour", "range", "fusion", "fusion_radius")
 
 
 def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
-    """Denoiser.from_checkpoint with the CLI's defaults, changed by a --checkpoint's options."""
-    from videodenoise.denoise import Denoiser, quality_options
-    from videodenoise.fusion import FusionSettings
+    """The denoiser `clean` builds, changed by a --checkpoint's options."""
+    from videodenoise.cli.clean import denoise_settings
+    from videodenoise.denoise.denoiser import Denoiser
+    from videodenoise.denoise.fusion import FusionSettings
+    from videodenoise.models.checkpoints import load_checkpoint, read_sigma_range, read_sigma_train
 
-    kwargs = {"device": device, **quality_options(options.get("quality", "fast"), options.get("fusion") != "off")}
-    if "fusion_radius" in options and kwargs["fusion"] is not None:
-        kwargs["fusion"] = FusionSettings(radius=int(options["fusion_radius"]))
+    given: dict = {"device": device, "fusion": options.get("fusion") != "off"}
     if "patch_stride" in options:
-        kwargs["patch_stride"] = int(options["patch_stride"])
+        given["patch_stride"] = int(options["patch_stride"])
     if "window_stride" in options:
-        kwargs["stride"] = int(options["window_stride"])
+        given["stride"] = int(options["window_stride"])
     if "colour" in options:
-        kwargs["colour"] = options["colour"]
-    if options.get("range") == "off":
-        kwargs["sigma_range"] = None
-    return Denoiser.from_checkpoint(path, **kwargs)
+        given["colour"] = options["colour"]
+    settings = denoise_settings(options.get("quality", "fast"), given)
+    if "fusion_radius" in options and settings.fusion is not None:
+        settings = dataclasses.replace(settings, fusion=FusionSettings(radius=int(options["fusion_radius"])))
+    model, metadata = load_checkpoint(path)
+    sigma_range = None if options.get("range") == "off" else read_sigma_range(metadata, path)
+    denoiser = Denoiser(model, settings, sigma_train=read_sigma_train(metadata, path), sigma_range=sigma_range)
+    denoiser.checkpoint = Path(path)
+    return denoiser
 
 
 def model_methods(checkpoints: dict[str, tuple[Path, dict]], device: str = "auto",
                   modes: tuple[str, ...] = ("known", "auto")) -> tuple[list[Method], dict[str, dict]]:
     """Two methods per checkpoint (σ known, σ estimated); the same file with the same options under two
     names runs once."""
-    from videodenoise.models import read_metadata
+    from videodenoise.models.registry import read_metadata
 
     methods, info, seen = [], {}, {}
     for label, entry in checkpoints.items():
@@ -400,7 +403,7 @@ def model_methods(checkpoints: dict[str, tuple[Path, dict]], device: str = "auto
 
 
 def make_model_runner(denoiser, mode: str) -> Callable[[np.ndarray, float], tuple[np.ndarray, dict]]:
-    from videodenoise.noise_level import estimate_clip_sigma
+    from videodenoise.noise.estimation import estimate_clip_sigma
 
     def run(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, dict]:
         clip = torch.from_numpy(noisy).float().div_(255.0)
@@ -561,7 +564,7 @@ def interval_table(rows: list[dict], ours: list[str], others: list[str], sigma: 
     Student-t interval over clips (videodenoise.statistics.paired_difference) and the clips ahead.
     Clips differ far more from each other than one noise draw does, so this is the interval that says
     whether a mean gap would hold on other footage like this."""
-    from videodenoise.statistics import paired_difference
+    from videodenoise.evaluation.statistics import paired_difference
 
     header = [f"at σ={sigma:g}, paired by clip", "clips", "mean gap (dB)", "95 % interval", "clips ahead"]
     body, summary = [], []
@@ -662,7 +665,7 @@ def never_worse(rows: list[dict], method: str) -> tuple[str, dict]:
 
 def atomic_write(path: Path, text: str) -> Path:
     """Write `text` under a temporary name beside `path` and rename it into place (replacing an older run)."""
-    from videodenoise.atomic import write_text
+    from videodenoise.io.atomic import write_text
 
     return write_text(path, text, overwrite=True, create_parent=True)
 
@@ -715,8 +718,6 @@ def parse_size(text: str) -> tuple[int, int]:
 def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
     """NAME=PATH[,key=value...] → {NAME: (PATH, options)}; default: the current and previous defaults."""
     if not values:
-        from videodenoise.denoise import DEFAULT_CHECKPOINT
-
         # the previous default as `clean` applied it when it shipped: before motion-compensated fusion
         return {"current": (Path(DEFAULT_CHECKPOINT), {}), "previous": (PREVIOUS_CHECKPOINT, {"fusion": "off"})}
     out = {}
@@ -732,10 +733,10 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
                 raise SystemExit(f"unknown checkpoint option '{pair}' in '{value}'; use key=value with a key of "
                                  f"{', '.join(CHECKPOINT_OPTIONS)}")
             options[key] = option
-        from videodenoise.denoise import QUALITY_PRESETS
+        from videodenoise.denoise.settings import PRESETS
 
-        if options.get("quality", "fast") not in QUALITY_PRESETS or options.get("fusion", "on") not in ("on", "off"):
-            raise SystemExit(f"in '{value}': quality takes {', '.join(QUALITY_PRESETS)} and fusion takes on or off")
+        if options.get("quality", "fast") not in PRESETS or options.get("fusion", "on") not in ("on", "off"):
+            raise SystemExit(f"in '{value}': quality takes {', '.join(PRESETS)} and fusion takes on or off")
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
         out[name.strip()] = (Path(path), options)
@@ -754,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated from: models, {', '.join(CLASSICAL)} (default: all)")
     parser.add_argument("--checkpoint", action="append", metavar="NAME=PATH[,key=value...]",
                         help="a checkpoint to benchmark (repeatable; default current=<default checkpoint>, "
-                             "previous=checkpoints/dust-samples-constrained.safetensors); options "
+                             "previous=videodenoise/checkpoints/dust-samples-constrained.safetensors); options "
                              f"{', '.join(CHECKPOINT_OPTIONS)} apply one lever (see CHECKPOINT_OPTIONS)")
     parser.add_argument("--modes", type=lambda s: tuple(m.strip() for m in s.split(",") if m.strip()),
                         default=("known", "auto"), help="how checkpoints get σ: known, auto or both (default)")

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.training import DataConfig, Trainer, TrainConfig
+from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.trainer import Trainer
 
-MODES = ("erm", "deep-supervision", "constrained")
+from videodenoise.training.config import MODES  # noqa: E402
 from _machine import cpu_name
 
 

@@ -8,7 +8,7 @@ pan (benchmarks/bench_quality.py's generator and seed rule) over four photograph
 `videodenoise.datasets.motion.TRAINING_PHOTOS` and the first frames of the `bigbuckbunny` sample clip
 (centre crop); bikes, carphone and `BENCHMARK_PHOTOS`, the benchmark's clips, play no part. Each
 variant changes one field of the starting settings and runs the shipped checkpoint through `clean`'s
-pipeline (`Denoiser.from_checkpoint(fusion=..., stride=3)`, σ given; the last variants change the window stride and
+pipeline (`Denoiser.from_checkpoint(settings=DenoiseSettings(fusion=..., stride=3))`, σ given; the last variants change the window stride and
 patches instead) at σ ∈ {10, 25, 50}; noise as in the
 benchmark (added to 8-bit frames, rounded and clipped). Prints mean PSNR per σ, the gain over the model
 alone and s/frame; writes benchmarks/results/fusion-tuning/tuning.json.
@@ -32,9 +32,11 @@ import bench_quality as bq  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 from videodenoise.datasets.motion import TRAINING_PHOTOS  # noqa: E402
-from videodenoise.denoise import DEFAULT_CHECKPOINT, Denoiser  # noqa: E402
+from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
+from videodenoise.denoise.settings import DenoiseSettings  # noqa: E402
+from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.errors import DenoiseError  # noqa: E402
-from videodenoise.fusion import FusionSettings  # noqa: E402
+from videodenoise.denoise.fusion import FusionSettings  # noqa: E402
 
 VALIDATION_PHOTOS = ("skimage:rocket", "skimage:motorcycle_left", "matplotlib:Minduka_Present_Blue_Pack", "skimage:retina")
 VALIDATION_REAL = "bigbuckbunny"
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for label, change, options in variants:
         settings = None if change is None else dataclasses.replace(start, **change)
-        denoiser = Denoiser.from_checkpoint(DEFAULT_CHECKPOINT, fusion=settings, **{"stride": 3, **options})
+        denoiser = Denoiser.from_checkpoint(DEFAULT_CHECKPOINT, DenoiseSettings(fusion=settings, **{"stride": 3, **options}))
         psnr, seconds, frames = {}, 0.0, 0
         for sigma in args.sigmas:
             values = []

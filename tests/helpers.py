@@ -9,7 +9,7 @@ import av
 import numpy as np
 import torch
 
-from videodenoise.cli import main
+from videodenoise.cli.app import main
 
 
 def run_cli(args, capsys, monkeypatch) -> tuple[int, str, str]:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from videodenoise.models import build_model, save_model
+from videodenoise.models.registry import build_model, save_model
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_quality.py"
 

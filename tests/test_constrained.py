@@ -5,16 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from videodenoise.constrained import (
-    ConfigError,
-    DescentConfig,
-    InequalityProblem,
-    LayerwiseDescent,
-    build_optimizer,
-    descent_violations,
-    layer_alphas,
-    primal_dual_backward,
-)
+from videodenoise.errors import ConfigError
+from videodenoise.training.config import DescentConfig
+from videodenoise.training.constraints import InequalityProblem, LayerwiseDescent, build_optimizer, descent_violations, layer_alphas, primal_dual_backward
 
 
 def solve_toy(resilience=None, dual_optimizer="sgd", steps=3000):

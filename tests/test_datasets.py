@@ -8,9 +8,11 @@ import warnings
 import pytest
 import torch
 
-from videodenoise.datasets import LabelMismatchWarning, RandomClips, SequentialClips, load_dataset
+from videodenoise.datasets.base import LabelMismatchWarning
+from videodenoise.datasets.clips import RandomClips, SequentialClips
+from videodenoise.datasets.registry import load_dataset
 from videodenoise.errors import DatasetError
-from videodenoise.video import CorruptFrameWarning
+from videodenoise.io.readers import CorruptFrameWarning
 
 import replicas as R
 

@@ -14,10 +14,18 @@ import skimage
 import torch
 import torch.nn as nn
 
-from videodenoise import denoise as D
-from videodenoise.denoise import Denoiser, denoise_video, estimate_noise_sigma, reflect, run_demo, tile_spans
-from videodenoise.models import build_model, save_model
-from videodenoise.video import probe_video, read_video, write_video
+from videodenoise.denoise import pipeline
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.pipeline import denoise_video
+from videodenoise.denoise.settings import DenoiseSettings
+from videodenoise.errors import DenoiseError
+from videodenoise.models import checkpoints
+from videodenoise.noise.estimation import estimate_noise_sigma
+from videodenoise.denoise.tiling import reflect, tile_spans
+from videodenoise.denoise.demo import run_demo
+from videodenoise.models.registry import build_model, save_model
+from videodenoise.io.readers import probe_video, read_video
+from videodenoise.io.writers import write_video
 
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
 from helpers import png_movie, run_cli
@@ -121,7 +129,7 @@ def grey_checkpoint(tmp_path_factory) -> Path:
 def test_frame_count_size_and_exact_frame_rate_are_kept(tmp_path, grey_checkpoint):
     clip = moving_clip(t=11, height=36, width=48)
     source = write_video(tmp_path / "in.mp4", clip, fps=Fraction(30000, 1001))
-    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, device="cpu"), sigma=10 / 255)
+    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")), sigma=10 / 255)
     assert result.output == tmp_path / "in.denoised.mp4"
     info = probe_video(result.output)
     assert (info.n_frames, info.width, info.height) == (11, 48, 36)
@@ -133,7 +141,7 @@ def test_frame_count_size_and_exact_frame_rate_are_kept(tmp_path, grey_checkpoin
 
 def test_audio_is_kept_in_mp4_and_lossless_outputs(tmp_path):
     source = with_audio(tmp_path / "talk.mp4", moving_clip(t=25))
-    denoiser = Denoiser(Identity(channels=3), device="cpu")  # the audio path does not depend on the model
+    denoiser = Denoiser(Identity(channels=3), DenoiseSettings(device="cpu"))  # the audio path does not depend on the model
     mp4 = denoise_video(source, None, denoiser, sigma=10 / 255, side_by_side=True)
     mkv = denoise_video(source, tmp_path / "talk.mkv", denoiser, sigma=10 / 255, format="lossless")
     expected = audio_seconds(source)
@@ -152,7 +160,7 @@ def test_audio_is_kept_in_mp4_and_lossless_outputs(tmp_path):
 def test_side_by_side_holds_noisy_and_denoised(tmp_path, grey_checkpoint):
     clip = add_noise(moving_clip(t=6, channels=1), 25 / 255)
     source = write_video(tmp_path / "frames", clip)
-    result = denoise_video(source, tmp_path / "out", Denoiser.from_checkpoint(grey_checkpoint, device="cpu"),
+    result = denoise_video(source, tmp_path / "out", Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")),
                            sigma=25 / 255, side_by_side=True, format="frames")
     assert result.side_by_side == tmp_path / "out-side-by-side"
     pair, denoised = read_video(result.side_by_side), read_video(result.output)
@@ -167,7 +175,7 @@ def test_side_by_side_holds_noisy_and_denoised(tmp_path, grey_checkpoint):
 @pytest.mark.parametrize("stride", [1, 3, 5])
 def test_windows_are_reflected_at_both_ends_and_every_frame_comes_out_once(stride):
     model = Recorder()
-    denoiser = Denoiser(model, device="cpu", window=5, stride=stride, tile=0)
+    denoiser = Denoiser(model, DenoiseSettings(device="cpu", window=5, stride=stride, tile=0))
     out = list(denoiser.denoise_frames(indexed_frames(7), sigma=None))
     assert [round(float(frame[0, 0, 0]) * 64) for frame in out] == list(range(7))
     if stride == 1:
@@ -184,7 +192,7 @@ def test_windows_are_reflected_at_both_ends_and_every_frame_comes_out_once(strid
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_videos_shorter_than_the_window(n):
     model = Recorder()
-    out = list(Denoiser(model, device="cpu", window=5, stride=1, tile=0).denoise_frames(indexed_frames(n), None))
+    out = list(Denoiser(model, DenoiseSettings(device="cpu", window=5, stride=1, tile=0)).denoise_frames(indexed_frames(n), None))
     assert len(out) == n
     if n == 1:
         assert model.windows == [[0, 0, 0, 0, 0]]
@@ -194,7 +202,7 @@ def test_videos_shorter_than_the_window(n):
 
 def test_one_frame_video_file(tmp_path, grey_checkpoint):
     source = write_video(tmp_path / "still.mp4", moving_clip(t=1))
-    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, device="cpu"), sigma="auto")
+    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")), sigma="auto")
     assert result.frames == 1 and probe_video(result.output).n_frames == 1
     assert result.sigma_source == "estimated" and 0 <= result.sigma < 0.1
 
@@ -208,7 +216,7 @@ def test_streaming_holds_a_few_windows_whatever_the_length():
             pulled += 1
             yield frame
 
-    denoiser = Denoiser(Recorder(), device="cpu", window=5, stride=3, tile=0)
+    denoiser = Denoiser(Recorder(), DenoiseSettings(device="cpu", window=5, stride=3, tile=0))
     ahead = 0
     for done, _ in enumerate(denoiser.denoise_frames(frames(), None), start=1):
         ahead = max(ahead, pulled - done)
@@ -223,8 +231,8 @@ def test_streaming_holds_a_few_windows_whatever_the_length():
 def test_tiles_give_the_untiled_result(options):
     model = build_model("dust", channels=1, **options)
     clip = add_noise(moving_clip(t=3, channels=1, height=110, width=150), 25 / 255)
-    whole = Denoiser(model, device="cpu", tile=0, window=3, stride=3).denoise_clip(clip, 25 / 255)
-    tiled_denoiser = Denoiser(model, device="cpu", tile=80 if not options else 96, window=3, stride=3)
+    whole = Denoiser(model, DenoiseSettings(device="cpu", tile=0, window=3, stride=3)).denoise_clip(clip, 25 / 255)
+    tiled_denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=80 if not options else 96, window=3, stride=3))
     assert len(tiled_denoiser._tiling(110, 150)[0]) >= 4
     tiled = tiled_denoiser.denoise_clip(clip, 25 / 255)
     assert (tiled - whole).abs().max() < 1e-4
@@ -249,7 +257,7 @@ def test_reflect():
 def test_odd_and_tiny_sizes(tmp_path, grey_checkpoint, size):
     clip = moving_clip(t=4, height=size[0], width=size[1])
     source = write_video(tmp_path / "odd.mkv", clip, codec="ffv1")
-    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, device="cpu", tile=64),
+    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu", tile=64)),
                            sigma=25 / 255)
     info = probe_video(result.output)
     assert (info.n_frames, info.height, info.width) == (4, *size)
@@ -259,7 +267,7 @@ def test_odd_and_tiny_sizes(tmp_path, grey_checkpoint, size):
 def test_grey_and_colour_models_on_grey_and_colour_video(model_channels, video_channels):
     clean = moving_clip(t=5, channels=video_channels, height=48, width=64)
     noisy = add_noise(clean, 25 / 255)
-    denoiser = Denoiser(build_model("dust", channels=model_channels), device="cpu")
+    denoiser = Denoiser(build_model("dust", channels=model_channels), DenoiseSettings(device="cpu"))
     for colour in ("rgb", "opponent"):
         denoiser.colour = colour
         out = denoiser.denoise_clip(noisy, 25 / 255)
@@ -270,7 +278,7 @@ def test_grey_and_colour_models_on_grey_and_colour_video(model_channels, video_c
 def test_denoised_psnr_beats_noisy_psnr_on_real_video():
     clean = read_video(GIF)
     noisy = add_noise(clean, 25 / 255)
-    out = Denoiser(build_model("dust", channels=1), device="cpu").denoise_clip(noisy, 25 / 255)
+    out = Denoiser(build_model("dust", channels=1), DenoiseSettings(device="cpu")).denoise_clip(noisy, 25 / 255)
     assert psnr(noisy, clean) < 21
     assert psnr(out, clean) > psnr(noisy, clean) + 2
 
@@ -281,8 +289,8 @@ def test_noise_level_rescaling_beats_the_model_as_trained_below_its_level():
     gains = {}
     for sigma in (10 / 255, 50 / 255):
         noisy = add_noise(clean, sigma, seed=1)
-        rescaled = Denoiser(model, device="cpu").denoise_clip(noisy, sigma)
-        as_trained = Denoiser(model, device="cpu", scaling="none").denoise_clip(noisy, sigma)
+        rescaled = Denoiser(model, DenoiseSettings(device="cpu")).denoise_clip(noisy, sigma)
+        as_trained = Denoiser(model, DenoiseSettings(device="cpu", scaling="none")).denoise_clip(noisy, sigma)
         gains[round(sigma * 255)] = psnr(rescaled, clean) - psnr(as_trained, clean)
     # measured: +4.4 dB at σ = 10 (the model as trained wipes out detail it takes for noise),
     # +0.2 dB at σ = 50 on this clip (+0.5 dB on bikes)
@@ -296,13 +304,13 @@ def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, co
     back the input exactly: nothing is added, whatever the model does."""
     model = Identity(channels=model_channels)
     noisy = add_noise(moving_clip(t=7, channels=video_channels, height=100, width=90), 25 / 255)
-    denoiser = Denoiser(model, device="cpu", tile=72, overlap=36, colour=colour, sigma_train=25 / 255)
+    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=72, overlap=36, colour=colour), sigma_train=25 / 255)
     for sigma in (None, 10 / 255, 50 / 255):
         assert (denoiser.denoise_clip(noisy, sigma) - noisy).abs().max() < 1e-5
 
 
 def test_denoising_is_deterministic():
-    denoiser = Denoiser(build_model("dust", channels=1), device="cpu")
+    denoiser = Denoiser(build_model("dust", channels=1), DenoiseSettings(device="cpu"))
     noisy = add_noise(moving_clip(t=6), 25 / 255)
     assert torch.equal(denoiser.denoise_clip(noisy, 25 / 255), denoiser.denoise_clip(noisy, 25 / 255))
 
@@ -319,7 +327,7 @@ def test_sigma_estimate_is_close_to_the_true_noise_level():
 
 
 def test_demo_writes_three_videos_and_denoising_raises_psnr(tmp_path):
-    denoiser = Denoiser(build_model("dust", channels=1), device="cpu")
+    denoiser = Denoiser(build_model("dust", channels=1), DenoiseSettings(device="cpu"))
     result = run_demo(tmp_path / "demo", denoiser, clip=GIF, seed=3)
     assert result.frames == 24
     assert result.noisy_psnr == pytest.approx(20.6, abs=0.8)  # σ = 25 on [0, 1] is 20.2 dB before clipping
@@ -484,7 +492,7 @@ def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch,
     if case == "output exists":
         (tmp_path / "in.denoised.mp4").write_bytes(b"keep me")
     if case == "default checkpoint missing":
-        monkeypatch.setattr(D, "DEFAULT_CHECKPOINT", tmp_path / "default.safetensors")
+        monkeypatch.setattr(checkpoints, "DEFAULT_CHECKPOINT", tmp_path / "default.safetensors")
     elif "--checkpoint" not in args:
         args += ["--checkpoint", weights]
     before = sorted(p.name for p in tmp_path.iterdir())
@@ -520,7 +528,7 @@ def test_a_failure_mid_video_leaves_no_output(tmp_path, grey_checkpoint):
 
     source = with_audio(tmp_path / "in.mp4", moving_clip(t=12))
     with pytest.raises(RuntimeError):
-        denoise_video(source, None, Denoiser(Failing(channels=3), device="cpu"), sigma=None, side_by_side=True)
+        denoise_video(source, None, Denoiser(Failing(channels=3), DenoiseSettings(device="cpu")), sigma=None, side_by_side=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4"]
 
 
@@ -529,13 +537,15 @@ def test_several_inputs_continue_past_a_failure(tmp_path, capsys, monkeypatch, g
     bad = write_video(tmp_path / "bad.mkv", moving_clip(t=3), codec="ffv1")
     calls = []
 
-    def flaky(source, *args, **kwargs):
-        calls.append(Path(source).name)
-        if Path(source).name == "bad.mkv":
-            raise D.DenoiseError("simulated failure")
-        return denoise_video(source, *args, **kwargs)
+    denoise_plan = pipeline.denoise_plan
 
-    monkeypatch.setattr(D, "denoise_video", flaky)  # the CLI imports it at call time
+    def flaky(plan, *args, **kwargs):
+        calls.append(plan.input.name)
+        if plan.input.name == "bad.mkv":
+            raise DenoiseError("simulated failure")
+        return denoise_plan(plan, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "denoise_plan", flaky)  # the CLI calls it through its module
     code, out, err = run_cli(["clean", str(bad), str(good), "--checkpoint", str(grey_checkpoint), "--sigma", "5",
                               "--quiet"], capsys, monkeypatch)
     assert code == 1
@@ -546,7 +556,7 @@ def test_several_inputs_continue_past_a_failure(tmp_path, capsys, monkeypatch, g
 
 
 def test_a_full_disk_is_one_line_and_leaves_no_output(tmp_path, capsys, monkeypatch, grey_checkpoint):
-    from videodenoise.video import VideoWriter
+    from videodenoise.io.writers import VideoWriter
 
     source = write_video(tmp_path / "in.mp4", moving_clip(t=8))
     write = VideoWriter.write

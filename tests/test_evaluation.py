@@ -15,11 +15,19 @@ import torch
 from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structural_similarity
 
 from videodenoise.errors import VideodenoiseError
-from videodenoise.evaluation import (BASELINES, EvalConfig, EvaluationError, clip_metrics, evaluate, evaluation_clips,
-                                     frame_rmse, frame_ssim, metric_table, noise_seed, psnr_from_rmse, read_results)
-from videodenoise.experiment import ExperimentConfig, ExperimentError, compare_arms, load_experiment, run_experiment
-from videodenoise.models import build_model, save_model
-from videodenoise.training import DataConfig, Trainer, TrainConfig
+from videodenoise.evaluation.baselines import BASELINES
+from videodenoise.evaluation.config import EvalConfig
+from videodenoise.errors import EvaluationError
+from videodenoise.metrics import clip_metrics, frame_rmse, frame_ssim, psnr_from_rmse
+from videodenoise.evaluation.sweep import evaluate, evaluation_clips, noise_seed
+from videodenoise.evaluation.reports import metric_table, write_evaluation_outputs
+from videodenoise.evaluation.results import read_results
+from videodenoise.evaluation.experiment import ExperimentConfig, load_experiment, run_experiment
+from videodenoise.evaluation.experiment_report import compare_arms
+from videodenoise.errors import ExperimentError
+from videodenoise.models.registry import build_model, save_model
+from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.trainer import Trainer
 
 import replicas as R
 from helpers import run_cli
@@ -211,7 +219,7 @@ def test_report_figures_and_files_from_a_trained_constrained_run(ped2, tmp_path)
     Trainer(config, tmp_path / "run", quiet=True).fit()
     baseline_free = checkpoint(tmp_path / "plain.safetensors")
     result = evaluate([tmp_path / "run", baseline_free], quick(ped2, gammas=[0.5, 1.0, 3.0]))
-    paths = result.write(tmp_path / "out")
+    paths = write_evaluation_outputs(result, tmp_path / "out")
     out = tmp_path / "out"
     for name in ("results.csv", "results.json", "report.md", "rmse_vs_gamma.png", "per_layer_loss.png", "multipliers.png"):
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
@@ -247,7 +255,7 @@ def test_evaluate_on_a_real_sample_clip_in_colour(tmp_path):
 
 
 def test_evaluate_on_the_samples_bikes_clip(tmp_path):
-    from videodenoise.datasets import load_dataset
+    from videodenoise.datasets.registry import load_dataset
 
     try:
         load_dataset("samples")

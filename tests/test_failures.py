@@ -32,9 +32,9 @@ import typer
 
 import replicas as R
 from helpers import png_movie, run_cli
-from videodenoise import video as V
-from videodenoise.models import build_model, save_model
-from videodenoise.video import write_video
+from videodenoise.io import writers as V
+from videodenoise.models.registry import build_model, save_model
+from videodenoise.io.writers import write_video
 
 TINY_DUST = {"layers": 2, "patch_size": 4, "stride": 2}
 
@@ -95,7 +95,8 @@ def frame_folder(folder: Path, sizes: list[tuple[int, int]], grey: list[bool] | 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory):
     """What many rows read and none may change: a checkpoint, a dataset replica, a finished run."""
-    from videodenoise.training import DataConfig, Trainer, TrainConfig
+    from videodenoise.training.config import DataConfig, TrainConfig
+    from videodenoise.training.trainer import Trainer
 
     base = tmp_path_factory.mktemp("shared")
     R.make_repackaged(base / "data", "ped2", size=(24, 32))
@@ -185,16 +186,16 @@ def full_disk(monkeypatch, module, name="open"):
 
 
 def fail_for(monkeypatch, bad_name: str, error: Exception):
-    from videodenoise import denoise as D
+    from videodenoise.denoise import pipeline
 
-    original = D.denoise_video
+    original = pipeline.denoise_plan
 
-    def flaky(source, *args, **kwargs):
-        if Path(source).name == bad_name:
+    def flaky(plan, *args, **kwargs):
+        if plan.input.name == bad_name:
             raise error
-        return original(source, *args, **kwargs)
+        return original(plan, *args, **kwargs)
 
-    monkeypatch.setattr(D, "denoise_video", flaky)
+    monkeypatch.setattr(pipeline, "denoise_plan", flaky)
 
 
 def _resume_with_bad_state(tmp, s, mp):
@@ -223,17 +224,17 @@ def _demo_existing(tmp, s, mp):
 
 
 def _unexpected(tmp, s, mp, error):
-    from videodenoise import denoise as D
+    from videodenoise.io import outputs
 
     def broken(*args, **kwargs):
         raise error
 
-    mp.setattr(D, "plan_outputs", broken)
+    mp.setattr(outputs, "plan_outputs", broken)
     return clean_args(a_video(tmp), "--checkpoint", s["checkpoint"])
 
 
 def _train_interrupted(tmp, s, mp):
-    from videodenoise.training import Trainer
+    from videodenoise.training.trainer import Trainer
 
     def stop(self, clean):
         raise KeyboardInterrupt
@@ -243,7 +244,7 @@ def _train_interrupted(tmp, s, mp):
 
 
 def _train_interrupted_after_checkpoint(tmp, s, mp):
-    from videodenoise.training import Trainer
+    from videodenoise.training.trainer import Trainer
 
     original, calls = Trainer.train_step, []
 
@@ -453,7 +454,7 @@ def snapshot(root: Path) -> dict[str, str]:
 
 def cli_command(words: list[str]):
     """The click command `videodenoise WORDS...` names, and the words left over (None: no such command)."""
-    from videodenoise.cli import app
+    from videodenoise.cli.app import app
 
     command = typer.main.get_command(app)
     words = list(words)
@@ -529,12 +530,12 @@ def test_the_table_covers_every_class():
 
 
 def test_debug_shows_the_traceback(tmp_path, capsys, monkeypatch):
-    from videodenoise import denoise as D
+    from videodenoise.io import outputs
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(D, "plan_outputs", broken)
+    monkeypatch.setattr(outputs, "plan_outputs", broken)
     with pytest.raises(RuntimeError, match="boom"):
         run_cli(["--debug", "clean", str(tmp_path / "x.mp4")], capsys, monkeypatch)
     monkeypatch.setenv("VIDEODENOISE_DEBUG", "1")

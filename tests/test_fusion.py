@@ -10,10 +10,12 @@ import pytest
 import torch
 
 import videodenoise.models.base as base
-from videodenoise.denoise import Denoiser
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DenoiseError
-from videodenoise.fusion import FusionSettings, MotionFusion, _interpolation_variance
-from videodenoise.models import ModelError, build_model, save_model
+from videodenoise.denoise.fusion import FusionSettings, MotionFusion, _interpolation_variance
+from videodenoise.errors import ModelError
+from videodenoise.models.registry import build_model, save_model
 
 SIGMA = 20 / 255
 
@@ -171,20 +173,21 @@ def test_fusion_in_the_denoiser_beats_the_model_alone_and_tiles_agree():
     model = build_model("dust", layers=3)  # untrained: ISTA on a DCT frame, noise-conditional
     clean = panned(frames=6, step=1)
     noisy_clip = noisy(clean).clamp(0, 1)
-    plain = Denoiser(model, device="cpu", tile=0).denoise_clip(noisy_clip, sigma=SIGMA)
-    fused = Denoiser(model, device="cpu", tile=0, fusion=FusionSettings()).denoise_clip(noisy_clip, sigma=SIGMA)
+    plain = Denoiser(model, DenoiseSettings(device="cpu", tile=0)).denoise_clip(noisy_clip, sigma=SIGMA)
+    fused = Denoiser(model, DenoiseSettings(device="cpu", tile=0, fusion=FusionSettings())).denoise_clip(noisy_clip, sigma=SIGMA)
     assert rmse(fused, clean) < 0.85 * rmse(plain, clean)
-    tiled = Denoiser(model, device="cpu", tile=48, overlap=24, fusion=FusionSettings()).denoise_clip(noisy_clip, sigma=SIGMA)
+    tiled = Denoiser(model, DenoiseSettings(device="cpu", tile=48, overlap=24, fusion=FusionSettings())).denoise_clip(noisy_clip, sigma=SIGMA)
     assert torch.allclose(tiled, fused, atol=1e-5)
     with pytest.raises(DenoiseError, match="noise level"):
-        Denoiser(model, device="cpu", fusion=FusionSettings()).denoise_clip(noisy_clip, sigma=None)
+        Denoiser(model, DenoiseSettings(device="cpu", fusion=FusionSettings())).denoise_clip(noisy_clip, sigma=None)
 
 
 def test_clean_fuses_by_default_and_not_with_no_fusion(tmp_path, capsys, monkeypatch):
     from fractions import Fraction
 
     from helpers import run_cli
-    from videodenoise.video import read_video, write_video
+    from videodenoise.io.readers import read_video
+    from videodenoise.io.writers import write_video
 
     checkpoint = save_model(build_model("dust", layers=2), tmp_path / "m.safetensors",
                             {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})
@@ -216,7 +219,7 @@ def ped2(tmp_path_factory):
 
 
 def fusion_config(root, **changes):
-    from videodenoise.training import DataConfig, TrainConfig
+    from videodenoise.training.config import DataConfig, TrainConfig
 
     values = dict(model="dust", model_options=dict(layers=2, patch_size=4, stride=2), mode="erm",
                   data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=24, val_crop=24,
@@ -226,7 +229,7 @@ def fusion_config(root, **changes):
 
 
 def test_training_with_fusion_fuses_every_clip_and_tells_the_model_the_noise_map(ped2, tmp_path):
-    from videodenoise.training import Trainer
+    from videodenoise.training.trainer import Trainer
 
     trainer = Trainer(fusion_config(ped2), tmp_path / "run", quiet=True)
     clean = panned(frames=3, step=1, channels=1)[None, :, :, :24, :24].expand(2, -1, -1, -1, -1)
@@ -240,8 +243,8 @@ def test_training_with_fusion_fuses_every_clip_and_tells_the_model_the_noise_map
 
 
 def test_fine_tuning_starts_from_the_given_weights_and_refuses_ones_that_do_not_fit(ped2, tmp_path):
-    from videodenoise.constrained import ConfigError
-    from videodenoise.training import Trainer
+    from videodenoise.errors import ConfigError
+    from videodenoise.training.trainer import Trainer
 
     source = build_model("dust", layers=2, patch_size=4, stride=2)
     with torch.no_grad():
@@ -260,17 +263,18 @@ def test_fine_tuning_starts_from_the_given_weights_and_refuses_ones_that_do_not_
         fusion_config(ped2, fusion={"radius": 1, "speed": 2})
 
 
-def test_quality_options_are_what_clean_runs():
-    from videodenoise.denoise import DEFAULT_STRIDE, DEFAULT_WINDOW, quality_options
+def test_quality_presets_are_what_clean_runs():
+    from videodenoise.cli.clean import denoise_settings
+    from videodenoise.denoise.settings import DEFAULT_STRIDE, DEFAULT_WINDOW
 
-    fast = quality_options("fast")
-    assert fast["fusion"] == FusionSettings() and fast["stride"] == DEFAULT_WINDOW  # fused frames: disjoint windows
-    alone = quality_options("fast", fusion=False)
-    assert alone["fusion"] is None and alone["stride"] == DEFAULT_STRIDE  # the model alone: centred windows
-    best = quality_options("best")
-    assert best["fusion"].radius == 3 and best["patch_stride"] == 2
+    fast = denoise_settings("fast", {})
+    assert fast.fusion == FusionSettings() and fast.frames_kept == DEFAULT_WINDOW  # fused frames: disjoint windows
+    alone = denoise_settings("fast", {"fusion": False})
+    assert alone.fusion is None and alone.frames_kept == DEFAULT_STRIDE  # the model alone: centred windows
+    best = denoise_settings("best", {})
+    assert best.fusion.radius == 3 and best.patch_stride == 2
     with pytest.raises(DenoiseError, match="fast, best"):
-        quality_options("ultra")
+        denoise_settings("ultra", {})
 
 
 @pytest.mark.parametrize("size", [(1, 1), (5, 7), (3, 200)])

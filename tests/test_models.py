@@ -15,9 +15,10 @@ from safetensors.torch import save_file
 
 import videodenoise.models.base as base
 from videodenoise.errors import VideodenoiseError
-from videodenoise.models import (MODEL_NAMES, DUSTConfig, ModelError, SoftThreshold, build_model, count_parameters,
-                                 dc_atoms, dct_dictionary, extract_patches, fold_patches, load_model, read_metadata,
-                                 save_model)
+from videodenoise.models.registry import MODEL_NAMES, build_model, count_parameters, load_model, read_metadata, save_model
+from videodenoise.models.config import DUSTConfig
+from videodenoise.errors import ModelError
+from videodenoise.models.layers import SoftThreshold, dc_atoms, dct_dictionary, extract_patches, fold_patches
 from videodenoise.models.layers import TokenAttention
 from videodenoise.models.ut import FeedForwardStep, ProximalStep
 

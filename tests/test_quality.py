@@ -12,12 +12,15 @@ import torch
 import videodenoise.models.base as base
 from videodenoise.datasets.motion import (BENCHMARK_PHOTOS, TRAINING_PHOTOS, MixedClips, MotionClips, MotionLimits,
                                           camera_motion_clip, load_photo, motion_path, opponent_channel)
-from videodenoise.denoise import Denoiser
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DatasetError
-from videodenoise.models import ModelError, build_model, save_model
+from videodenoise.errors import ModelError
+from videodenoise.models.registry import build_model, save_model
 from videodenoise.models.registry import read_metadata
 from videodenoise.models.layers import TokenAttention
-from videodenoise.training import DataConfig, Trainer, TrainConfig
+from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.trainer import Trainer
 
 import replicas as R
 
@@ -84,8 +87,8 @@ def test_banded_output_equals_whole_clip(monkeypatch):
 def test_tiled_output_equals_whole_frame():
     model = with_active_attention(build_model("dust", **NONLOCAL))
     clip = smooth_clip(frames=3, height=150, width=180)[0]
-    whole = Denoiser(model, device="cpu", tile=None).denoise_clip(clip, sigma=25 / 255)
-    tiled_denoiser = Denoiser(model, device="cpu", tile=112)
+    whole = Denoiser(model, DenoiseSettings(device="cpu", tile=None)).denoise_clip(clip, sigma=25 / 255)
+    tiled_denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=112))
     assert len(tiled_denoiser._tiling(150, 180)[0]) > 1
     tiled = tiled_denoiser.denoise_clip(clip, sigma=25 / 255)
     assert torch.allclose(whole, tiled, atol=1e-5)
@@ -142,7 +145,7 @@ def test_bad_sigma_is_refused(sigma):
 def test_denoiser_tells_a_noise_conditional_model_its_sigma(tmp_path):
     model = build_model("dust", layers=2)
     path = save_model(model, tmp_path / "m.safetensors", {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})
-    denoiser = Denoiser.from_checkpoint(path, device="cpu")
+    denoiser = Denoiser.from_checkpoint(path, DenoiseSettings(device="cpu"))
     assert denoiser.sigma_range == (0.0, 0.2)
     assert denoiser.scale_for(0.0) == (1.0, 0.0)  # light noise: no rescaling at all
     assert denoiser.scale_for(0.1) == (1.0, 0.1)
@@ -150,7 +153,7 @@ def test_denoiser_tells_a_noise_conditional_model_its_sigma(tmp_path):
     assert math.isclose(scale, 2.0) and told == 0.2
     clip = smooth_clip()[0].expand(-1, 3, -1, -1).contiguous()  # colour, through the opponent transform
     assert torch.allclose(denoiser.denoise_clip(clip, sigma=0.0), clip, atol=1e-5)
-    plain = Denoiser(model, device="cpu")  # no range: the old rescaling to σ_train
+    plain = Denoiser(model, DenoiseSettings(device="cpu"))  # no range: the old rescaling to σ_train
     assert plain.scale_for(0.0)[1] is None and plain.scale_for(0.0)[0] == 1e-3
 
 
@@ -259,7 +262,7 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
     assert torch.allclose(measured, sigmas, rtol=0.25, atol=0.01)
     summary = trainer.fit()
     assert summary["steps"] == 2 and math.isfinite(summary["final"]["val_rmse"])
-    denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", device="cpu")
+    denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", DenoiseSettings(device="cpu"))
     assert denoiser.sigma_range == (0.0, 0.2)
 
 
@@ -275,7 +278,7 @@ def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path
     _, sigmas, told = trainer._inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
     assert told["sigma"] is sigmas
     trainer.fit()
-    denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", device="cpu")
+    denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", DenoiseSettings(device="cpu"))
     assert denoiser.sigma_range == (0.0, 0.2) and denoiser.scale_for(5 / 255) == (1.0, 5 / 255)
 
 
@@ -297,16 +300,16 @@ def test_blind_training_over_a_sigma_range_never_tells_the_model(root, tmp_path,
     assert calls and all(sigma is None for sigma in calls)
     metadata = read_metadata(tmp_path / "run" / "last.safetensors")
     assert "sigma_range" not in metadata and json.loads(metadata["train_sigma_range"]) == [0.0, 0.2]
-    assert Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", device="cpu").sigma_range is None
+    assert Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", DenoiseSettings(device="cpu")).sigma_range is None
 
 
 @pytest.mark.parametrize("bad, message", [
     (dict(sigma_range=[0.3, 0.1]), "sigma_range"),
     (dict(sigma_range=[0.0, 0.1], noise="uniform"), "sigma_range"),
-    (dict(data=DataConfig(motion_fraction=2.0)), "motion_fraction"),
+    (dict(data={"motion_fraction": 2.0}), "motion_fraction"),
 ])
 def test_bad_quality_options_are_refused(bad, message):
-    from videodenoise.constrained import ConfigError
+    from videodenoise.errors import ConfigError
 
     with pytest.raises(ConfigError, match=message):
         TrainConfig(**bad)
@@ -315,7 +318,7 @@ def test_bad_quality_options_are_refused(bad, message):
 @pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "train").glob("*.toml")),
                          ids=lambda p: p.name)
 def test_shipped_training_recipes_are_valid(path):
-    from videodenoise.config_files import read_config_file
+    from videodenoise.io.config_files import read_config_file
 
     config = TrainConfig.from_dict(read_config_file(path))
     assert config.sigma_range is not None and config.data.motion_fraction > 0
@@ -331,18 +334,19 @@ def test_patch_stride_applies_the_same_weights_on_a_denser_grid():
     denser = build_model("dust", layers=2, stride=2)
     denser.load_state_dict(model.state_dict())
     clip = (smooth_clip() + 0.05 * torch.randn(1, 5, 1, 40, 56))[0]
-    got = Denoiser(model, device="cpu", patch_stride=2).denoise_clip(clip, sigma=0.05)
-    expected = Denoiser(denser, device="cpu").denoise_clip(clip, sigma=0.05)
+    got = Denoiser(model, DenoiseSettings(device="cpu", patch_stride=2)).denoise_clip(clip, sigma=0.05)
+    expected = Denoiser(denser, DenoiseSettings(device="cpu")).denoise_clip(clip, sigma=0.05)
     assert torch.allclose(got, expected, atol=1e-6)
     with pytest.raises(Exception, match="patch_stride"):
-        Denoiser(build_model("dust", layers=2), device="cpu", patch_stride=9)
+        Denoiser(build_model("dust", layers=2), DenoiseSettings(device="cpu", patch_stride=9))
 
 
 def test_clean_quality_presets(tmp_path, capsys, monkeypatch):
     from fractions import Fraction
 
     from helpers import run_cli
-    from videodenoise.video import read_video, write_video
+    from videodenoise.io.readers import read_video
+    from videodenoise.io.writers import write_video
 
     checkpoint = save_model(build_model("dust", layers=2), tmp_path / "m.safetensors",
                             {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from videodenoise.statistics import mean_interval, paired_difference
+from videodenoise.evaluation.statistics import mean_interval, paired_difference
 
 
 def test_paired_difference_against_a_hand_computation():

@@ -11,11 +11,13 @@ import sys
 import pytest
 import torch
 
-from videodenoise.constrained import ConfigError
-from videodenoise.datasets import load_dataset
+from videodenoise.errors import ConfigError
+from videodenoise.datasets.registry import load_dataset
 from videodenoise.errors import DatasetError, VideodenoiseError
-from videodenoise.models import load_model
-from videodenoise.training import DataConfig, Trainer, TrainConfig, read_metrics
+from videodenoise.models.registry import load_model
+from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.trainer import Trainer
+from videodenoise.training.runs import read_metrics
 
 import replicas as R
 

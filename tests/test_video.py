@@ -13,7 +13,8 @@ import skimage
 import torch
 
 from videodenoise.errors import VideoReadError, VideoWriteError
-from videodenoise.video import VideoWriter, open_video, probe_video, read_video, write_video
+from videodenoise.io.writers import VideoWriter, write_video
+from videodenoise.io.readers import open_video, probe_video, read_video
 
 
 def smooth_clip(t: int = 12, channels: int = 3, height: int = 48, width: int = 64, seed: int = 0) -> torch.Tensor:

@@ -1,3 +1,3 @@
-from .cli import main
+from videodenoise.cli.app import main
 
 main()

@@ -6,7 +6,7 @@ import contextlib
 
 import torch
 
-from .errors import VideodenoiseError
+from videodenoise.errors import VideodenoiseError
 
 DEVICES = ("auto", "cpu", "cuda")
 PRECISIONS = ("auto", "fp32", "bf16")

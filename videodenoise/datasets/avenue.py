@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import LabelledLength, VideoDataset, no_layout_error, nonempty, repackaged_layout, require_root, video_files
+from videodenoise.datasets.base import LabelledLength, VideoDataset, no_layout_error, nonempty, repackaged_layout, require_root, video_files
 
 
 def label_lengths(mask_folder: Path, clip_names: list[str]) -> dict[str, LabelledLength]:

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import DatasetError
-from ..video import IMAGE_SUFFIXES, VIDEO_SUFFIXES, FrameFolderReader, VideoReader, is_junk, list_frame_files, numeric_sort_key, open_video
+from videodenoise.errors import DatasetError
+from videodenoise.io.frames import IMAGE_SUFFIXES, VIDEO_SUFFIXES, is_junk, list_frame_files, numeric_sort_key
+from videodenoise.io.readers import FrameFolderReader, VideoReader, open_video
 
 
 class LabelMismatchWarning(UserWarning):
@@ -112,7 +113,7 @@ def require_root(name: str, root: Path | str | None) -> Path:
         raise DatasetError(f"dataset '{name}' needs a root folder; pass --root DIR")
     root = Path(root).expanduser()
     if not root.exists():
-        from .download import DATASET_NAMES
+        from videodenoise.datasets.download import DATASET_NAMES
 
         # only datasets with a download get the download hint; "folder" is the user's own videos
         hint = (f"download '{name}' with `videodenoise data download {name} --root DIR`" if name in DATASET_NAMES

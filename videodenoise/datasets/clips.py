@@ -18,9 +18,9 @@ from torch.utils.data import Dataset
 from torchvision import tv_tensors
 from torchvision.transforms.v2 import functional as TF
 
-from ..errors import DatasetError
-from ..video import VideoReader
-from .base import ClipSource
+from videodenoise.errors import DatasetError
+from videodenoise.io.readers import VideoReader
+from videodenoise.datasets.base import ClipSource
 
 Size = int | tuple[int, int]
 

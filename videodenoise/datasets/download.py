@@ -42,7 +42,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from videodenoise.atomic import check_creatable, write_bytes, write_text
+from videodenoise.io.atomic import check_creatable, write_bytes, write_text
 from videodenoise.errors import DownloadError
 
 __all__ = [

@@ -27,7 +27,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import Dataset
 
-from ..errors import DatasetError
+from videodenoise.colour import OPPONENT
+from videodenoise.errors import DatasetError
 
 # Colour photographs with real texture. The benchmark photos are held out of training by construction.
 TRAINING_PHOTOS = (
@@ -38,10 +39,6 @@ TRAINING_PHOTOS = (
 )
 BENCHMARK_PHOTOS = ("skimage:astronaut", "skimage:coffee", "skimage:chelsea", "matplotlib:grace_hopper")
 
-# Orthonormal opponent colours, the space in which `clean` hands colour video to a grey model:
-# luminance (R+G+B)/√3, then R−B and R−2G+B. Rows are the channels.
-OPPONENT = torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]])
-OPPONENT = OPPONENT / OPPONENT.norm(dim=1, keepdim=True)
 
 
 def _photo_path(name: str) -> Path:

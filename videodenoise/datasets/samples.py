@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import ClipSource, VideoDataset
+from videodenoise.datasets.base import ClipSource, VideoDataset
 
 
 def load_samples(root: Path | str | None = None) -> VideoDataset:
@@ -19,7 +19,7 @@ def load_samples(root: Path | str | None = None) -> VideoDataset:
     root: the cache folder for the clips; default `$VIDEODENOISE_CACHE/samples` or
     `~/.cache/videodenoise/samples`.
     """
-    from .download import fetch_sample_clips
+    from videodenoise.datasets.download import fetch_sample_clips
 
     paths = fetch_sample_clips(Path(root).expanduser() if root else None)
     clip = {name: ClipSource(name, path) for name, path in paths.items()}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import ClipSource, LabelledLength, VideoDataset, frame_folders, no_layout_error, nonempty, require_root, video_files
+from videodenoise.datasets.base import ClipSource, LabelledLength, VideoDataset, frame_folders, no_layout_error, nonempty, require_root, video_files
 
 
 def label_lengths(mask_folder: Path, test_clips: list[ClipSource]) -> dict[str, LabelledLength]:

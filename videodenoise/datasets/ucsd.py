@@ -11,7 +11,7 @@ import re
 import warnings
 from pathlib import Path
 
-from .base import ClipSource, LabelledLength, LabelMismatchWarning, VideoDataset, frame_folders, no_layout_error, nonempty, repackaged_layout, require_root
+from videodenoise.datasets.base import ClipSource, LabelledLength, LabelMismatchWarning, VideoDataset, frame_folders, no_layout_error, nonempty, repackaged_layout, require_root
 
 NOMINAL_FPS = 10.0
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from .config import ModelError, PatchConfig
-from .layers import extract_patches, fold_patches, spatial_offsets
+from videodenoise.errors import ModelError
+from videodenoise.models.config import PatchConfig
+from videodenoise.models.layers import extract_patches, fold_patches, spatial_offsets
 
 # On the CPU the layers run on bands of patch rows whose widest tensor has about this many elements.
 # Large fresh tensors are mmap'ed and page-faulted in on every op, which made a 640×360 clip ~4×
@@ -62,6 +63,19 @@ class UnrolledDenoiser(nn.Module):
     @property
     def num_layers(self) -> int:
         return self.config.layers
+
+    @property
+    def halo(self) -> int:
+        """How many patch locations away, along rows or columns, a token's output can depend on: each
+        layer of a windowed token set reaches one more neighbourhood radius, a temporal one none."""
+        offsets = spatial_offsets(self.config.token_set, self.config.neighbourhood)
+        return max(max(abs(dr), abs(dc)) for dr, dc in offsets) * self.num_layers
+
+    @property
+    def reach(self) -> int:
+        """How many pixels away an output pixel can depend on: the p − 1 of the patches covering it, plus
+        the halo's patch locations, stride pixels each (tiles and bands are cut with this margin)."""
+        return self.config.patch_size - 1 + self.halo * self.config.stride
 
     def layer(self, index: int) -> nn.Module:
         """The module computing layer index + 1; the same one at every depth when layers are tied."""
@@ -153,9 +167,7 @@ class UnrolledDenoiser(nn.Module):
         batch, rows, cols, frames, _ = tokens.shape
         if tokens.device.type != "cpu":
             return [(0, rows, 0, rows)]
-        offsets = spatial_offsets(self.config.token_set, self.config.neighbourhood)
-        radius = max(max(abs(dr), abs(dc)) for dr, dc in offsets)
-        halo = radius * self.num_layers  # how far a border error can travel in L layers
+        halo = self.halo  # how far a border error can travel in L layers
         per_row = batch * cols * frames * self.state_width
         # a band at least 4 halos high: the halo rows are computed twice, so they should be the minority
         band_rows = max(1, CPU_BAND_ELEMENTS // per_row, 4 * halo)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ..errors import ModelError
-from .layers import TOKEN_SETS
+from videodenoise.errors import ModelError
+from videodenoise.models.layers import TOKEN_SETS
 
 __all__ = ["ModelError", "PatchConfig", "DUSTConfig", "UTConfig", "FEED_FORWARD_STEPS"]
 

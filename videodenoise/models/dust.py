@@ -21,9 +21,9 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
-from .base import UnrolledDenoiser
-from .config import DUSTConfig
-from .layers import SoftThreshold, TokenAttention, dc_atoms, dct_dictionary
+from videodenoise.models.base import UnrolledDenoiser
+from videodenoise.models.config import DUSTConfig
+from videodenoise.models.layers import SoftThreshold, TokenAttention, dc_atoms, dct_dictionary
 
 
 class DUSTLayer(nn.Module):

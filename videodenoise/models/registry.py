@@ -17,11 +17,13 @@ import torch.nn as nn
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save
 
-from ..atomic import write_bytes
+from videodenoise.io.atomic import write_bytes
+from videodenoise.settings import from_mapping
 
-from .config import DUSTConfig, ModelError, UTConfig
-from .dust import DUST
-from .ut import UT
+from videodenoise.models.config import DUSTConfig, UTConfig
+from videodenoise.errors import ModelError
+from videodenoise.models.dust import DUST
+from videodenoise.models.ut import UT
 
 MODELS: dict[str, tuple[type, type]] = {"dust": (DUST, DUSTConfig), "ut": (UT, UTConfig)}
 MODEL_NAMES = tuple(MODELS)
@@ -37,13 +39,7 @@ def _lookup(name: str) -> tuple[type, type]:
 
 def make_config(name: str, **options) -> DUSTConfig | UTConfig:
     """The config dataclass of model `name` with `options` overriding its defaults."""
-    config_class = _lookup(name)[1]
-    valid = [field.name for field in dataclasses.fields(config_class)]
-    unknown = sorted(set(options) - set(valid))
-    if unknown:
-        raise ModelError(f"unknown option(s) {', '.join(unknown)} for model {name!r}; "
-                         f"valid options: {', '.join(valid)}")
-    return config_class(**options)
+    return from_mapping(_lookup(name)[1], options, ModelError, "option", f" for model {name!r}")
 
 
 def build_model(name: str, **options) -> nn.Module:

@@ -39,9 +39,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .base import UnrolledDenoiser
-from .config import UTConfig
-from .layers import TokenAttention, dct_dictionary
+from videodenoise.models.base import UnrolledDenoiser
+from videodenoise.models.config import UTConfig
+from videodenoise.models.layers import TokenAttention, dct_dictionary
 
 
 class ProximalStep(nn.Module):

@@ -1,0 +1,1 @@
+"""The `videodenoise` command line, thin over the library."""

@@ -1,0 +1,58 @@
+"""The `videodenoise` command: the Typer app, its commands, and the console-script entry point.
+
+Each command lives in a module of its own (data, train, evaluate, clean) and is registered here behind
+the one error boundary (`videodenoise.cli.boundary`). Heavy imports (torch) happen inside the
+commands, so `--help` stays quick.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import typer
+
+from videodenoise.cli import boundary
+from videodenoise.cli.clean import clean, demo
+from videodenoise.cli.data import data_download, data_info
+from videodenoise.cli.evaluate import evaluate, experiment
+from videodenoise.cli.train import train
+from videodenoise.errors import VideodenoiseError
+
+app = typer.Typer(
+    help="Train, evaluate and apply interpretable, robust video denoisers (DUST, UT).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+data_app = typer.Typer(help="Download, verify and inspect the datasets.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+for command in (evaluate, experiment, train, clean, demo):
+    app.command()(boundary.guarded(command))
+data_app.command("info")(boundary.guarded(data_info))
+data_app.command("download")(boundary.guarded(data_download))
+
+
+@app.callback()
+def _options(
+    debug: bool = typer.Option(False, "--debug", help=f"Show the full traceback of an error (also: {boundary.DEBUG_ENV}=1)."),
+) -> None:
+    """Train, evaluate and apply interpretable, robust video denoisers (DUST, UT)."""
+    boundary.set_debug(debug)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    boundary.error_console.print(f"[yellow]warning:[/yellow] {message}", highlight=False, soft_wrap=True)
+
+
+def main() -> None:
+    """Console-script entry point: run the app; the commands' boundary turns errors into one line."""
+    warnings.showwarning = _show_warning
+    try:
+        app()
+    except VideodenoiseError as error:  # raised outside a command (e.g. while parsing an option)
+        if boundary.debugging():
+            raise
+        boundary.print_error(boundary.one_line(error))
+        sys.exit(1)

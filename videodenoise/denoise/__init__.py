@@ -1,0 +1,2 @@
+"""Denoising real video: the Denoiser, motion-compensated fusion, tiling, the file pipeline and the
+demo."""

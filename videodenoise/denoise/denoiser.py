@@ -1,0 +1,319 @@
+"""The Denoiser: a trained model applied to frames of any size and length, streaming.
+
+    denoiser = Denoiser.from_checkpoint(settings=PRESETS["fast"])     # clean's defaults: fusion first
+    clean = denoiser.denoise_clip(noisy_clip, sigma=25 / 255)         # (T, C, H, W) in memory
+    for frame in denoiser.denoise_frames(frames, sigma):              # a stream, a few windows held
+        ...
+
+Nothing here adds noise. σ is always on the [0, 1] scale in this module (the CLI takes 0-255). Files
+go through `videodenoise.denoise.pipeline`; the settings are `videodenoise.denoise.settings`.
+
+How a video is processed, and why:
+
+* Time. Frames stream from the reader into a buffer of a few windows. Each model call sees a window of
+  `window` frames (default 5, the training clip length) and `stride` of its frames are kept: the
+  centre ones. stride = 1 is the textbook sliding window (each frame from the window centred on it,
+  window× the compute); stride = window is disjoint windows (1×, but a frame at a window's edge
+  sees neighbours on one side only, up to window − 1 frames away). The default stride 3 keeps frames
+  1..3 of each 5-frame window, so every kept frame has a neighbour on each side, at 5/3× the compute
+  of disjoint windows. Measured with a briefly trained DUST (benchmarks/bench_clean.py, part 2) the
+  three differ by < 0.1 dB, because its attention barely mixes frames; a model that leans on time
+  gains more from centring. Windows past either end are reflected (frame −1 is frame 1, frame n is
+  n − 2), so the output has exactly one frame per input frame, a one-frame video included.
+* Motion. With `fusion` (the CLI's default; `videodenoise.denoise.fusion`), every frame is first averaged with
+  its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
+  noise-conditional model is then told the σ left at each pixel. This is where the video's redundancy
+  is used: the models' temporal attention only sees the same patch location in the other frames,
+  which shows something else once the camera moves, and trained attention gains stay small. On the
+  quality benchmark's held-out clips fusion adds about 1.2 dB at σ = 25 (README, quality section).
+  Fusion streams too: it reads `radius` frames ahead of the window it feeds.
+* Space. A frame larger than `tile` pixels a side is cut into overlapping tiles. Tiles start on the
+  model's patch grid, so they cut the same patches the whole frame does; farther than the model's
+  reach (its margin: p − 1 pixels, plus a neighbourhood radius per layer for spatio-temporal token
+  sets) from a tile edge a tile's estimate equals the whole frame's. Each tile's blend weight is
+  zero within the margin of an edge it shares with another tile and rises with a raised cosine
+  across the rest of the overlap. Tiled and untiled outputs of DUST and UT agree to float rounding,
+  and model activations never exceed one tile's.
+* Colour. A grey model denoises a colour video in an orthonormal opponent colour space (luminance
+  (R+G+B)/√3 and two colour differences, as in CBM3D): the transform keeps i.i.d. noise i.i.d. with
+  the same σ, puts the structure in one channel and leaves two smooth ones, each denoised by the
+  model as a grey clip (`videodenoise.colour`). With a trained grey DUST this beat denoising R, G and B separately by
+  0.6-1.9 dB on four clips at σ = 10, 25 and 50 (`colour="rgb"` keeps that option). A colour model on
+  a grey video gets the grey frame in all three channels, is told the video's σ, and its output is
+  averaged back to grey (telling it √3·σ, the noise along the luminance axis, measured 0.4-0.5 dB
+  worse with an untrained colour DUST).
+* Noise level. A model trained at σ_train (checkpoint metadata) is applied at another σ by
+  noise-level rescaling: x̂ = c + s·(f((y − c)/s + ½) − ½), s = σ/σ_train, c the channel's mid-grey.
+  The rescaled input has noise σ_train, the level the model knows; for a denoiser that is
+  scale-equivariant up to the mean (DUST's soft thresholds are proportional to σ, its attention
+  normalises tokens) this is nearly exact; with a trained DUST it beat applying the model unchanged
+  by 1.5-3.5 dB at σ = 10 and 50 (trained at 25). `sigma="auto"` estimates σ with
+  skimage.restoration.estimate_sigma (Donoho's wavelet MAD) on up to 5 frames spread over the video
+  and takes the median; `scaling="none"` applies the model as trained.
+  A noise-conditional checkpoint (metadata `sigma_range`, the default one: a DUST trained over σ in
+  [0, 55]/255 whose thresholds scale with the σ it is told) is told σ and sees the frames unscaled
+  while σ lies in its range, and is rescaled only down to the range's top above it: light noise, the
+  commonest, is never blown up (the rescaling above multiplied a clean video's contrast by ~60 and
+  returned it at 34.5 dB against itself; `benchmarks/bench_quality.py` measures 46-80 dB now).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+from videodenoise.colour import OPPONENT
+from videodenoise.denoise.fusion import MotionFusion
+from videodenoise.denoise.settings import DenoiseSettings
+from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
+from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
+from videodenoise.errors import DenoiseError, VideoReadError
+from videodenoise.models.checkpoints import load_checkpoint, read_sigma_range, read_sigma_train, resolve_checkpoint
+from videodenoise.noise.estimation import SIGMA_ESTIMATE_FRAMES, estimate_clip_sigma
+from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN, check_sigma
+
+
+class Denoiser:
+    """A model on a device, with everything needed to apply it to frames of any size and length.
+
+    model: any module mapping (B, T, C, H, W) in [0, 1] to its estimate (DUST, UT, or your own).
+    sigma_train: the noise level the model was trained at ([0, 1] scale); from the checkpoint's
+    metadata with `from_checkpoint`, else the DUST config's σ, else 25/255.
+    settings: how to apply it (`DenoiseSettings`: windows, tiles, colour, fusion, device; its fields
+    say what each does); `PRESETS["fast"]` is what `clean` runs.
+    sigma_range: (low, high), the noise levels a noise-conditional model was trained over (checkpoint
+    metadata): inside it the model is told σ and applied to the frames as they are; above it the
+    frames are rescaled to `high` (see the module notes). None: a model trained at σ_train only.
+    """
+
+    def __init__(self, model: nn.Module, settings: DenoiseSettings = DenoiseSettings(),
+                 sigma_train: float | None = None, sigma_range: tuple[float, float] | None = None):
+        self.settings = settings
+        self.device = resolve_device(settings.device, distributed_environment()[2])
+        if settings.patch_stride is not None:
+            config = getattr(model, "config", None)
+            if not dataclasses.is_dataclass(config) or not hasattr(config, "stride"):
+                raise DenoiseError("patch_stride needs a DUST or UT model (one with a patch config)")
+            if not 1 <= settings.patch_stride <= config.patch_size:
+                raise DenoiseError(f"patch_stride must be between 1 and the patch size {config.patch_size}, "
+                                   f"got {settings.patch_stride}")
+            model.config = dataclasses.replace(config, stride=int(settings.patch_stride))
+        self.dtype = resolve_precision(settings.precision, self.device)
+        self.model = model.to(self.device).eval()
+        config = getattr(model, "config", None)
+        self.channels = int(getattr(config, "channels", 1))
+        if sigma_train is None:
+            sigma_train = getattr(config, "sigma", None)
+        self.sigma_train = float(sigma_train if sigma_train is not None else DEFAULT_SIGMA_TRAIN)
+        if not self.sigma_train > 0:
+            raise DenoiseError(f"sigma_train must be positive, got {sigma_train}")
+        self.window, self.stride = settings.window, settings.frames_kept
+        self.scaling, self.colour = settings.scaling, settings.colour
+        if sigma_range is not None and not getattr(model, "noise_conditional", False):
+            raise DenoiseError("this model is not noise-conditional; a sigma_range needs a DUST or a UT with the proximal step")
+        self.sigma_range = None if sigma_range is None else (float(sigma_range[0]), float(sigma_range[1]))
+        self.margin, self.align = model_margin(model)
+        overlap = settings.overlap
+        if overlap is None:
+            overlap = round_up(2 * self.margin + 16, self.align)
+        if overlap < 2 * self.margin + 1:
+            raise DenoiseError(f"a tile overlap of {overlap} px is too small for this model: it needs at least "
+                               f"{2 * self.margin + 1} px (twice its {self.margin} px reach past a tile edge, plus one)")
+        self.overlap = int(overlap)
+        tile = settings.tile
+        if tile and tile < 2 * self.overlap:
+            raise DenoiseError(f"tiles of {tile} px are too small for an overlap of {self.overlap} px; "
+                               f"use --tile {2 * self.overlap} or more (or 0 for whole frames)")
+        self.tile = int(tile) if tile else None
+        self.fusion = None if settings.fusion is None else MotionFusion(settings.fusion)
+        self.checkpoint: Path | None = None
+        self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
+
+    @classmethod
+    def from_checkpoint(cls, path: str | os.PathLike | None = None,
+                        settings: DenoiseSettings = DenoiseSettings()) -> "Denoiser":
+        """A denoiser for a weights file or run folder (default: the shipped checkpoint), checked
+        first: finite weights, valid sigma_train and sigma_range, or a one-line error naming the file."""
+        path = resolve_checkpoint(path)
+        model, metadata = load_checkpoint(path)
+        denoiser = cls(model, settings, sigma_train=read_sigma_train(metadata, path),
+                       sigma_range=read_sigma_range(metadata, path))
+        denoiser.checkpoint = path
+        return denoiser
+
+    # ---- whole clips in memory -------------------------------------------------------------------
+    def denoise_clip(self, clip: torch.Tensor, sigma: float | str | None = None) -> torch.Tensor:
+        """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32."""
+        if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
+            shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
+            raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
+        if sigma == "auto":
+            sigma = estimate_clip_sigma(clip)
+        return torch.stack(list(self.denoise_frames(clip, sigma)))
+
+    # ---- streams ---------------------------------------------------------------------------------
+    def denoise_frames(self, frames: Iterable[torch.Tensor], sigma: float | None = None) -> Iterator[torch.Tensor]:
+        """Yield one denoised (C, H, W) frame per input frame, in order, holding only a few windows.
+
+        sigma: the noise level of the frames ([0, 1] scale); None applies the model as trained.
+        """
+        sigma = None if sigma is None else check_sigma(sigma, error=DenoiseError, unit_scale=True)
+        if self.fusion is not None:
+            if sigma is None:
+                raise DenoiseError("motion-compensated fusion needs the noise level: pass sigma (or 'auto')")
+            frames = self.fusion.stream(frames, sigma)  # (fused frame, noise map) pairs from here on
+        size, before = self.window, (self.window - self.stride) // 2
+        source, buffer = iter(frames), {}
+        loaded, total = 0, None  # frames read so far; the frame count, once the source has ended
+
+        def load_until(index: int) -> None:
+            nonlocal loaded, total
+            while total is None and loaded <= index:
+                try:
+                    buffer[loaded] = next(source)
+                except StopIteration:
+                    total = loaded
+                    return
+                loaded += 1
+
+        first = 0  # first output frame of the current window
+        while True:
+            load_until(first - before + size - 1)
+            if total == 0:
+                raise VideoReadError("there are no frames to denoise")
+            if total is not None and first >= total:
+                return
+            indices = [reflect(j, total) for j in range(first - before, first - before + size)]
+            kept = min(self.stride, (total if total is not None else loaded) - first)
+            if self.fusion is None:
+                yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, before, kept)
+            else:
+                clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
+                yield from self.denoise_window(clip, sigma, before, kept, noise_map)
+            first += self.stride
+            for index in [i for i in buffer if i < first - size]:
+                del buffer[index]
+
+    def denoise_window(self, clip: torch.Tensor, sigma: float | None, start: int = 0,
+                       count: int | None = None, noise_map: torch.Tensor | None = None) -> torch.Tensor:
+        """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
+
+        noise_map: None, or (T, H, W), each pixel's σ (at most `sigma`, the level that sets the
+        rescaling); a noise-conditional model is told it, any other model its root mean square."""
+        count = len(clip) - start if count is None else count
+        frames, channels, height, width = clip.shape
+        if channels not in (1, 3):
+            raise DenoiseError(f"frames must have 1 (grey) or 3 (colour) channels, got {channels}")
+        clip = clip.to(self.device, torch.float32)
+        # the model's view of the clip: a batch of clips with the model's channel count, whose
+        # mid-grey is `centre`
+        if channels == self.channels:
+            batch, centre = clip.unsqueeze(0), 0.5
+        elif channels == 3 and self.colour == "rgb":  # grey model, colour video: each channel a grey clip
+            batch, centre = clip.transpose(0, 1).unsqueeze(2), 0.5  # (3, T, 1, H, W)
+        elif channels == 3:  # the same in opponent colours
+            opponent = OPPONENT.to(self.device)
+            batch = torch.einsum("oc,tchw->othw", opponent, clip).unsqueeze(2)
+            centre = (0.5 * opponent.sum(dim=1)).view(3, 1, 1, 1, 1)
+        else:  # colour model, grey video: the grey frame in all three channels
+            batch, centre = clip.expand(-1, 3, -1, -1).unsqueeze(0), 0.5
+        scale, model_sigma = self.scale_for(sigma)
+        if noise_map is not None and model_sigma is not None:  # the map, rescaled as the frames are
+            model_sigma = (noise_map.to(self.device, torch.float32) / scale).expand(batch.shape[0], -1, -1, -1)
+        elif noise_map is not None:
+            scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
+        estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma)
+        estimate = (estimate - 0.5) * scale + centre
+        if channels == self.channels:
+            out = estimate[0]
+        elif channels == 3 and self.colour == "rgb":
+            out = estimate[:, :, 0].transpose(0, 1)
+        elif channels == 3:  # back to RGB: the transform is orthonormal, its inverse its transpose
+            out = torch.einsum("oc,othw->tchw", opponent, estimate[:, :, 0])
+        else:
+            out = estimate[0].mean(dim=1, keepdim=True)
+        if not bool(torch.isfinite(out).all()):
+            source = f"'{self.checkpoint}'" if self.checkpoint else "the model"
+            raise DenoiseError(f"{source} produced non-finite values (NaN or infinity) for frames {start}..{start + count - 1}; "
+                               "nothing was written for them: use another checkpoint")
+        return out.clamp_(0, 1).float().cpu()
+
+    def scale_for(self, sigma: float | None) -> tuple[float, float | None]:
+        """(s, σ told to the model): frames are applied as (y − c)/s + ½, i.e. with noise σ/s.
+
+        A noise-conditional model is told σ itself while σ lies in its training range, and the range's
+        top above it (s = σ/high); any other model sees its σ_train (s = σ/σ_train). Never s < 1 for
+        a noise-conditional model: light noise is what its range covers, with no input blown up."""
+        if sigma is None or self.scaling == "none":
+            return 1.0, None
+        if self.sigma_range is not None:
+            high = self.sigma_range[1]
+            return (1.0, sigma) if sigma <= high else (sigma / high, high)
+        # σ = 0: a noise-free input blown up 1000×, which the model all but keeps
+        return max(sigma / self.sigma_train, 1e-3), None
+
+    def describe_sigma(self, sigma: float | None, how: str) -> str:
+        """One line saying what σ the model is applied with and how: `how` is "given", "estimated" or
+        "none" (as `denoise_plan` reports it)."""
+        if self.sigma_range is not None:
+            low, high = (v * 255 for v in self.sigma_range)
+            trained = f"the model was trained over σ = {low:.3g}-{high:.3g} and is told σ"
+        else:
+            trained = f"the model was trained at σ = {self.sigma_train * 255:.3g}"
+        if sigma is None:
+            return f"no σ given: the model is applied as trained ({trained})"
+        scale, told = self.scale_for(sigma)
+        rescale = "" if abs(scale - 1) < 1e-9 else f", rescaled to σ = {(told or self.sigma_train) * 255:.3g}"
+        if self.fusion is not None:
+            frames = 2 * self.fusion.settings.radius + 1
+            rescale += f"; each frame first fused with its motion-aligned neighbours ({frames} frames)"
+        if how == "estimated":
+            return (f"σ ≈ {sigma * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
+                    f"(median over {SIGMA_ESTIMATE_FRAMES} frames spread over the video; {trained}{rescale})")
+        return f"σ = {sigma * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
+
+    def _apply_tiled(self, batch: torch.Tensor, start: int, count: int,
+                     sigma: float | torch.Tensor | None = None) -> torch.Tensor:
+        """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
+
+        sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames."""
+        height, width = batch.shape[-2:]
+        tiles, weight_sum = self._tiling(height, width)
+        is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
+
+        def told(top=0, bottom=height, left=0, right=width) -> dict:
+            if sigma is None:
+                return {}
+            return {"sigma": sigma[..., top:bottom, left:right].contiguous() if is_map else sigma}
+
+        with torch.no_grad(), autocast(self.device, self.dtype):
+            if len(tiles) == 1:
+                return self.model(batch, **told())[:, start:start + count].float()
+            out = batch.new_zeros(batch.shape[0], count, *batch.shape[2:])
+            for (top, bottom, left, right), weight in tiles:
+                estimate = self.model(batch[..., top:bottom, left:right].contiguous(),
+                                      **told(top, bottom, left, right))[:, start:start + count]
+                out[..., top:bottom, left:right] += estimate.float() * weight
+        return out / weight_sum
+
+    def _tiling(self, height: int, width: int) -> tuple[list, torch.Tensor]:
+        """The tiles of a frame size with their blend weights, and the weights' sum (cached)."""
+        key = (height, width)
+        if key not in self._weights:
+            rows = tile_spans(height, self.tile, self.overlap, self.align)
+            cols = tile_spans(width, self.tile, self.overlap, self.align)
+            tiles, weight_sum = [], torch.zeros(height, width, device=self.device)
+            for top, bottom in rows:
+                for left, right in cols:
+                    vertical = ramp(top, bottom, height, self.overlap, self.margin)
+                    horizontal = ramp(left, right, width, self.overlap, self.margin)
+                    weight = (vertical[:, None] * horizontal[None, :]).to(self.device)
+                    weight_sum[top:bottom, left:right] += weight
+                    tiles.append(((top, bottom, left, right), weight))
+            self._weights[key] = (tiles, weight_sum)
+        return self._weights[key]

@@ -1,0 +1,178 @@
+"""Denoising a file: frames stream from the input through a Denoiser into the outputs, written atomically.
+
+    result = denoise_video("input.mp4", None, denoiser, sigma="auto")   # writes input.denoised.mp4
+    print(result.sigma * 255, result.frames_per_second)
+
+`clean` plans a whole batch first (`videodenoise.io.outputs.plan_outputs`: every input opened and
+every output checked before any work) and runs `denoise_plan` on each plan; `denoise_video` is the
+same for one input. `stream_pairs` and `write_frames` are the loop both share with the demo. Memory is
+bounded by the denoiser's windows, never by the video's length.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
+from videodenoise.io.outputs import OutputPlan, plan_output
+from videodenoise.io.readers import short_error
+from videodenoise.io.writers import open_writers
+from videodenoise.noise.estimation import estimate_video_sigma
+from videodenoise.noise.levels import check_sigma
+
+# what a writer is handed for each (input frame, denoised frame)
+View = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def noisy_view(noisy: torch.Tensor, denoised: torch.Tensor) -> torch.Tensor:
+    return noisy
+
+
+def denoised_view(noisy: torch.Tensor, denoised: torch.Tensor) -> torch.Tensor:
+    return denoised
+
+
+def side_by_side_view(noisy: torch.Tensor, denoised: torch.Tensor) -> torch.Tensor:
+    return torch.cat([noisy, denoised], dim=2)
+
+
+@dataclass
+class DenoiseResult:
+    """What `denoise_video` did. sigma is on the [0, 1] scale (None: the model applied as trained)."""
+
+    input: Path
+    output: Path
+    side_by_side: Path | None
+    frames: int
+    width: int
+    height: int
+    channels: int
+    fps: float
+    sigma: float | None
+    sigma_source: str  # "given", "estimated" or "none"
+    audio: bool
+    seconds: float
+
+    @property
+    def frames_per_second(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else float("inf")
+
+
+def stream_pairs(denoiser: Denoiser, frames: Iterable[torch.Tensor], sigma: float | None
+                 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """(input frame, denoised frame) in order, holding only the inputs whose output is still to come."""
+    pending: dict[int, torch.Tensor] = {}
+
+    def remembered() -> Iterator[torch.Tensor]:
+        for index, frame in enumerate(frames):
+            pending[index] = frame
+            yield frame
+
+    for index, denoised in enumerate(denoiser.denoise_frames(remembered(), sigma)):
+        yield pending.pop(index), denoised
+
+
+def write_frames(writers: list[dict], views: list[View], pairs: Iterable[tuple[torch.Tensor, torch.Tensor]],
+                 progress: Callable[[int], None] | None = None) -> int:
+    """Open a VideoWriter per dict of options, write views[i](input, denoised) of every pair to writer
+    i, and close them all; on any failure every output is dropped and none is left under its final
+    name. Returns the number of frames written."""
+    opened = open_writers(writers)
+    count = 0
+    try:
+        for noisy, denoised in pairs:
+            for writer, view in zip(opened, views):
+                writer.write(view(noisy, denoised))
+            count += 1
+            if progress is not None:
+                progress(count)
+        for writer in opened:
+            writer.close()
+    except BaseException:
+        for writer in opened:
+            writer.abort()
+        raise
+    return count
+
+
+def resolve_sigma(sigma: float | str | None, reader) -> tuple[float | None, str]:
+    """(σ on the [0, 1] scale or None, how it was found: "given", "estimated" or "none")."""
+    if sigma == "auto":
+        return estimate_video_sigma(reader), "estimated"
+    if sigma is None:
+        return None, "none"
+    return check_sigma(sigma, error=DenoiseError, unit_scale=True), "given"
+
+
+def denoise_video(input: str | os.PathLike, output: str | os.PathLike | None = None,
+                  denoiser: Denoiser | None = None, sigma: float | str | None = "auto", *,
+                  format: str | None = None, side_by_side: str | os.PathLike | bool | None = None,
+                  overwrite: bool = False, keep_audio: bool = True, fps: float | None = None,
+                  crf: int = 17, progress: Callable[[int, int], None] | None = None,
+                  on_sigma: Callable[[float | None, str], None] | None = None) -> DenoiseResult:
+    """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
+
+    sigma: the noise level on the [0, 1] scale, "auto" to estimate it, or None to apply the model as
+    trained. format: "mp4" (H.264), "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from
+    the output's suffix. side_by_side: True (NAME.side-by-side.* beside the output) or a path: also
+    write the noisy and denoised frames next to each other. fps: a frame folder's rate (default 25).
+    See `denoise_plan` for the rest.
+    """
+    plan = plan_output(input, output, format, side_by_side, overwrite, fps=fps)
+    return denoise_plan(plan, denoiser, sigma, overwrite=overwrite, keep_audio=keep_audio, fps=fps, crf=crf,
+                        progress=progress, on_sigma=on_sigma)
+
+
+def denoise_plan(plan: OutputPlan, denoiser: Denoiser | None = None, sigma: float | str | None = "auto", *,
+                 overwrite: bool = False, keep_audio: bool = True, fps: float | None = None, crf: int = 17,
+                 progress: Callable[[int, int], None] | None = None,
+                 on_sigma: Callable[[float | None, str], None] | None = None) -> DenoiseResult:
+    """Denoise one planned input into its outputs. The input's audio is copied (video files only).
+    progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known. Every
+    output is written under a hidden name and renamed into place only when complete."""
+    import av
+
+    reader, info = plan.reader, plan.reader.info
+    denoiser = denoiser or Denoiser.from_checkpoint()
+    audio_source = plan.input if keep_audio and plan.codec != "png" and info.has_audio else None
+    if keep_audio and plan.codec == "png" and info.has_audio:
+        warnings.warn(f"a frame folder holds no audio: the audio of '{plan.input}' is not kept", stacklevel=2)
+    rate = info.frame_rate(fps)
+
+    start = time.perf_counter()
+    sigma_value, source = resolve_sigma(sigma, reader)
+    if on_sigma is not None:
+        on_sigma(sigma_value, source)
+
+    def frames() -> Iterator[torch.Tensor]:
+        index = -1
+        for index, frame in enumerate(reader.frames()):
+            yield frame
+        if index < 0:
+            raise VideoReadError(f"'{plan.input}' holds no decodable video frames")
+
+    outputs = [(plan.output, plan.codec, denoised_view)]
+    if plan.side_by_side:
+        outputs.append((plan.side_by_side, plan.side_by_side_codec, side_by_side_view))
+    options = [dict(path=path, fps=rate, codec=codec, crf=crf, overwrite=overwrite, audio_from=audio_source)
+               for path, codec, _ in outputs]
+    try:
+        done = write_frames(options, [view for _, _, view in outputs], stream_pairs(denoiser, frames(), sigma_value),
+                            None if progress is None else lambda count: progress(count, info.n_frames))
+    except (OSError, av.FFmpegError) as error:  # e.g. a full disk
+        raise VideoWriteError(f"cannot denoise '{plan.input}' into '{plan.output}': {short_error(error)}") from None
+    seconds = time.perf_counter() - start
+    if done != info.n_frames:
+        warnings.warn(f"the header of '{plan.input}' says {info.n_frames} frames but {done} could be decoded; "
+                      f"the output has {done}", stacklevel=2)
+    return DenoiseResult(input=plan.input, output=plan.output, side_by_side=plan.side_by_side, frames=done,
+                         width=info.width, height=info.height, channels=info.channels, fps=float(rate),
+                         sigma=sigma_value, sigma_source=source, audio=audio_source is not None, seconds=seconds)

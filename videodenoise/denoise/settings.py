@@ -1,0 +1,88 @@
+"""How a trained model is applied to video: `DenoiseSettings`, and the presets `clean --quality` names.
+
+    settings = PRESETS["fast"]                        # what `clean` runs by default
+    settings = dataclasses.replace(PRESETS["best"], device="cpu", tile=256)
+    denoiser = Denoiser.from_checkpoint(settings=settings)
+
+The presets apply the same weights faster or better (the README's quality table): both fuse every frame
+with its motion-aligned neighbours first (`videodenoise.denoise.fusion`), then keep all frames of each
+window, since once a frame holds its neighbours, centring windows (stride 3, 5/3× the model's work)
+gained nothing on the validation clips of benchmarks/tune_fusion.py (disjoint windows: +0.01 dB at
+0.66× the time for fast, ±0.015 dB at 0.87× for best). `best` fuses 3 neighbours a side (+0.09 dB
+there, 6 flows a frame instead of 4) and cuts 4× as many patches. `DenoiseSettings()` itself is the
+model alone, on centred windows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from videodenoise.denoise.fusion import FusionSettings
+from videodenoise.errors import DenoiseError
+from videodenoise.settings import setting
+
+DEFAULT_WINDOW = 5  # the training clip length
+DEFAULT_STRIDE = 3  # without fusion: the centre 3 frames of each 5-frame window, a neighbour on each side
+COLOURS = ("opponent", "rgb")
+SCALINGS = ("rescale", "none")
+
+
+@dataclass(frozen=True)
+class DenoiseSettings:
+    """Everything about applying a model that is not in its weights (see `videodenoise.denoise.denoiser`)."""
+
+    window: int = setting(DEFAULT_WINDOW, "Frames the model sees at once (reflected at the ends).")
+    stride: int | None = setting(
+        None, "Frames kept from each window, the centre ones: 1 = one window per frame (slowest), the window = "
+              "disjoint windows (fastest). Default: the window with fusion (every frame already holds its "
+              f"neighbours), {DEFAULT_STRIDE} without.")
+    tile: int | None = setting(512, "Largest tile side in pixels; 0 = whole frames.")
+    overlap: int | None = setting(None, "Tile overlap in pixels (default: from the model's reach).")
+    colour: str = setting("opponent", "How a grey model denoises colour video: opponent (luminance and two "
+                                      "colour differences) or rgb (each channel).")
+    patch_stride: int | None = setting(
+        None, "Cut patches at this stride instead of the model's own (the weights do not depend on it): 2 for a "
+              "stride-4 model averages 4× as many patch estimates per pixel, at about 4× the time.")
+    fusion: FusionSettings | None = setting(
+        None, "Average every frame with its motion-aligned neighbours where they agree before the model "
+              "(needs σ: off with --sigma none).")
+    scaling: str = setting("rescale", "How a model meets another noise level than it was trained at: rescale "
+                                      "(noise-level rescaling) or none (applied as trained).")
+    device: str = setting("auto", "auto, cpu or cuda (under torchrun: the GPU of each local rank).")
+    precision: str = setting("auto", "auto (bf16 on GPU, fp32 on CPU), fp32 or bf16.")
+
+    def __post_init__(self):
+        if self.window < 1:
+            raise DenoiseError(f"the temporal window must be at least 1 frame, got {self.window}")
+        if self.stride is not None and self.stride < 1:
+            raise DenoiseError(f"the stride must be at least 1 frame, got {self.stride}")
+        if self.tile is not None and self.tile < 0:
+            raise DenoiseError(f"the tile size must be 0 (whole frames) or more pixels, got {self.tile}")
+        if self.overlap is not None and self.overlap < 0:
+            raise DenoiseError(f"the tile overlap must be >= 0 pixels, got {self.overlap}")
+        if self.patch_stride is not None and self.patch_stride < 1:
+            raise DenoiseError(f"patch_stride must be between 1 and the patch size, got {self.patch_stride}")
+        if self.colour not in COLOURS:
+            raise DenoiseError(f"unknown colour handling '{self.colour}'; choose one of: {', '.join(COLOURS)}")
+        if self.scaling not in SCALINGS:
+            raise DenoiseError(f"unknown scaling '{self.scaling}'; choose one of: {', '.join(SCALINGS)}")
+
+    @property
+    def frames_kept(self) -> int:
+        """Frames kept from each window: the stride, else the window when frames are fused, else the centre 3."""
+        if self.stride is not None:
+            return min(self.stride, self.window)
+        return self.window if self.fusion is not None else min(DEFAULT_STRIDE, self.window)
+
+
+PRESETS: dict[str, DenoiseSettings] = {
+    "fast": DenoiseSettings(fusion=FusionSettings()),
+    "best": DenoiseSettings(fusion=FusionSettings(radius=3), patch_stride=2),
+}
+
+
+def preset(name: str) -> DenoiseSettings:
+    """The settings `clean --quality NAME` starts from, or a one-line DenoiseError naming the choices."""
+    if name not in PRESETS:
+        raise DenoiseError(f"unknown --quality '{name}'; choose one of: {', '.join(PRESETS)}")
+    return PRESETS[name]

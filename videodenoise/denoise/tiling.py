@@ -1,0 +1,70 @@
+"""Cutting frames into overlapping tiles on a model's patch grid, blending them back, and reflecting
+windows at a video's ends (see `videodenoise.denoise.denoiser` for why each choice is made)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+
+def round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def reflect(index: int, total: int | None) -> int:
+    """Frame index `index` reflected into [0, total) without repeating the edge (−1 → 1, total → total − 2).
+    total None: the end is not known yet, only negative indices are reflected."""
+    if total is None:
+        return -index if index < 0 else index
+    if total == 1:
+        return 0
+    period = 2 * (total - 1)
+    index %= period
+    return period - index if index >= total else index
+
+
+def model_margin(model: nn.Module) -> tuple[int, int]:
+    """(margin, align): how many pixels past a tile edge the model's output depends on (its `reach`),
+    and the pixel step of its patch grid (tiles starting on it cut the same patches as the whole frame
+    does). A model without a patch grid: 16 px and no grid."""
+    config = getattr(model, "config", None)
+    if not hasattr(model, "reach") or not getattr(config, "stride", None):
+        return 16, 1
+    return model.reach, config.stride
+
+
+def tile_spans(length: int, tile: int | None, overlap: int, align: int) -> list[tuple[int, int]]:
+    """[start, stop) spans covering [0, length) with tiles of at most about `tile` pixels, neighbours
+    overlapping by at least `overlap`, starts on multiples of `align`, sizes as even as possible."""
+    if not tile or length <= tile:
+        return [(0, length)]
+    count = math.ceil((length - overlap) / (tile - overlap))
+    size = math.ceil((length + (count - 1) * overlap) / count)
+    spans, start = [], 0
+    for index in range(count):
+        stop = length if index == count - 1 else min(length, start + size)
+        spans.append((start, stop))
+        if stop == length:
+            break
+        start = max((stop - overlap) // align * align, start + align)
+    return spans
+
+
+def ramp(start: int, stop: int, length: int, overlap: int, margin: int) -> torch.Tensor:
+    """Blend weight along one axis of a tile: 0 within `margin` of an edge shared with another tile,
+    then a raised cosine up to 1 over the rest of the overlap; 1 at the frame's own borders."""
+    distance = torch.arange(stop - start, dtype=torch.float32)
+    weight = torch.ones(stop - start)
+    width = max(overlap - 2 * margin, 1)
+
+    def rise(d: torch.Tensor) -> torch.Tensor:
+        t = ((d - margin + 0.5) / width).clamp(0, 1)
+        return torch.where(d < margin, torch.zeros_like(t), 0.5 - 0.5 * torch.cos(math.pi * t))
+
+    if start > 0:
+        weight *= rise(distance)
+    if stop < length:
+        weight *= rise(distance.flip(0))
+    return weight
+

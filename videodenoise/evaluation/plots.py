@@ -1,0 +1,127 @@
+"""Figures of the evaluation and experiment reports: PNG files drawn with Matplotlib's object API.
+
+The only module that draws. Every function takes plain numbers (no result objects), writes one PNG
+and returns its path, so a notebook can call them on its own data. Figures are built as
+`matplotlib.figure.Figure` objects on their own Agg canvas, never through pyplot, so importing this
+module neither switches the global backend nor opens windows, and it is safe on servers and in
+threads. Each PNG is written atomically (videodenoise.atomic).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from videodenoise.io.atomic import atomic_output
+
+
+def _figure(rows: int = 1, columns: int = 1, figsize: tuple[float, float] = (7, 4.5)):
+    figure = Figure(figsize=figsize)
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(rows, columns, squeeze=False)
+    return figure, axes
+
+
+def _save(figure: Figure, path: str | os.PathLike, overwrite: bool = True) -> Path:
+    path = Path(path)
+    figure.tight_layout()
+    with atomic_output(path, overwrite=overwrite, create_parent=True) as temporary:
+        figure.savefig(temporary, dpi=120, format="png")
+    return path
+
+
+def plot_metric_vs_gamma(
+    series: Mapping[str, tuple[Sequence[float], Sequence[float], Sequence[float] | None]],
+    path: str | os.PathLike,
+    title: str = "",
+    ylabel: str = "RMSE",
+    baselines: Sequence[str] = (),
+    xlabel: str = "γ = σ_test / σ_train",
+    bands: bool = False,
+) -> Path:
+    """One line per method: label → (γ values, means, error bars or None). Baselines are dashed and
+    grey-toned; γ = 1 (in distribution) is marked by a vertical line. bands=True draws the spreads as
+    shaded bands (mean ± spread) instead of error bars."""
+    figure, grid = _figure()
+    axes = grid[0, 0]
+    models = [label for label in series if label not in baselines]
+    colours = colormaps["tab10"]
+    greys = colormaps["Greys"]
+    for index, label in enumerate(series):
+        gammas, means, errors = series[label]
+        if label in baselines:
+            position = list(baselines).index(label)
+            style = dict(linestyle="--", marker="s", markersize=4, color=greys(0.4 + 0.55 * position / max(1, len(baselines) - 1)))
+        else:
+            style = dict(linestyle="-", marker="o", markersize=5, color=colours(models.index(label) % 10))
+        if errors is not None and any(e and not math.isnan(e) for e in errors) and bands:
+            axes.plot(gammas, means, label=label, **style)
+            axes.fill_between(gammas, [m - e for m, e in zip(means, errors)], [m + e for m, e in zip(means, errors)],
+                              color=style["color"], alpha=0.2, linewidth=0)
+        elif errors is not None and any(e and not math.isnan(e) for e in errors):
+            axes.errorbar(gammas, means, yerr=errors, capsize=3, label=label, **style)
+        else:
+            axes.plot(gammas, means, label=label, **style)
+    axes.axvline(1.0, color="black", linewidth=0.8, alpha=0.4)
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title, fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=7, loc="best")
+    return _save(figure, path)
+
+
+def plot_layer_losses(
+    panels: Sequence[tuple[str, Mapping[str, Sequence[float]]]],
+    path: str | os.PathLike,
+    ylabel: str = "MSE",
+    reference: float | None = None,
+) -> Path:
+    """Per-layer loss against layer (0 = the noisy input), one panel per title → {label: losses},
+    log scale. `reference` (e.g. σ_train²) is drawn as a horizontal line."""
+    figure, axes_list = _figure(1, len(panels), figsize=(5.5 * len(panels), 4.2))
+    colours = colormaps["tab10"]
+    for axes, (title, curves) in zip(axes_list[0], panels):
+        for index, (label, losses) in enumerate(curves.items()):
+            axes.plot(range(len(losses)), losses, marker="o", markersize=4, label=label, color=colours(index % 10))
+        if reference:
+            axes.axhline(reference, color="black", linewidth=0.8, alpha=0.4, linestyle=":", label="σ_train²")
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_yscale("log")
+        axes.set_xlabel("layer l (0 = noisy input)")
+        axes.set_ylabel(ylabel)
+        axes.set_title(title, fontsize=10)
+        axes.grid(alpha=0.3, which="both")
+        axes.legend(fontsize=7)
+    return _save(figure, path)
+
+
+def plot_multipliers(histories: Mapping[str, tuple[Sequence[int], Sequence[Sequence[float]]]],
+                     path: str | os.PathLike) -> Path:
+    """λ_l over training: one panel per run, label → (epochs, multipliers per epoch), a line per layer."""
+    count = len(histories)
+    columns = min(3, count)
+    rows = math.ceil(count / columns)
+    figure, axes_grid = _figure(rows, columns, figsize=(5 * columns, 3.6 * rows))
+    for axes, (label, (epochs, multipliers)) in zip(axes_grid.flat, histories.items()):
+        layers = len(multipliers[0]) if multipliers else 0
+        colours = colormaps["viridis"]
+        for layer in range(layers):
+            axes.plot(epochs, [m[layer] for m in multipliers], marker=".", label=f"λ_{layer + 1}",
+                      color=colours(layer / max(1, layers - 1)))
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlabel("epoch")
+        axes.set_ylabel("multiplier λ_l")
+        axes.set_title(label, fontsize=9)
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize=7, ncol=2)
+    for axes in list(axes_grid.flat)[count:]:
+        axes.axis("off")
+    return _save(figure, path)

@@ -1,0 +1,153 @@
+"""Where `clean` writes: output names, formats, and the checks every output passes before any work
+(exists without --overwrite, is the input, its folder missing or a file, two inputs on one output)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from videodenoise.errors import DenoiseError, VideodenoiseError, VideoWriteError
+from videodenoise.io.readers import VideoReader, open_video
+
+FORMATS = {"mp4": ("h264", ".mp4"), "lossless": ("ffv1", ".mkv"), "frames": ("png", "")}
+
+
+def default_output(input: str | os.PathLike, format: str = "mp4", folder: str | os.PathLike | None = None) -> Path:
+    """NAME.denoised.mp4 (or NAME.denoised.mkv, or a NAME-denoised/ PNG folder: frame folders take no
+    dots) beside the input or in `folder`."""
+    if format not in FORMATS:
+        raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
+    input = Path(input)
+    name = input.name if input.is_dir() else input.stem
+    suffix = FORMATS[format][1]
+    target = Path(folder) if folder is not None else input.parent
+    return target / (f"{name}.denoised{suffix}" if suffix else f"{name.replace('.', '_')}-denoised")
+
+
+def side_by_side_path(output: Path) -> Path:
+    """The side-by-side video beside `output`: NAME.denoised.mp4 → NAME.side-by-side.mp4, and for
+    frame folders NAME-denoised → NAME-side-by-side."""
+    if output.suffix:
+        stem = output.name[:-len(output.suffix)]
+        stem = stem[:-len(".denoised")] if stem.endswith(".denoised") else stem
+        return output.with_name(f"{stem}.side-by-side{output.suffix}")
+    stem = output.name[:-len("-denoised")] if output.name.endswith("-denoised") else output.name
+    return output.with_name(f"{stem}-side-by-side")
+
+
+def check_output(output: Path, input: Path, overwrite: bool) -> None:
+    """Raise a one-line error unless `output` can be written for `input` (checked before any work)."""
+    if _same_path(output, input):
+        raise VideoWriteError(f"the output '{output}' is the input; choose another output name")
+    if output.exists() and not overwrite:
+        raise VideoWriteError(f"'{output}' already exists; pass --overwrite to replace it")
+    if output.exists() and output.is_dir() != (output.suffix == ""):
+        raise VideoWriteError(f"'{output}' exists and is a {'folder' if output.is_dir() else 'file'}; choose another output name")
+    parent = output.parent
+    blocker = next((folder for folder in [parent, *parent.parents] if folder.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise VideoWriteError(f"cannot write '{output}': '{blocker}' is a file, not a folder; choose another output path")
+    if not parent.is_dir():
+        raise VideoWriteError(f"cannot write '{output}': folder '{parent}' does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise VideoWriteError(f"cannot write '{output}': folder '{parent}' is not writable")
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def _codec_for(path: Path, format: str | None) -> str:
+    if format is not None:
+        codec, suffix = FORMATS[format]
+        if path.suffix.lower() != suffix and not (format == "mp4" and path.suffix.lower() in {".mov", ".m4v", ".mkv"}):
+            raise VideoWriteError(f"the {format} format needs {'a path without a suffix' if not suffix else 'a ' + suffix + ' path'}, "
+                                  f"got '{path}'")
+        return codec
+    return "png" if path.suffix == "" else "h264"
+
+
+
+@dataclass
+class OutputPlan:
+    """One input and where its output goes, every check passed before any work. The input is opened
+    here, once, and its reader travels with the plan."""
+
+    input: Path
+    reader: VideoReader
+    output: Path
+    codec: str
+    side_by_side: Path | None = None
+    side_by_side_codec: str | None = None
+
+
+def plan_output(input: str | os.PathLike, output: str | os.PathLike | None = None, format: str | None = None,
+                side_by_side: str | os.PathLike | bool | None = None, overwrite: bool = False,
+                fps: float | None = None, folder: str | os.PathLike | None = None) -> OutputPlan:
+    """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`); side_by_side
+    True is NAME.side-by-side.* beside the output, a path is that path. fps: a frame folder's rate."""
+    source = Path(input)
+    if format is not None and format not in FORMATS:
+        raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
+    reader = open_video(source, fps=fps)  # missing, not a video, no frames: a one-line error here
+    target = Path(output) if output is not None else default_output(source, format or "mp4", folder=folder)
+    codec = _codec_for(target, format)
+    extra = extra_codec = None
+    if side_by_side:
+        extra = side_by_side_path(target) if side_by_side is True else Path(side_by_side)
+        extra_codec = _codec_for(extra, format)
+        if _same_path(extra, target):
+            raise VideoWriteError(f"the side-by-side output '{extra}' is the denoised output; choose another name")
+    for path in [target] + ([extra] if extra else []):
+        check_output(path, source, overwrite)
+    return OutputPlan(source, reader, target, codec, extra, extra_codec)
+
+
+def plan_outputs(inputs: list[str | os.PathLike], output: str | os.PathLike | None = None, format: str | None = None,
+                 side_by_side: bool = False, overwrite: bool = False, fps: float | None = None,
+                 failures: list[tuple[Path, Exception]] | None = None) -> list[OutputPlan]:
+    """The plan of every input of a batch, each checked before any work.
+
+    output None: NAME.denoised.mp4 beside each input; an existing folder: NAME.denoised.mp4 inside it;
+    else (one input only) the output path itself (a path without suffix: a PNG frame folder). Raises
+    a one-line error for a missing or unreadable input, an output that exists (without overwrite),
+    is the input, or cannot be written, and for two inputs that would write the same output. With
+    `failures` (a list), an input with such a problem is appended to it as (input, error) and
+    skipped, so that one bad input of a batch does not stop the others; problems of the options
+    themselves still raise.
+    """
+    if not inputs:
+        raise DenoiseError("no input given; pass one or more videos or frame folders")
+    if format is not None and format not in FORMATS:
+        raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
+    folder = None
+    if output is not None:
+        output = Path(output)
+        if output.is_dir():  # an existing folder is where the outputs go, never an output itself
+            folder, output = output, None
+        elif len(inputs) > 1:
+            raise DenoiseError(f"with {len(inputs)} inputs, --output must be an existing folder; '{output}' is not one")
+    plans, seen = [], {}
+    for raw in inputs:
+        source = Path(raw)
+        try:
+            plan = plan_output(source, output, format, side_by_side, overwrite, fps=fps, folder=folder)
+        except VideodenoiseError as error:
+            if failures is None:
+                raise
+            failures.append((source, error))
+            continue
+        # two inputs writing one output is a problem of the whole batch: refuse it before any work
+        for path in (plan.output, plan.side_by_side):
+            if path is None:
+                continue
+            key = str(path.resolve())
+            if key in seen:
+                raise DenoiseError(f"'{seen[key]}' and '{source}' would both write '{path}'; denoise them into different folders")
+            seen[key] = source
+        plans.append(plan)
+    return plans
