@@ -39,13 +39,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from videodenoise.metrics import frame_rmse, psnr_from_rmse
+
+from _machine import cpu_name
+
 SIGMA_255 = 25.0
 NLM_WINDOW = 5
 MEMORY_SIZE = (112, 192)  # H, W of the memory clips
 MEMORY_FRAMES = (100, 1000)
-from _machine import cpu_name
-from videodenoise.metrics import frame_rmse, psnr_from_rmse
-
 
 
 def psnr(estimate: np.ndarray, clean: np.ndarray) -> float:
@@ -57,8 +58,8 @@ def load_clip(path: Path, frames: int, size: tuple[int, int] | None = None) -> n
     """The first `frames` RGB frames (T, H, W, 3) uint8, resized to size=(H, W) with INTER_AREA."""
     import cv2
 
-    from videodenoise.io.readers import open_video
     from videodenoise.io.frames import to_uint8
+    from videodenoise.io.readers import open_video
 
     images = []
     for frame in open_video(path).frames(channels=3, count=frames):
@@ -82,8 +83,8 @@ def write_lossless(path: Path, frames: np.ndarray, fps: float = 25) -> Path:
 
 
 def read_frames(path: Path) -> np.ndarray:
-    from videodenoise.io.readers import open_video
     from videodenoise.io.frames import to_uint8
+    from videodenoise.io.readers import open_video
 
     return np.stack([to_uint8(frame) for frame in open_video(path).frames()])
 
@@ -102,8 +103,9 @@ def nlm_opencv(noisy: np.ndarray, sigma_255: float) -> np.ndarray:
         if span == 1:
             image = cv2.fastNlMeansDenoisingColored(bgr[index], None, 0.4 * sigma_255, 0.6 * sigma_255, 7, 21)
         else:
-            image = cv2.fastNlMeansDenoisingColoredMulti(bgr[first:first + span], span // 2, span, None,
-                                                         0.4 * sigma_255, 0.6 * sigma_255, 7, 21)
+            image = cv2.fastNlMeansDenoisingColoredMulti(
+                bgr[first : first + span], span // 2, span, None, 0.4 * sigma_255, 0.6 * sigma_255, 7, 21
+            )
         out.append(image[:, :, ::-1])
     return np.stack(out)
 
@@ -134,16 +136,22 @@ def time_clean(denoiser, noisy_file: Path, out_file: Path, sigma_255: float) -> 
 
 
 def speed_and_quality(args, folder: Path) -> None:
-    from videodenoise.datasets.download import fetch_sample_clips
+    from videodenoise.datasets.samples import fetch_sample_clips
 
     clips = fetch_sample_clips()
     denoiser, described = make_denoiser(args.checkpoint)
-    print(f"model: {described}; window {denoiser.window}, stride {denoiser.stride}, tile {denoiser.tile}, "
-          f"colour {denoiser.colour}, σ_train {denoiser.sigma_train * 255:.3g}")
+    print(
+        f"model: {described}; window {denoiser.window}, stride {denoiser.stride}, tile {denoiser.tile}, "
+        f"colour {denoiser.colour}, σ_train {denoiser.sigma_train * 255:.3g}"
+    )
     print(f"\n1. speed and PSNR at σ = {SIGMA_255:g}, first {args.frames} frames, same noisy frames for both")
-    print(f"{'clip':<26}{'noisy dB':>9}{'clean dB':>9}{'clean fps':>10}{'NLM dB':>8}{'NLM fps':>9}{'clean/NLM speed':>17}")
-    for name, path, size in (("bikes 640×272", clips["bikes"], None),
-                             ("bigbuckbunny → 640×360", clips["bigbuckbunny"], (360, 640))):
+    print(
+        f"{'clip':<26}{'noisy dB':>9}{'clean dB':>9}{'clean fps':>10}{'NLM dB':>8}{'NLM fps':>9}{'clean/NLM speed':>17}"
+    )
+    for name, path, size in (
+        ("bikes 640×272", clips["bikes"], None),
+        ("bigbuckbunny → 640×360", clips["bigbuckbunny"], (360, 640)),
+    ):
         clean = load_clip(path, args.frames, size)
         noisy = add_noise(clean, SIGMA_255)
         noisy_file = write_lossless(folder / "noisy.mkv", noisy)
@@ -151,25 +159,33 @@ def speed_and_quality(args, folder: Path) -> None:
         start = time.perf_counter()
         nlm = nlm_opencv(noisy, SIGMA_255)
         nlm_fps = len(noisy) / (time.perf_counter() - start)
-        print(f"{name:<26}{psnr(noisy, clean):9.2f}{psnr(denoised, clean):9.2f}{fps:10.3f}{psnr(nlm, clean):8.2f}"
-              f"{nlm_fps:9.3f}{fps / nlm_fps:16.2f}×", flush=True)
+        print(
+            f"{name:<26}{psnr(noisy, clean):9.2f}{psnr(denoised, clean):9.2f}{fps:10.3f}{psnr(nlm, clean):8.2f}"
+            f"{nlm_fps:9.3f}{fps / nlm_fps:16.2f}×",
+            flush=True,
+        )
 
 
 def window_strategy(args, folder: Path) -> None:
-    from videodenoise.datasets.download import fetch_sample_clips
+    from videodenoise.datasets.samples import fetch_sample_clips
 
     clean = load_clip(fetch_sample_clips()["bikes"], args.strategy_frames)[:, :, 160:480]
     noisy = add_noise(clean, SIGMA_255, seed=1)
     noisy_file = write_lossless(folder / "crop.mkv", noisy)
-    print(f"\n2. window strategy on a 320×272 crop of bikes, {len(clean)} frames, σ = {SIGMA_255:g} "
-          f"(noisy {psnr(noisy, clean):.2f} dB)")
+    print(
+        f"\n2. window strategy on a 320×272 crop of bikes, {len(clean)} frames, σ = {SIGMA_255:g} "
+        f"(noisy {psnr(noisy, clean):.2f} dB)"
+    )
     print(f"{'stride':>6}  {'colour':<9}{'model calls/frame':>18}{'fps':>8}{'PSNR dB':>9}")
     for stride, colour in ((1, "rgb"), (3, "rgb"), (5, "rgb"), (3, "opponent")):
         denoiser, _ = make_denoiser(args.checkpoint, stride=stride, colour=colour)
         if colour == "opponent" and denoiser.channels != 1:
             continue
         fps, denoised = time_clean(denoiser, noisy_file, folder / "crop.out.mkv", SIGMA_255)
-        print(f"{stride:>6}  {colour:<9}{denoiser.window / stride:18.2f}{fps:8.3f}{psnr(denoised, clean):9.2f}", flush=True)
+        print(
+            f"{stride:>6}  {colour:<9}{denoiser.window / stride:18.2f}{fps:8.3f}{psnr(denoised, clean):9.2f}",
+            flush=True,
+        )
 
 
 def memory_child(clip: str, output: str, checkpoint: str | None) -> None:
@@ -212,10 +228,19 @@ def memory(args, folder: Path) -> None:
         done = subprocess.run(command, capture_output=True, text=True, check=True)
         row = json.loads(done.stdout.strip().splitlines()[-1])
         rows.append(row)
-        print(f"{row['frames']:>7}{row['peak_kib'] / 1024:14.1f}{(row['peak_kib'] - row['baseline_kib']) / 1024:24.1f}"
-              f"{row['frames'] / row['seconds']:8.2f}", flush=True)
-    print(f"ratio of peaks 1000/100 frames: {rows[1]['peak_kib'] / rows[0]['peak_kib']:.3f} "
-          f"(added by denoising: {max(rows[1]['peak_kib'] - rows[1]['baseline_kib'], 1) / max(rows[0]['peak_kib'] - rows[0]['baseline_kib'], 1):.3f})")
+        print(
+            f"{row['frames']:>7}{row['peak_kib'] / 1024:14.1f}{(row['peak_kib'] - row['baseline_kib']) / 1024:24.1f}"
+            f"{row['frames'] / row['seconds']:8.2f}",
+            flush=True,
+        )
+
+    def added(row: dict) -> float:  # what denoising adds to the process's memory, in KiB
+        return max(row["peak_kib"] - row["baseline_kib"], 1)
+
+    print(
+        f"ratio of peaks 1000/100 frames: {rows[1]['peak_kib'] / rows[0]['peak_kib']:.3f} "
+        f"(added by denoising: {added(rows[1]) / added(rows[0]):.3f})"
+    )
 
 
 def main() -> None:
@@ -234,9 +259,11 @@ def main() -> None:
         return
     import cv2
 
-    print(f"{cpu_name()}, {os.cpu_count()} cores, torch {torch.__version__} ({torch.get_num_threads()} threads), "
-          f"OpenCV {cv2.__version__} ({cv2.getNumThreads()} threads); load average at start "
-          f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(
+        f"{cpu_name()}, {os.cpu_count()} cores, torch {torch.__version__} ({torch.get_num_threads()} threads), "
+        f"OpenCV {cv2.__version__} ({cv2.getNumThreads()} threads); load average at start "
+        f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-clean-") as tmp:
         folder = Path(tmp)
         parts = {part.strip() for part in args.parts.split(",")}

@@ -21,9 +21,9 @@ from pathlib import Path
 import torch
 
 from videodenoise.evaluation.baselines import BASELINES
-from videodenoise.evaluation.sweep import evaluation_clips
 from videodenoise.evaluation.config import noise_levels
 from videodenoise.evaluation.experiment import load_experiment
+from videodenoise.evaluation.sweep import evaluation_clips
 from videodenoise.metrics import clip_metrics
 from videodenoise.noise.kinds import make_noise
 from videodenoise.training.trainer import Trainer
@@ -72,10 +72,17 @@ def main() -> None:
                 steps = min(steps, train_config.max_steps)
             predicted = steps * step + train_config.epochs * validation
             total_training += predicted * len(config.seeds)
-            report["training"][f"{model}-{arm}"] = {"seconds_per_step": step, "validation_seconds": validation,
-                                                     "steps": steps, "predicted_seconds": predicted}
-            print(f"{model:4s} {arm:16s} {step:.3f} s/step, validation {validation:.2f} s: "
-                  f"{steps} steps ≈ {predicted / 60:.1f} min per run", flush=True)
+            report["training"][f"{model}-{arm}"] = {
+                "seconds_per_step": step,
+                "validation_seconds": validation,
+                "steps": steps,
+                "predicted_seconds": predicted,
+            }
+            print(
+                f"{model:4s} {arm:16s} {step:.3f} s/step, validation {validation:.2f} s: "
+                f"{steps} steps ≈ {predicted / 60:.1f} min per run",
+                flush=True,
+            )
 
     eval_config = config.eval_config(entry)
     clips = evaluation_clips(eval_config, 1)
@@ -97,11 +104,19 @@ def main() -> None:
         seconds = time.perf_counter() - started
         report["evaluation"][model] = seconds
         unit += seconds * len(config.arms) * len(config.seeds) * len(eval_config.sites)
-    units = len(clips) * len(eval_config.gammas if not eval_config.sigmas else eval_config.sigmas) * len(eval_config.seeds)
+    units = (
+        len(clips) * len(eval_config.gammas if not eval_config.sigmas else eval_config.sigmas) * len(eval_config.seeds)
+    )
     total_evaluation = unit * units * len(config.datasets)
-    print("evaluation unit (one clip, one γ, one seed): " + ", ".join(f"{k} {v:.3f} s" for k, v in report["evaluation"].items()))
-    print(f"predicted: training {total_training / 60:.1f} min + evaluation {total_evaluation / 60:.1f} min "
-          f"({units} units per dataset) = {(total_training + total_evaluation) / 60:.1f} min", flush=True)
+    print(
+        "evaluation unit (one clip, one γ, one seed): "
+        + ", ".join(f"{k} {v:.3f} s" for k, v in report["evaluation"].items())
+    )
+    print(
+        f"predicted: training {total_training / 60:.1f} min + evaluation {total_evaluation / 60:.1f} min "
+        f"({units} units per dataset) = {(total_training + total_evaluation) / 60:.1f} min",
+        flush=True,
+    )
     report["predicted_minutes"] = {"training": total_training / 60, "evaluation": total_evaluation / 60}
     if args.output:
         args.output.write_text(json.dumps(report, indent=2))

@@ -27,9 +27,9 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from videodenoise.models.registry import build_model, count_parameters
 
-aten = torch.ops.aten
 from _machine import cpu_name
 
+aten = torch.ops.aten
 
 
 def synchronize(device: torch.device) -> None:
@@ -74,7 +74,7 @@ def test_clip(frames: int, channels: int, height: int, width: int, device: torch
     image = F.interpolate(image[None], size=(height + 4 * frames, width + 4 * frames), mode="bilinear")[0]
     if channels == 1:
         image = image.mean(dim=0, keepdim=True)
-    clip = torch.stack([image[:, 2 * t:2 * t + height, 4 * t:4 * t + width] for t in range(frames)])[None]
+    clip = torch.stack([image[:, 2 * t : 2 * t + height, 4 * t : 4 * t + width] for t in range(frames)])[None]
     generator = torch.Generator().manual_seed(0)
     return (clip + 25 / 255 * torch.randn(clip.shape, generator=generator)).to(device)
 
@@ -95,9 +95,17 @@ def benchmark(name: str, channels: int, args, device: torch.device) -> dict:
     matmul_seconds = median_seconds(lambda: torch.matmul(a, b), max(5, args.repeats), device)
     achieved = flops / seconds / 1e9
     matmul = 2 * m * k * n / matmul_seconds / 1e9
-    return dict(model=name, channels=channels, params=count_parameters(model), fps=args.frames / seconds,
-                gflop_frame=flops / args.frames / 1e9, achieved=achieved, shape=f"{m}x{k}x{n}",
-                matmul=matmul, ratio=achieved / matmul)
+    return dict(
+        model=name,
+        channels=channels,
+        params=count_parameters(model),
+        fps=args.frames / seconds,
+        gflop_frame=flops / args.frames / 1e9,
+        achieved=achieved,
+        shape=f"{m}x{k}x{n}",
+        matmul=matmul,
+        ratio=achieved / matmul,
+    )
 
 
 def main() -> None:
@@ -116,21 +124,30 @@ def main() -> None:
     device = torch.device(args.device)
 
     where = cpu_name() if device.type == "cpu" else torch.cuda.get_device_name(device)
-    print(f"machine: {where}; {os.cpu_count()} logical CPUs, {torch.get_num_threads()} torch threads; "
-          f"torch {torch.__version__}; device {device}")
-    print(f"clip: {args.frames} frames of {args.width}x{args.height}, forward pass under no_grad, "
-          f"median of {args.repeats}; FLOPs = matrix products (torch.utils.flop_counter)")
-    print(f"matmul: torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, same run\n")
-    header = (f"{'model':<6} {'C':>1} {'params':>9} {'frames/s':>9} {'GFLOP/frame':>12} {'GFLOP/s':>8} "
-              f"{'matmul m x k x n':>18} {'matmul GFLOP/s':>15} {'ratio':>6}")
+    print(
+        f"machine: {where}; {os.cpu_count()} logical CPUs, {torch.get_num_threads()} torch threads; "
+        f"torch {torch.__version__}; device {device}"
+    )
+    print(
+        f"clip: {args.frames} frames of {args.width}x{args.height}, forward pass under no_grad, "
+        f"median of {args.repeats}; FLOPs = matrix products (torch.utils.flop_counter)"
+    )
+    print("matmul: torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, same run\n")
+    header = (
+        f"{'model':<6} {'C':>1} {'params':>9} {'frames/s':>9} {'GFLOP/frame':>12} {'GFLOP/s':>8} "
+        f"{'matmul m x k x n':>18} {'matmul GFLOP/s':>15} {'ratio':>6}"
+    )
     print(header)
     print("-" * len(header))
     for name in args.models:
         for channels in args.channels:
             row = benchmark(name, channels, args, device)
-            print(f"{row['model']:<6} {row['channels']:>1} {row['params']:>9,} {row['fps']:>9.2f} "
-                  f"{row['gflop_frame']:>12.2f} {row['achieved']:>8.1f} {row['shape']:>18} "
-                  f"{row['matmul']:>15.1f} {row['ratio']:>6.2f}", flush=True)
+            print(
+                f"{row['model']:<6} {row['channels']:>1} {row['params']:>9,} {row['fps']:>9.2f} "
+                f"{row['gflop_frame']:>12.2f} {row['achieved']:>8.1f} {row['shape']:>18} "
+                f"{row['matmul']:>15.1f} {row['ratio']:>6.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

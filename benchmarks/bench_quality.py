@@ -27,8 +27,9 @@ What is measured, and how:
     (`--quality fast`: motion-compensated temporal fusion of 5 frames, 5-frame reflected windows, stride 3,
     tiles of 512 px, opponent colour for grey models; a noise-conditional checkpoint is told σ, or
     after fusion the σ left at each pixel, inside its training range, any other is applied with
-    noise-level rescaling; the default `previous` checkpoint runs as it shipped, without fusion), or with one lever changed by the options of CHECKPOINT_OPTIONS (the
-    README's ablation), on the whole clip, with --modes known,auto: `NAME-known` (told the true σ) and `NAME-auto` (σ estimated
+    noise-level rescaling; the default `previous` checkpoint runs as it shipped, without fusion), or
+    with one lever changed by the options of CHECKPOINT_OPTIONS (the ablation of docs/quality.md), on
+    the whole clip, with --modes known,auto: `NAME-known` (told the true σ) and `NAME-auto` (σ estimated
     exactly as `denoise_clip(sigma="auto")` does: `estimate_noise_sigma` on up to 5 frames spread
     over the clip; the estimate is reported). The estimate's time counts in the auto method's time.
   - `nlm-opencv`: `cv2.fastNlMeansDenoisingColoredMulti`, template 7, search 21, temporal window 5
@@ -65,17 +66,17 @@ import platform
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import cpu_name  # noqa: E402
-
 from videodenoise.metrics import frame_rmse, frame_ssim, psnr_from_rmse  # noqa: E402
+
+from _machine import cpu_name  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIGMAS = (0.0, 2.0, 5.0, 10.0, 15.0, 25.0, 50.0)
@@ -83,6 +84,7 @@ DEFAULT_FRAMES = 10
 DEFAULT_SIZE = (240, 320)  # H, W: the largest centre crop; smaller clips stay whole
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "quality"
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT, PREVIOUS_CHECKPOINT  # noqa: E402
+
 REAL_CLIPS = ("bikes", "carphone")
 NLM_WINDOW = 5
 CLASSICAL_MIN_SIGMA = 1.0  # classical methods at σ = 0 are told σ = 1 (0-255 scale)
@@ -133,11 +135,11 @@ def centre_crop(frames: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:
     height, width = frames.shape[-2:]
     h, w = min(size[0], height), min(size[1], width)
     top, left = (height - h) // 2, (width - w) // 2
-    return np.ascontiguousarray(frames[..., top:top + h, left:left + w])
+    return np.ascontiguousarray(frames[..., top : top + h, left : left + w])
 
 
 def photo_clip_name(photo: str) -> str:
-    """"skimage:astronaut" → "astronaut-pan"."""
+    """ "skimage:astronaut" → "astronaut-pan"."""
     return photo.split(":")[-1].replace("_", "-") + "-pan"
 
 
@@ -159,13 +161,17 @@ def available_clip_names() -> list[str]:
 
 def load_real_clip(name: str, frames: int, size: tuple[int, int] | None) -> Clip:
     """The first `frames` frames of a sample clip as uint8 RGB, centre-cropped."""
-    from videodenoise.datasets.download import fetch_sample_clips
+    from videodenoise.datasets.samples import fetch_sample_clips
     from videodenoise.io.readers import open_video
 
     path = fetch_sample_clips()[name]
     clip = torch.stack(list(open_video(path).frames(channels=3, count=frames)))
-    return Clip(name, "real", f"sample clip {path.name}, first {len(clip)} frames, centre crop",
-                centre_crop(to_uint8(clip), size))
+    return Clip(
+        name,
+        "real",
+        f"sample clip {path.name}, first {len(clip)} frames, centre crop",
+        centre_crop(to_uint8(clip), size),
+    )
 
 
 def pan_seed(photo: str, seed: int) -> int:
@@ -179,12 +185,12 @@ def make_pan_clip(photo: str, frames: int, size: tuple[int, int], seed: int = 0)
         raise RuntimeError("videodenoise.datasets.motion is not available")
     image = motion.load_photo(photo)
     clip = motion.camera_motion_clip(image, frames, size=tuple(size), seed=pan_seed(photo, seed))
-    return Clip(photo_clip_name(photo), "pan", f"camera pan over {photo}, seed {pan_seed(photo, seed)}",
-                to_uint8(clip))
+    return Clip(photo_clip_name(photo), "pan", f"camera pan over {photo}, seed {pan_seed(photo, seed)}", to_uint8(clip))
 
 
-def build_clips(names: list[str] | None = None, frames: int = DEFAULT_FRAMES,
-                size: tuple[int, int] = DEFAULT_SIZE, seed: int = 0) -> list[Clip]:
+def build_clips(
+    names: list[str] | None = None, frames: int = DEFAULT_FRAMES, size: tuple[int, int] = DEFAULT_SIZE, seed: int = 0
+) -> list[Clip]:
     """The benchmark's clean clips, in order: real clips by name, pans by their "<photo>-pan" name."""
     motion = motion_module()
     photos = {photo_clip_name(p): p for p in motion.BENCHMARK_PHOTOS} if motion is not None else {}
@@ -264,8 +270,10 @@ def run_nlm_opencv(noisy: np.ndarray, sigma_255: float, window: int = NLM_WINDOW
     for t in range(total):
         stack = [images[reflect(k, total)] for k in range(t - half, t + half + 1)]
         out[t] = cv2.fastNlMeansDenoisingColoredMulti(stack, half, window, None, h, h_colour, 7, 21)
-    return (np.moveaxis(out[..., ::-1], -1, 1).astype(np.float32) / 255.0,
-            {"h": h, "h_colour": h_colour, "sigma_used_255": max(sigma_255, CLASSICAL_MIN_SIGMA)})
+    return (
+        np.moveaxis(out[..., ::-1], -1, 1).astype(np.float32) / 255.0,
+        {"h": h, "h_colour": h_colour, "sigma_used_255": max(sigma_255, CLASSICAL_MIN_SIGMA)},
+    )
 
 
 def run_nlm_skimage(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, dict]:
@@ -275,8 +283,9 @@ def run_nlm_skimage(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, di
     out = np.empty(noisy.shape, dtype=np.float32)
     for t, frame in enumerate(noisy):
         image = np.moveaxis(frame, 0, -1).astype(np.float32) / 255.0
-        result = denoise_nl_means(image, h=SKIMAGE_NLM_H * sigma, sigma=sigma, fast_mode=True, patch_size=5,
-                                  patch_distance=6, channel_axis=-1)
+        result = denoise_nl_means(
+            image, h=SKIMAGE_NLM_H * sigma, sigma=sigma, fast_mode=True, patch_size=5, patch_distance=6, channel_axis=-1
+        )
         out[t] = np.moveaxis(result, -1, 0)
     return out, {"h": SKIMAGE_NLM_H * sigma * 255, "sigma_used_255": sigma * 255}
 
@@ -312,20 +321,39 @@ def package_available(name: str) -> bool:
     return True
 
 
-def classical_methods(names: list[str], bm_sigmas: tuple[float, ...] | None = None) -> tuple[list[Method], dict[str, str]]:
+def classical_methods(
+    names: list[str], bm_sigmas: tuple[float, ...] | None = None
+) -> tuple[list[Method], dict[str, str]]:
     """The classical methods asked for that can run here, and {name: why skipped} for the others."""
     table = {
         "noisy": Method("noisy", "reference", "the noisy 8-bit input", run_noisy),
-        "nlm-opencv": Method("nlm-opencv", "classical",
-                             f"cv2.fastNlMeansDenoisingColoredMulti, window {NLM_WINDOW} reflected at the ends, "
-                             f"template 7, search 21, h = hColor = max({OPENCV_H}·σ, {OPENCV_MIN_H:g})", run_nlm_opencv),
-        "nlm-skimage": Method("nlm-skimage", "classical",
-                              f"skimage denoise_nl_means per frame, fast mode, patch 5, distance 6, sigma = σ, "
-                              f"h = {SKIMAGE_NLM_H}·σ", run_nlm_skimage),
-        "cbm3d": Method("cbm3d", "classical", "bm3d.bm3d_rgb per frame, sigma_psd = σ, profile np, opponent colour",
-                        run_cbm3d, sigmas=bm_sigmas),
-        "bm4d": Method("bm4d", "classical", "bm4d.bm4d per opponent-colour channel on the T×H×W volume, "
-                       "sigma_psd = σ", run_bm4d, sigmas=bm_sigmas),
+        "nlm-opencv": Method(
+            "nlm-opencv",
+            "classical",
+            f"cv2.fastNlMeansDenoisingColoredMulti, window {NLM_WINDOW} reflected at the ends, "
+            f"template 7, search 21, h = hColor = max({OPENCV_H}·σ, {OPENCV_MIN_H:g})",
+            run_nlm_opencv,
+        ),
+        "nlm-skimage": Method(
+            "nlm-skimage",
+            "classical",
+            f"skimage denoise_nl_means per frame, fast mode, patch 5, distance 6, sigma = σ, h = {SKIMAGE_NLM_H}·σ",
+            run_nlm_skimage,
+        ),
+        "cbm3d": Method(
+            "cbm3d",
+            "classical",
+            "bm3d.bm3d_rgb per frame, sigma_psd = σ, profile np, opponent colour",
+            run_cbm3d,
+            sigmas=bm_sigmas,
+        ),
+        "bm4d": Method(
+            "bm4d",
+            "classical",
+            "bm4d.bm4d per opponent-colour channel on the T×H×W volume, sigma_psd = σ",
+            run_bm4d,
+            sigmas=bm_sigmas,
+        ),
     }
     methods, skipped = [], {}
     for name in names:
@@ -354,7 +382,7 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     """The denoiser `clean` builds, changed by a --checkpoint's options."""
     from videodenoise.cli.clean import denoise_settings
     from videodenoise.denoise.denoiser import Denoiser
-    from videodenoise.denoise.fusion import FusionSettings
+    from videodenoise.denoise.settings import FusionSettings
     from videodenoise.models.checkpoints import load_checkpoint, read_sigma_range, read_sigma_train
 
     given: dict = {"device": device, "fusion": options.get("fusion") != "off"}
@@ -374,8 +402,9 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     return denoiser
 
 
-def model_methods(checkpoints: dict[str, tuple[Path, dict]], device: str = "auto",
-                  modes: tuple[str, ...] = ("known", "auto")) -> tuple[list[Method], dict[str, dict]]:
+def model_methods(
+    checkpoints: dict[str, tuple[Path, dict]], device: str = "auto", modes: tuple[str, ...] = ("known", "auto")
+) -> tuple[list[Method], dict[str, dict]]:
     """Two methods per checkpoint (σ known, σ estimated); the same file with the same options under two
     names runs once."""
     from videodenoise.models.registry import read_metadata
@@ -390,15 +419,30 @@ def model_methods(checkpoints: dict[str, tuple[Path, dict]], device: str = "auto
         seen[key] = label
         denoiser = load_denoiser(Path(path), options, device=device)
         metadata = read_metadata(path)
-        info[label] = {"path": str(path), "model": metadata.get("videodenoise_model"),
-                       "dataset": metadata.get("dataset"), "mode": metadata.get("mode"),
-                       "step": metadata.get("step"), "train_split": metadata.get("train_split", "train"), "sigma_train_255": denoiser.sigma_train * 255,
-                       "channels": denoiser.channels, "device": str(denoiser.device), "options": options,
-                       "sigma_range_255": None if denoiser.sigma_range is None else [v * 255 for v in denoiser.sigma_range]}
+        info[label] = {
+            "path": str(path),
+            "model": metadata.get("videodenoise_model"),
+            "dataset": metadata.get("dataset"),
+            "mode": metadata.get("mode"),
+            "step": metadata.get("step"),
+            "train_split": metadata.get("train_split", "train"),
+            "sigma_train_255": denoiser.sigma_train * 255,
+            "channels": denoiser.channels,
+            "device": str(denoiser.device),
+            "options": options,
+            "sigma_range_255": None if denoiser.sigma_range is None else [v * 255 for v in denoiser.sigma_range],
+        }
         for mode in modes:
-            methods.append(Method(f"{label}-{mode}", "model",
-                                  f"{path} via Denoiser.denoise_clip, σ {'given' if mode == 'known' else 'estimated'}",
-                                  make_model_runner(denoiser, mode), checkpoint=label, sigma_mode=mode))
+            methods.append(
+                Method(
+                    f"{label}-{mode}",
+                    "model",
+                    f"{path} via Denoiser.denoise_clip, σ {'given' if mode == 'known' else 'estimated'}",
+                    make_model_runner(denoiser, mode),
+                    checkpoint=label,
+                    sigma_mode=mode,
+                )
+            )
     return methods, info
 
 
@@ -421,8 +465,25 @@ def make_model_runner(denoiser, mode: str) -> Callable[[np.ndarray, float], tupl
 # running
 
 
-CSV_COLUMNS = ("method", "kind", "checkpoint", "sigma_mode", "clip", "clip_kind", "sigma_255", "sigma_used_255",
-               "frames", "height", "width", "psnr", "ssim", "rmse", "noisy_psnr", "seconds", "seconds_per_frame")
+CSV_COLUMNS = (
+    "method",
+    "kind",
+    "checkpoint",
+    "sigma_mode",
+    "clip",
+    "clip_kind",
+    "sigma_255",
+    "sigma_used_255",
+    "frames",
+    "height",
+    "width",
+    "psnr",
+    "ssim",
+    "rmse",
+    "noisy_psnr",
+    "seconds",
+    "seconds_per_frame",
+)
 
 
 def measure(estimate: np.ndarray, clean: np.ndarray) -> dict[str, float]:
@@ -430,8 +491,11 @@ def measure(estimate: np.ndarray, clean: np.ndarray) -> dict[str, float]:
     estimate = to_uint8(estimate).astype(np.float64) / 255.0
     reference = clean.astype(np.float64) / 255.0
     rmse = frame_rmse(estimate, reference)
-    return {"psnr": float(psnr_from_rmse(rmse).mean()), "ssim": float(np.mean(frame_ssim(estimate, reference))),
-            "rmse": float(rmse.mean())}
+    return {
+        "psnr": float(psnr_from_rmse(rmse).mean()),
+        "ssim": float(np.mean(frame_ssim(estimate, reference))),
+        "rmse": float(rmse.mean()),
+    }
 
 
 def run_method(method: Method, clip: Clip, noisy: np.ndarray, sigma_255: float) -> dict:
@@ -442,19 +506,33 @@ def run_method(method: Method, clip: Clip, noisy: np.ndarray, sigma_255: float) 
     if estimate.shape != clip.frames.shape:
         raise RuntimeError(f"{method.name} returned {estimate.shape} for a {clip.frames.shape} clip")
     frames, _, height, width = clip.frames.shape
-    row = {"method": method.name, "kind": method.kind, "checkpoint": method.checkpoint or "",
-           "sigma_mode": method.sigma_mode or ("known" if method.kind == "classical" else ""),
-           "clip": clip.name, "clip_kind": clip.kind, "sigma_255": float(sigma_255),
-           "sigma_used_255": info.get("sigma_used_255", sigma_255 if method.kind != "reference" else ""),
-           "frames": frames, "height": height, "width": width, "seconds": seconds,
-           "seconds_per_frame": seconds / frames}
+    row = {
+        "method": method.name,
+        "kind": method.kind,
+        "checkpoint": method.checkpoint or "",
+        "sigma_mode": method.sigma_mode or ("known" if method.kind == "classical" else ""),
+        "clip": clip.name,
+        "clip_kind": clip.kind,
+        "sigma_255": float(sigma_255),
+        "sigma_used_255": info.get("sigma_used_255", sigma_255 if method.kind != "reference" else ""),
+        "frames": frames,
+        "height": height,
+        "width": width,
+        "seconds": seconds,
+        "seconds_per_frame": seconds / frames,
+    }
     row.update(measure(estimate, clip.frames))
     return row
 
 
-def run_benchmark(clips: list[Clip], methods: list[Method], sigmas: list[float], seed: int = 0,
-                  log: Callable[[str], None] | None = None,
-                  after_clip: Callable[[list[dict]], None] | None = None) -> list[dict]:
+def run_benchmark(
+    clips: list[Clip],
+    methods: list[Method],
+    sigmas: list[float],
+    seed: int = 0,
+    log: Callable[[str], None] | None = None,
+    after_clip: Callable[[list[dict]], None] | None = None,
+) -> list[dict]:
     """Every method on every (clip, σ), all on the same uint8 noisy frames; one row each.
 
     Each model runs once, untimed, on the first clip's first frames before anything is timed (the first
@@ -478,8 +556,10 @@ def run_benchmark(clips: list[Clip], methods: list[Method], sigmas: list[float],
                 if log is not None:
                     used = row["sigma_used_255"]
                     used = f" (σ used {used:.2f})" if method.sigma_mode == "auto" else ""
-                    log(f"  {clip.name:>18}  σ={sigma_255:<4g} {method.name:<18} {row['psnr']:7.2f} dB  "
-                        f"SSIM {row['ssim']:.4f}  {row['seconds_per_frame']:.3f} s/frame{used}")
+                    log(
+                        f"  {clip.name:>18}  σ={sigma_255:<4g} {method.name:<18} {row['psnr']:7.2f} dB  "
+                        f"SSIM {row['ssim']:.4f}  {row['seconds_per_frame']:.3f} s/frame{used}"
+                    )
         if after_clip is not None:
             after_clip(rows)
     return rows
@@ -495,17 +575,27 @@ def _mean(values) -> float:
 
 
 def cell(rows: list[dict], method: str, sigma: float, metric: str, clip: str | None = None) -> float:
-    return _mean([r[metric] for r in rows if r["method"] == method and r["sigma_255"] == sigma
-                  and (clip is None or r["clip"] == clip)])
+    return _mean(
+        [
+            r[metric]
+            for r in rows
+            if r["method"] == method and r["sigma_255"] == sigma and (clip is None or r["clip"] == clip)
+        ]
+    )
 
 
 def format_table(header: list[str], body: list[list[str]]) -> str:
     widths = [max(len(str(line[i])) for line in [header] + body) for i in range(len(header))]
-    lines = ["| " + " | ".join(str(h).ljust(w) for h, w in zip(header, widths)) + " |",
-             "|" + "|".join("-" * (w + 2) if i == 0 else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|"]
+    lines = [
+        "| " + " | ".join(str(h).ljust(w) for h, w in zip(header, widths)) + " |",
+        "|" + "|".join("-" * (w + 2) if i == 0 else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|",
+    ]
     for line in body:
-        lines.append("| " + " | ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                                        for i, (v, w) in enumerate(zip(line, widths))) + " |")
+        lines.append(
+            "| "
+            + " | ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w) for i, (v, w) in enumerate(zip(line, widths)))
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -570,17 +660,28 @@ def interval_table(rows: list[dict], ours: list[str], others: list[str], sigma: 
     body, summary = [], []
     for mine in ours:
         for other in others:
-            clips = sorted({r["clip"] for r in rows if r["method"] == other and r["sigma_255"] == sigma}
-                           & {r["clip"] for r in rows if r["method"] == mine and r["sigma_255"] == sigma})
+            clips = sorted(
+                {r["clip"] for r in rows if r["method"] == other and r["sigma_255"] == sigma}
+                & {r["clip"] for r in rows if r["method"] == mine and r["sigma_255"] == sigma}
+            )
             if other == mine or not clips:
                 continue
             a = [cell(rows, mine, sigma, "psnr", c) for c in clips]
             b = [cell(rows, other, sigma, "psnr", c) for c in clips]
             result = paired_difference(a, b)
             ahead = sum(x > y for x, y in zip(a, b))
-            body.append([f"{mine} − {other}", str(len(clips)), _fmt(result.mean, signed=True),
-                         f"[{_fmt(result.low, signed=True)}, {_fmt(result.high, signed=True)}]", f"{ahead} of {len(clips)}"])
-            summary.append({"method": mine, "other": other, "sigma_255": sigma, **result.to_dict(), "clips_ahead": ahead})
+            body.append(
+                [
+                    f"{mine} − {other}",
+                    str(len(clips)),
+                    _fmt(result.mean, signed=True),
+                    f"[{_fmt(result.low, signed=True)}, {_fmt(result.high, signed=True)}]",
+                    f"{ahead} of {len(clips)}",
+                ]
+            )
+            summary.append(
+                {"method": mine, "other": other, "sigma_255": sigma, **result.to_dict(), "clips_ahead": ahead}
+            )
     return format_table(header, body), summary
 
 
@@ -605,7 +706,9 @@ def comparison_sets(rows: list[dict]) -> tuple[list[str], list[str]]:
     kinds = {r["method"]: (r["kind"], r.get("checkpoint") or None, r.get("sigma_mode") or None) for r in rows}
     ours = [m for m in names if kinds[m][1] == "current"] or [m for m in names if kinds[m][0] == "model"][:2]
     others = [m for m in names if m in ("cbm3d", "bm4d", "nlm-opencv")]
-    others += [m for m in names if kinds[m][0] == "model" and kinds[m][1] != "current" and kinds[m][2] in ("known", "auto")]
+    others += [
+        m for m in names if kinds[m][0] == "model" and kinds[m][1] != "current" and kinds[m][2] in ("known", "auto")
+    ]
     return ours, others
 
 
@@ -619,17 +722,36 @@ def timing_summary(rows: list[dict], reference: str = "nlm-opencv") -> list[dict
         pixels = sum(r["frames"] * r["height"] * r["width"] for r in mine)
         seconds = sum(r["seconds"] for r in mine)
         common = [r for r in mine if (r["clip"], r["sigma_255"]) in ref]
-        ratio = (sum(r["seconds"] for r in common) / sum(ref[(r["clip"], r["sigma_255"])] for r in common)
-                 if common and ref else float("nan"))
-        out.append({"method": m, "frames": frames, "seconds": seconds, "seconds_per_frame": seconds / frames,
-                    "seconds_per_320x240_frame": seconds / pixels * 320 * 240, f"ratio_to_{reference}": ratio})
+        ratio = (
+            sum(r["seconds"] for r in common) / sum(ref[(r["clip"], r["sigma_255"])] for r in common)
+            if common and ref
+            else float("nan")
+        )
+        out.append(
+            {
+                "method": m,
+                "frames": frames,
+                "seconds": seconds,
+                "seconds_per_frame": seconds / frames,
+                "seconds_per_320x240_frame": seconds / pixels * 320 * 240,
+                f"ratio_to_{reference}": ratio,
+            }
+        )
     return out
 
 
 def timing_table(summary: list[dict], reference: str = "nlm-opencv") -> str:
     header = ["method", "frames timed", "s/frame", "s per 320×240 frame", f"time / {reference} time"]
-    body = [[s["method"], str(s["frames"]), _fmt(s["seconds_per_frame"], 3), _fmt(s["seconds_per_320x240_frame"], 3),
-             _fmt(s[f"ratio_to_{reference}"], 2)] for s in summary]
+    body = [
+        [
+            s["method"],
+            str(s["frames"]),
+            _fmt(s["seconds_per_frame"], 3),
+            _fmt(s["seconds_per_320x240_frame"], 3),
+            _fmt(s[f"ratio_to_{reference}"], 2),
+        ]
+        for s in summary
+    ]
     return format_table(header, body)
 
 
@@ -649,8 +771,9 @@ def never_worse(rows: list[dict], method: str) -> tuple[str, dict]:
             above = math.isnan(at25) or r["psnr"] > at25
             checks["better_than_noisy"] &= better
             checks["above_sigma25"] &= above
-            line.append(f"{r['psnr']:.2f} ({r['noisy_psnr']:.2f}) {'ok' if better else 'WORSE'}"
-                        + ("" if above else " <σ25"))
+            line.append(
+                f"{r['psnr']:.2f} ({r['noisy_psnr']:.2f}) {'ok' if better else 'WORSE'}" + ("" if above else " <σ25")
+            )
         if 0.0 in sigmas:
             value = cell(rows, method, 0.0, "psnr", c)
             checks["clean_45db"] &= value >= CLEAN_TARGET_DB
@@ -730,8 +853,10 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
         for pair in pairs:
             key, _, option = pair.partition("=")
             if key not in CHECKPOINT_OPTIONS or not option:
-                raise SystemExit(f"unknown checkpoint option '{pair}' in '{value}'; use key=value with a key of "
-                                 f"{', '.join(CHECKPOINT_OPTIONS)}")
+                raise SystemExit(
+                    f"unknown checkpoint option '{pair}' in '{value}'; use key=value with a key of "
+                    f"{', '.join(CHECKPOINT_OPTIONS)}"
+                )
             options[key] = option
         from videodenoise.denoise.settings import PRESETS
 
@@ -744,27 +869,56 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--frames", type=int, default=DEFAULT_FRAMES, help="frames per clip (default %(default)s)")
-    parser.add_argument("--size", type=parse_size, default=DEFAULT_SIZE, help="HxW: largest centre crop and pan size (default 240x320)")
-    parser.add_argument("--sigmas", type=parse_floats, default=list(DEFAULT_SIGMAS), help="0-255 scale, comma-separated")
-    parser.add_argument("--bm-sigmas", type=parse_floats, default=None, help="σ at which CBM3D and BM4D run (default: all --sigmas)")
-    parser.add_argument("--clips", type=lambda s: [c.strip() for c in s.split(",") if c.strip()], default=None,
-                        help="comma-separated clip names (default: all)")
-    parser.add_argument("--methods", type=lambda s: [c.strip() for c in s.split(",") if c.strip()], default=None,
-                        help=f"comma-separated from: models, {', '.join(CLASSICAL)} (default: all)")
-    parser.add_argument("--checkpoint", action="append", metavar="NAME=PATH[,key=value...]",
-                        help="a checkpoint to benchmark (repeatable; default current=<default checkpoint>, "
-                             "previous=videodenoise/checkpoints/dust-samples-constrained.safetensors); options "
-                             f"{', '.join(CHECKPOINT_OPTIONS)} apply one lever (see CHECKPOINT_OPTIONS)")
-    parser.add_argument("--modes", type=lambda s: tuple(m.strip() for m in s.split(",") if m.strip()),
-                        default=("known", "auto"), help="how checkpoints get σ: known, auto or both (default)")
+    parser.add_argument(
+        "--size", type=parse_size, default=DEFAULT_SIZE, help="HxW: largest centre crop and pan size (default 240x320)"
+    )
+    parser.add_argument(
+        "--sigmas", type=parse_floats, default=list(DEFAULT_SIGMAS), help="0-255 scale, comma-separated"
+    )
+    parser.add_argument(
+        "--bm-sigmas", type=parse_floats, default=None, help="σ at which CBM3D and BM4D run (default: all --sigmas)"
+    )
+    parser.add_argument(
+        "--clips",
+        type=lambda s: [c.strip() for c in s.split(",") if c.strip()],
+        default=None,
+        help="comma-separated clip names (default: all)",
+    )
+    parser.add_argument(
+        "--methods",
+        type=lambda s: [c.strip() for c in s.split(",") if c.strip()],
+        default=None,
+        help=f"comma-separated from: models, {', '.join(CLASSICAL)} (default: all)",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        action="append",
+        metavar="NAME=PATH[,key=value...]",
+        help="a checkpoint to benchmark (repeatable; default current=<default checkpoint>, "
+        "previous=videodenoise/checkpoints/dust-samples-constrained.safetensors); options "
+        f"{', '.join(CHECKPOINT_OPTIONS)} apply one lever (see CHECKPOINT_OPTIONS)",
+    )
+    parser.add_argument(
+        "--modes",
+        type=lambda s: tuple(m.strip() for m in s.split(",") if m.strip()),
+        default=("known", "auto"),
+        help="how checkpoints get σ: known, auto or both (default)",
+    )
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     parser.add_argument("--threads", type=int, default=None, help="torch and OpenCV threads (default: torch's default)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for quality.csv and quality.json")
-    parser.add_argument("--from-csv", type=Path, default=None, metavar="CSV",
-                        help="run nothing: print the gap and interval tables of an earlier run's quality.csv")
+    parser.add_argument(
+        "--from-csv",
+        type=Path,
+        default=None,
+        metavar="CSV",
+        help="run nothing: print the gap and interval tables of an earlier run's quality.csv",
+    )
     args = parser.parse_args(argv)
     if args.from_csv is not None:
         rows = read_csv(args.from_csv)
@@ -788,8 +942,10 @@ def main(argv: list[str] | None = None) -> int:
     sigmas = sorted(set(args.sigmas))
     bm_sigmas = tuple(sorted(set(args.bm_sigmas))) if args.bm_sigmas is not None else None
 
-    print(f"machine: {cpu_name()}, {threads} torch threads, OpenCV threads {cv2.getNumThreads()}, "
-          f"torch {torch.__version__}, OpenCV {cv2.__version__}, Python {platform.python_version()}")
+    print(
+        f"machine: {cpu_name()}, {threads} torch threads, OpenCV threads {cv2.getNumThreads()}, "
+        f"torch {torch.__version__}, OpenCV {cv2.__version__}, Python {platform.python_version()}"
+    )
     if motion_module() is None:
         print("note: videodenoise.datasets.motion is not available: the camera pans over photographs are skipped")
     clips = build_clips(args.clips, args.frames, args.size, args.seed)
@@ -799,17 +955,23 @@ def main(argv: list[str] | None = None) -> int:
     methods, skipped = classical_methods([m for m in CLASSICAL if m in methods_wanted], bm_sigmas)
     checkpoint_info: dict[str, dict] = {}
     if "models" in methods_wanted:
-        models, checkpoint_info = model_methods(parse_checkpoints(args.checkpoint), device=args.device, modes=args.modes)
+        models, checkpoint_info = model_methods(
+            parse_checkpoints(args.checkpoint), device=args.device, modes=args.modes
+        )
         methods = methods[:1] + models + methods[1:] if methods and methods[0].name == "noisy" else models + methods
     for label, info in checkpoint_info.items():
         if "same_as" in info:
             print(f"checkpoint {label}: {info['path']} is the same file as '{info['same_as']}'; run once")
         else:
-            print(f"checkpoint {label}: {info['path']} ({info['model']}, {info['channels']} channel(s), trained on "
-                  f"'{info['dataset']}', σ_train {info['sigma_train_255']:.0f}, step {info['step']}, on {info['device']})")
+            print(
+                f"checkpoint {label}: {info['path']} ({info['model']}, {info['channels']} channel(s), trained on "
+                f"'{info['dataset']}', σ_train {info['sigma_train_255']:.0f}, step {info['step']}, on {info['device']})"
+            )
             if info["dataset"] == "samples" and info.get("train_split", "train") == "train":
-                print(f"  note: '{label}' trained on the samples dataset (bigbuckbunny + carphone; bikes was its "
-                      "validation clip), so carphone is not held out for it")
+                print(
+                    f"  note: '{label}' trained on the samples dataset (bigbuckbunny + carphone; bikes was its "
+                    "validation clip), so carphone is not held out for it"
+                )
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
 
@@ -817,16 +979,21 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     # the rows so far are written after every clip (quality.partial.csv), so a long run that is stopped keeps them
     partial = args.out / "quality.partial.csv"
-    rows = run_benchmark(clips, methods, sigmas, seed=args.seed, log=print,
-                         after_clip=lambda done: write_csv(done, partial))
+    rows = run_benchmark(
+        clips, methods, sigmas, seed=args.seed, log=print, after_clip=lambda done: write_csv(done, partial)
+    )
     elapsed = time.time() - started
     load_after = os.getloadavg()
-    print(f"load average (1, 5, 15 min) before: {', '.join(f'{v:.2f}' for v in load_before)}; after: "
-          f"{', '.join(f'{v:.2f}' for v in load_after)} (on {os.cpu_count()} CPUs; other jobs slow every timing "
-          "below, the ratios less so)")
+    print(
+        f"load average (1, 5, 15 min) before: {', '.join(f'{v:.2f}' for v in load_before)}; after: "
+        f"{', '.join(f'{v:.2f}' for v in load_after)} (on {os.cpu_count()} CPUs; other jobs slow every timing "
+        "below, the ratios less so)"
+    )
 
     n_frames = sum(c.shape[0] for c in clips)
-    print(f"\n{len(clips)} clips, {n_frames} frames in all; every number below is a mean over frames, then over clips\n")
+    print(
+        f"\n{len(clips)} clips, {n_frames} frames in all; every number below is a mean over frames, then over clips\n"
+    )
     print(sigma_table(rows, "psnr", 2), "\n")
     print(sigma_table(rows, "ssim", 4), "\n")
     headline = HEADLINE_SIGMA if HEADLINE_SIGMA in sigmas else sigmas[-1]
@@ -844,29 +1011,55 @@ def main(argv: list[str] | None = None) -> int:
         if m.kind == "model" and m.sigma_mode == "auto" and any(s in sigmas for s in LIGHT_SIGMAS + (0.0,)):
             table, checks[m.name] = never_worse(rows, m.name)
             print(table)
-            print(f"{m.name}: better than noisy at every light σ on every clip: {checks[m.name]['better_than_noisy']}; "
-                  f"above its σ=25 result: {checks[m.name]['above_sigma25']}; σ=0 ≥ 45 dB on every clip: "
-                  f"{checks[m.name]['clean_45db']}\n")
+            print(
+                f"{m.name}: better than noisy at every light σ on every clip: {checks[m.name]['better_than_noisy']}; "
+                f"above its σ=25 result: {checks[m.name]['above_sigma25']}; σ=0 ≥ 45 dB on every clip: "
+                f"{checks[m.name]['clean_45db']}\n"
+            )
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
 
     settings = {
         "command": " ".join([Path(sys.argv[0]).name] + (argv if argv is not None else sys.argv[1:])),
-        "frames": args.frames, "size": list(args.size), "sigmas": sigmas, "bm_sigmas": bm_sigmas, "seed": args.seed,
-        "device": args.device, "threads": threads, "opencv_threads": cv2.getNumThreads(),
-        "machine": {"cpu": cpu_name(), "torch": torch.__version__, "opencv": cv2.__version__,
-                    "python": platform.python_version(), "platform": platform.platform()},
+        "frames": args.frames,
+        "size": list(args.size),
+        "sigmas": sigmas,
+        "bm_sigmas": bm_sigmas,
+        "seed": args.seed,
+        "device": args.device,
+        "threads": threads,
+        "opencv_threads": cv2.getNumThreads(),
+        "machine": {
+            "cpu": cpu_name(),
+            "torch": torch.__version__,
+            "opencv": cv2.__version__,
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
         "noise": "Gaussian, numpy default_rng([seed, crc32(clip), round(100·σ)]), added to 8-bit clean frames, "
-                 "rounded and clipped to uint8",
+        "rounded and clipped to uint8",
         "metrics": "PSNR = −20·log10(RMSE) per frame (RMSE 0 → 200 dB), SSIM (skimage, data_range 1, channel_axis) "
-                   "per frame, both averaged over frames; outputs rounded to 8 bits first",
+        "per frame, both averaged over frames; outputs rounded to 8 bits first",
         "classical_sigma_floor": CLASSICAL_MIN_SIGMA,
         "clips": [{"name": c.name, "kind": c.kind, "source": c.source, "shape": list(c.shape)} for c in clips],
-        "methods": [{"name": m.name, "kind": m.kind, "description": m.description,
-                     "sigmas": list(m.sigmas) if m.sigmas else None} for m in methods],
-        "checkpoints": checkpoint_info, "skipped": skipped, "elapsed_seconds": elapsed,
-        "timings": timings, "checks": checks, "intervals": intervals,
-        "load_average_before": list(load_before), "load_average_after": list(load_after), "cpus": os.cpu_count(),
+        "methods": [
+            {
+                "name": m.name,
+                "kind": m.kind,
+                "description": m.description,
+                "sigmas": list(m.sigmas) if m.sigmas else None,
+            }
+            for m in methods
+        ],
+        "checkpoints": checkpoint_info,
+        "skipped": skipped,
+        "elapsed_seconds": elapsed,
+        "timings": timings,
+        "checks": checks,
+        "intervals": intervals,
+        "load_average_before": list(load_before),
+        "load_average_after": list(load_after),
+        "cpus": os.cpu_count(),
         "mean_psnr": {m: {f"{s:g}": cell(rows, m, s, "psnr") for s in sigmas} for m in method_order(rows)},
         "mean_ssim": {m: {f"{s:g}": cell(rows, m, s, "ssim") for s in sigmas} for m in method_order(rows)},
     }

@@ -21,20 +21,28 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.config import (
+    MODES,  # noqa: E402
+    DataConfig,
+    TrainConfig,
+)
 from videodenoise.training.trainer import Trainer
 
-from videodenoise.training.config import MODES  # noqa: E402
 from _machine import cpu_name
-
 
 
 def make_config(args, mode: str) -> TrainConfig:
     return TrainConfig(
         model="dust",
         mode=mode,
-        data=DataConfig(dataset="samples", clip_length=5, crop=args.crop, val_crop=128,
-                        samples_per_epoch=args.samples_per_epoch, val_clips_per_video=args.val_clips),
+        data=DataConfig(
+            dataset="samples",
+            clip_length=5,
+            crop=args.crop,
+            val_crop=128,
+            samples_per_epoch=args.samples_per_epoch,
+            val_clips_per_video=args.val_clips,
+        ),
         epochs=args.epochs,
         batch_size=args.batch_size,
         lr=args.lr,
@@ -57,7 +65,10 @@ def final_layer_only_step(trainer: Trainer, clean: torch.Tensor) -> None:
 def time_steps(args, workdir: Path) -> dict[str, float]:
     """Median seconds per training step for ERM and constrained, interleaved so that all see the
     same machine load."""
-    trainers = {mode: Trainer(make_config(args, mode), workdir / f"timing-{mode}", quiet=True) for mode in ("erm", "constrained")}
+    trainers = {
+        mode: Trainer(make_config(args, mode), workdir / f"timing-{mode}", quiet=True)
+        for mode in ("erm", "constrained")
+    }
     steps = {
         "erm": trainers["erm"].train_step,
         "constrained": trainers["constrained"].train_step,
@@ -95,12 +106,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         step = time_steps(args, workdir)
-        print(f"\none training step (batch {args.batch_size} × 5 frames × {args.crop}², DUST default, median of {args.timing_steps}):")
+        print(
+            f"\none training step (batch {args.batch_size} × 5 frames × {args.crop}², DUST default, "
+            f"median of {args.timing_steps}):"
+        )
         print(f"  ERM (every layer read out, as trained)  {step['erm'] * 1e3:8.1f} ms")
         print(f"  ERM (final layer only)                  {step['erm-final-only'] * 1e3:8.1f} ms")
         print(f"  constrained                             {step['constrained'] * 1e3:8.1f} ms")
-        print(f"  ratio constrained / ERM as trained: {step['constrained'] / step['erm']:.2f}; "
-              f"constrained / ERM final-only: {step['constrained'] / step['erm-final-only']:.2f}")
+        print(
+            f"  ratio constrained / ERM as trained: {step['constrained'] / step['erm']:.2f}; "
+            f"constrained / ERM final-only: {step['constrained'] / step['erm-final-only']:.2f}"
+        )
 
         if args.timing_only:
             return
@@ -113,22 +129,34 @@ def main() -> None:
     final = {mode: results[mode] for mode in MODES}
     layers = len(final["erm"]["val_loss_per_layer"])
     alpha = make_config(args, "constrained").descent.alpha
-    print(f"\nvalidation per-layer MSE on bikes after {args.epochs} epochs × {args.samples_per_epoch} clips "
-          f"({final['erm']['val_clips']} clips of 5 frames, σ = 25/255, grey):")
+    print(
+        f"\nvalidation per-layer MSE on bikes after {args.epochs} epochs × {args.samples_per_epoch} clips "
+        f"({final['erm']['val_clips']} clips of 5 frames, σ = 25/255, grey):"
+    )
     print(f"  {'layer':>5} " + "".join(f"{mode:>18}" for mode in MODES))
     for layer in range(layers):
         print(f"  {layer:>5} " + "".join(f"{final[mode]['val_loss_per_layer'][layer]:18.6f}" for mode in MODES))
     print(f"  {'RMSE':>5} " + "".join(f"{final[mode]['val_rmse']:18.5f}" for mode in MODES))
-    print(f"\nlayers satisfying F_l ≤ (1 − {alpha})·F_(l−1) on validation: "
-          + ", ".join(f"{mode} {final[mode]['val_layers_satisfying_descent']}/{layers - 1}" for mode in MODES))
-    print("validation clips whose loss falls at every layer: "
-          + ", ".join(f"{mode} {final[mode]['val_descent_fraction']:.0%}" for mode in MODES))
+    print(
+        f"\nlayers satisfying F_l ≤ (1 − {alpha})·F_(l−1) on validation: "
+        + ", ".join(f"{mode} {final[mode]['val_layers_satisfying_descent']}/{layers - 1}" for mode in MODES)
+    )
+    print(
+        "validation clips whose loss falls at every layer: "
+        + ", ".join(f"{mode} {final[mode]['val_descent_fraction']:.0%}" for mode in MODES)
+    )
     print("final multipliers λ_l (constrained): " + ", ".join(f"{v:.3f}" for v in final["constrained"]["multipliers"]))
     print("wall time per mode: " + ", ".join(f"{mode} {final[mode]['wall_seconds']:.0f} s" for mode in MODES))
-    print(f"ratio of final-layer MSE constrained / ERM: "
-          f"{final['constrained']['val_loss_per_layer'][-1] / final['erm']['val_loss_per_layer'][-1]:.3f}")
+    print(
+        f"ratio of final-layer MSE constrained / ERM: "
+        f"{final['constrained']['val_loss_per_layer'][-1] / final['erm']['val_loss_per_layer'][-1]:.3f}"
+    )
     if args.output:
-        args.output.write_text(json.dumps({"step_seconds": step, "results": results, "args": vars(args) | {"output": str(args.output)}}, indent=2))
+        args.output.write_text(
+            json.dumps(
+                {"step_seconds": step, "results": results, "args": vars(args) | {"output": str(args.output)}}, indent=2
+            )
+        )
 
 
 if __name__ == "__main__":

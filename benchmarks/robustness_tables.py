@@ -49,7 +49,19 @@ def main() -> None:
     docs.mkdir(parents=True, exist_ok=True)
 
     cells = read(out / "cells.csv")
-    columns = ["model", "arm", "seed", "gamma", "rmse", "descent_fraction", "psnr", "ssim", "dataset", "noise", "sigma_255"]
+    columns = [
+        "model",
+        "arm",
+        "seed",
+        "gamma",
+        "rmse",
+        "descent_fraction",
+        "psnr",
+        "ssim",
+        "dataset",
+        "noise",
+        "sigma_255",
+    ]
     write(docs / "cells.csv", [c for c in cells if c["site"] == "input"], columns)
     write(docs / "cells-layers.csv", [c for c in cells if c["site"] == "layers"], columns)
     for name in ("comparisons.csv", "binding.csv", "baselines.csv"):
@@ -69,16 +81,32 @@ def main() -> None:
     print("|---|---:|---:|---:|---|---:|---|")
     decisions = {}
     for model in models:
-        picked = [c for c in comparisons if c["a"] == "constrained" and c["b"] == "erm" and c["site"] == "input"
-                  and c["model"] == model and float(c["gamma"]) in PRIMARY_GAMMAS]
+        picked = [
+            c
+            for c in comparisons
+            if c["a"] == "constrained"
+            and c["b"] == "erm"
+            and c["site"] == "input"
+            and c["model"] == model
+            and float(c["gamma"]) in PRIMARY_GAMMAS
+        ]
         for c in sorted(picked, key=lambda c: float(c["gamma"])):
-            print(f"| {model} | {float(c['gamma']):g} | {float(c['rmse_a']):.4f} | {float(c['rmse_b']):.4f} | {interval(c)} "
-                  f"| {float(c['p']):.3f} | {c['verdict']} |")
+            print(
+                f"| {model} | {float(c['gamma']):g} | {float(c['rmse_a']):.4f} | {float(c['rmse_b']):.4f} "
+                f"| {interval(c)} "
+                f"| {float(c['p']):.3f} | {c['verdict']} |"
+            )
         highs, lows = [float(c["ci_high"]) for c in picked], [float(c["ci_low"]) for c in picked]
-        by_gamma = "; ".join(f"γ = {float(c['gamma']):g}: {c['verdict']}" for c in sorted(picked, key=lambda c: float(c["gamma"])))
-        decisions[model] = ("H1 supported: constrained lower at every primary γ" if picked and max(highs) < 0 else
-                            "H1 not supported: constrained worse at every primary γ" if picked and min(lows) > 0 else
-                            f"H1 not supported ({by_gamma})")
+        by_gamma = "; ".join(
+            f"γ = {float(c['gamma']):g}: {c['verdict']}" for c in sorted(picked, key=lambda c: float(c["gamma"]))
+        )
+        decisions[model] = (
+            "H1 supported: constrained lower at every primary γ"
+            if picked and max(highs) < 0
+            else "H1 not supported: constrained worse at every primary γ"
+            if picked and min(lows) > 0
+            else f"H1 not supported ({by_gamma})"
+        )
     print()
     for model, decision in decisions.items():
         print(f"- {model}: {decision}")
@@ -97,7 +125,11 @@ def main() -> None:
             for g in gammas:
                 c = row.get(g)
                 mark = "" if c is None or c["verdict"] == "no detectable difference" else " *"
-                texts.append("" if c is None else f"{float(c['difference']):+.4f} [{float(c['ci_low']):+.4f}, {float(c['ci_high']):+.4f}]{mark}")
+                texts.append(
+                    ""
+                    if c is None
+                    else f"{float(c['difference']):+.4f} [{float(c['ci_low']):+.4f}, {float(c['ci_high']):+.4f}]{mark}"
+                )
             print(f"| {model} | {a} − {b} | " + " | ".join(texts) + " |")
         print("\n(* the interval excludes 0)")
 
@@ -111,11 +143,19 @@ def main() -> None:
             if not rows:
                 continue
             mean = {g: np.mean([float(c["rmse"]) for c in rows if float(c["gamma"]) == g]) for g in gammas}
-            share = {g: np.mean([float(c["descent_fraction"]) for c in rows if float(c["gamma"]) == g]) for g in (1.0, 3.0)}
-            print(f"| {model} | {arm} | " + " | ".join(f"{mean[g]:.4f}" for g in gammas) + f" | {share[1.0]:.0%} | {share[3.0]:.0%} |")
+            share = {
+                g: np.mean([float(c["descent_fraction"]) for c in rows if float(c["gamma"]) == g]) for g in (1.0, 3.0)
+            }
+            print(
+                f"| {model} | {arm} | "
+                + " | ".join(f"{mean[g]:.4f}" for g in gammas)
+                + f" | {share[1.0]:.0%} | {share[3.0]:.0%} |"
+            )
     baselines = read(out / "baselines.csv")
     for method in dict.fromkeys(b["method"] for b in baselines):
-        values = {float(b["gamma"]): float(b["rmse"]) for b in baselines if b["method"] == method and b["site"] == "input"}
+        values = {
+            float(b["gamma"]): float(b["rmse"]) for b in baselines if b["method"] == method and b["site"] == "input"
+        }
         print(f"|  | {method} | " + " | ".join(f"{values[g]:.4f}" for g in gammas) + " |  |  |")
 
     binding = read(out / "binding.csv")
@@ -128,9 +168,14 @@ def main() -> None:
         for layer in layers:
             rows = [b for b in binding if (b["model"], b["arm"]) == key and int(b["layer"]) == layer]
             active = [float(b["active_fraction"]) for b in rows]
-            texts.append(f"{min(active):.0%}–{max(active):.0%}, λ ≤ {max(float(b['max_multiplier']) for b in rows):.3g}")
+            texts.append(
+                f"{min(active):.0%}–{max(active):.0%}, λ ≤ {max(float(b['max_multiplier']) for b in rows):.3g}"
+            )
         print(f"| {key[0]} | {key[1]} | " + " | ".join(texts) + " |")
-    print(f"\nwrote {docs}/cells.csv, cells-layers.csv, comparisons.csv, binding.csv, baselines.csv, experiment-report.md and the figures")
+    print(
+        f"\nwrote {docs}/cells.csv, cells-layers.csv, comparisons.csv, binding.csv, baselines.csv, "
+        "experiment-report.md and the figures"
+    )
 
 
 if __name__ == "__main__":

@@ -32,8 +32,12 @@ def download_script(dataset: str, description: str, done: str) -> None:
 
     def main() -> None:
         parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-        parser.add_argument("--root", type=Path, default=Path("data"), help="folder for the archives and the dataset (default: data)")
-        parser.add_argument("--no-verify", action="store_true", help="skip the sha256 check (only if the server's copy changed)")
+        parser.add_argument(
+            "--root", type=Path, default=Path("data"), help="folder for the archives and the dataset (default: data)"
+        )
+        parser.add_argument(
+            "--no-verify", action="store_true", help="skip the sha256 check (only if the server's copy changed)"
+        )
         parser.add_argument("--quiet", action="store_true", help="no progress bar")
         args = parser.parse_args()
 

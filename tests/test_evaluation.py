@@ -14,17 +14,15 @@ import skimage.data
 import torch
 from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structural_similarity
 
-from videodenoise.errors import VideodenoiseError
+from videodenoise.errors import EvaluationError, ExperimentError, VideodenoiseError
 from videodenoise.evaluation.baselines import BASELINES
 from videodenoise.evaluation.config import EvalConfig
-from videodenoise.errors import EvaluationError
-from videodenoise.metrics import clip_metrics, frame_rmse, frame_ssim, psnr_from_rmse
-from videodenoise.evaluation.sweep import evaluate, evaluation_clips, noise_seed
-from videodenoise.evaluation.reports import metric_table, write_evaluation_outputs
-from videodenoise.evaluation.results import read_results
 from videodenoise.evaluation.experiment import ExperimentConfig, load_experiment, run_experiment
 from videodenoise.evaluation.experiment_report import compare_arms
-from videodenoise.errors import ExperimentError
+from videodenoise.evaluation.reports import metric_table, write_evaluation_outputs
+from videodenoise.evaluation.results import read_results
+from videodenoise.evaluation.sweep import evaluate, evaluation_clips, noise_seed
+from videodenoise.metrics import clip_metrics, frame_rmse, frame_ssim, psnr_from_rmse
 from videodenoise.models.registry import build_model, save_model
 from videodenoise.training.config import DataConfig, TrainConfig
 from videodenoise.training.trainer import Trainer
@@ -46,14 +44,26 @@ def ped2(tmp_path_factory):
 
 
 def checkpoint(path: Path, model: str = "dust", sigma_train: float = SIGMA, mode: str = "erm", **options) -> Path:
-    save_model(build_model(model, **{**TINY, **options}), path,
-               {"mode": mode, "sigma_train": repr(sigma_train), "step": "0", "dataset": "test"})
+    save_model(
+        build_model(model, **{**TINY, **options}),
+        path,
+        {"mode": mode, "sigma_train": repr(sigma_train), "step": "0", "dataset": "test"},
+    )
     return path
 
 
 def quick(root, **overrides) -> EvalConfig:
-    values = dict(dataset="ucsd-ped2", root=str(root), split="test", clip_length=3, crop=24, gammas=[1.0, 2.0],
-                  seeds=[0, 1], baselines=["noisy", "tv"], device="cpu")
+    values = dict(
+        dataset="ucsd-ped2",
+        root=str(root),
+        split="test",
+        clip_length=3,
+        crop=24,
+        gammas=[1.0, 2.0],
+        seeds=[0, 1],
+        baselines=["noisy", "tv"],
+        device="cpu",
+    )
     values.update(overrides)
     return EvalConfig(**values)
 
@@ -69,7 +79,11 @@ def test_metrics_match_scikit_image_frame_by_frame(channels):
     estimate = np.clip(clean + 0.1 * generator.standard_normal(clean.shape), 0, 1).astype(np.float32)
     rmse, ssim = frame_rmse(estimate, clean), frame_ssim(torch.from_numpy(estimate), torch.from_numpy(clean))
     for t in range(4):
-        a, b = (clean[t, 0], estimate[t, 0]) if channels == 1 else (clean[t].transpose(1, 2, 0), estimate[t].transpose(1, 2, 0))
+        a, b = (
+            (clean[t, 0], estimate[t, 0])
+            if channels == 1
+            else (clean[t].transpose(1, 2, 0), estimate[t].transpose(1, 2, 0))
+        )
         assert rmse[t] == pytest.approx(np.sqrt(mean_squared_error(a, b)), rel=1e-6)
         assert psnr_from_rmse(rmse[t]) == pytest.approx(peak_signal_noise_ratio(a, b, data_range=1), rel=1e-6)
         kwargs = {} if channels == 1 else {"channel_axis": -1}
@@ -90,7 +104,14 @@ def test_estimates_are_clamped_before_metrics_and_tiny_frames_have_no_ssim():
 
 def test_noise_seeds_depend_on_the_clip_seed_and_kind_only():
     assert noise_seed(0, 1, 5, "gaussian") == noise_seed(0, 1, 5, "gaussian")
-    seeds = {noise_seed(s, v, t, k, l) for s in (0, 1) for v in (0, 1) for t in (0, 5) for k in ("gaussian", "uniform") for l in (0, 1)}
+    seeds = {
+        noise_seed(s, v, t, k, l)
+        for s in (0, 1)
+        for v in (0, 1)
+        for t in (0, 5)
+        for k in ("gaussian", "uniform")
+        for l in (0, 1)
+    }
     assert len(seeds) == 32 and all(0 <= s < 2**63 for s in seeds)
 
 
@@ -102,7 +123,9 @@ def test_noise_seeds_depend_on_the_clip_seed_and_kind_only():
 @pytest.mark.parametrize("name", [n for n in BASELINES if n != "noisy"])
 def test_every_baseline_denoises_a_real_clip(name, channels):
     image = skimage.data.astronaut().astype(np.float32) / 255
-    clean = np.stack([image[100 + 2 * t:148 + 2 * t, 200 + 3 * t:248 + 3 * t] for t in range(5)]).transpose(0, 3, 1, 2)
+    clean = np.stack([image[100 + 2 * t : 148 + 2 * t, 200 + 3 * t : 248 + 3 * t] for t in range(5)]).transpose(
+        0, 3, 1, 2
+    )
     if channels == 1:
         clean = clean.mean(axis=1, keepdims=True)
     noisy = clean + SIGMA * np.random.default_rng(0).standard_normal(clean.shape).astype(np.float32)
@@ -139,7 +162,9 @@ def test_gamma_sweep_uses_sigma_train_times_gamma(ped2, tmp_path):
     assert override.levels[0].sigma == pytest.approx(30 / 255)
     absolute = evaluate([], quick(ped2, sigmas=[15, 50], seeds=[0], baselines=["noisy"], clamp=False))
     assert [level.sigma_255 for level in absolute.levels] == pytest.approx([15, 50])
-    assert [level.gamma for level in absolute.levels] == pytest.approx([15 / 25, 2])  # default σ_train 25 without checkpoints
+    assert [level.gamma for level in absolute.levels] == pytest.approx(
+        [15 / 25, 2]
+    )  # default σ_train 25 without checkpoints
 
 
 def test_models_and_baselines_see_the_same_noisy_clips(ped2, tmp_path):
@@ -153,9 +178,13 @@ def test_models_and_baselines_see_the_same_noisy_clips(ped2, tmp_path):
         np.testing.assert_allclose(model["ssim"], noisy["ssim"], rtol=1e-4, atol=1e-6)
     # seeded: the same config gives the same numbers, other seeds other numbers
     again = evaluate([identity], quick(ped2, noises=["gaussian", "uniform"]))
-    np.testing.assert_array_equal(again.samples[("noisy", "gaussian", "input")]["rmse"], result.samples[("noisy", "gaussian", "input")]["rmse"])
+    np.testing.assert_array_equal(
+        again.samples[("noisy", "gaussian", "input")]["rmse"], result.samples[("noisy", "gaussian", "input")]["rmse"]
+    )
     other = evaluate([], quick(ped2, seeds=[5, 6]))
-    assert not np.allclose(other.samples[("noisy", "gaussian", "input")]["rmse"], result.samples[("noisy", "gaussian", "input")]["rmse"])
+    assert not np.allclose(
+        other.samples[("noisy", "gaussian", "input")]["rmse"], result.samples[("noisy", "gaussian", "input")]["rmse"]
+    )
 
 
 def test_layer_site_perturbs_the_inputs_of_later_layers(ped2, tmp_path):
@@ -163,7 +192,10 @@ def test_layer_site_perturbs_the_inputs_of_later_layers(ped2, tmp_path):
     dust = checkpoint(tmp_path / "dust.safetensors")
     result = evaluate([identity, dust], quick(ped2, sites=["input", "layers"], seeds=[0], baselines=[]))
     level = result.levels[0]
-    at_input, at_layers = result.cell(identity.stem, level, site="input"), result.cell(identity.stem, level, site="layers")
+    at_input, at_layers = (
+        result.cell(identity.stem, level, site="input"),
+        result.cell(identity.stem, level, site="layers"),
+    )
     # layer 1 reads the same noisy clip; the identity then carries each extra perturbation to the output
     assert at_layers["layer_mse"][1] == pytest.approx(at_input["layer_mse"][1], rel=1e-5)
     assert at_layers["layer_mse"][3] == pytest.approx(3 * at_input["layer_mse"][1], rel=0.15)
@@ -212,16 +244,37 @@ def test_mixed_or_disagreeing_checkpoints_are_one_line_errors(ped2, tmp_path):
 
 
 def test_report_figures_and_files_from_a_trained_constrained_run(ped2, tmp_path):
-    config = TrainConfig(model="dust", model_options=dict(TINY), mode="constrained", epochs=2, batch_size=4, device="cpu",
-                         descent={"alpha": 0.5},
-                         data=DataConfig(dataset="ucsd-ped2", root=str(ped2), clip_length=3, crop=16, val_crop=24,
-                                         samples_per_epoch=8, val_clips_per_video=1))
+    config = TrainConfig(
+        model="dust",
+        model_options=dict(TINY),
+        mode="constrained",
+        epochs=2,
+        batch_size=4,
+        device="cpu",
+        descent={"alpha": 0.5},
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(ped2),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=8,
+            val_clips_per_video=1,
+        ),
+    )
     Trainer(config, tmp_path / "run", quiet=True).fit()
     baseline_free = checkpoint(tmp_path / "plain.safetensors")
     result = evaluate([tmp_path / "run", baseline_free], quick(ped2, gammas=[0.5, 1.0, 3.0]))
     paths = write_evaluation_outputs(result, tmp_path / "out")
     out = tmp_path / "out"
-    for name in ("results.csv", "results.json", "report.md", "rmse_vs_gamma.png", "per_layer_loss.png", "multipliers.png"):
+    for name in (
+        "results.csv",
+        "results.json",
+        "report.md",
+        "rmse_vs_gamma.png",
+        "per_layer_loss.png",
+        "multipliers.png",
+    ):
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
     assert paths["report"] == out / "report.md"
     report = (out / "report.md").read_text()
@@ -246,8 +299,19 @@ def test_evaluate_on_a_real_sample_clip_in_colour(tmp_path):
     folder.mkdir()
     shutil.copy(GIF, folder / "tiny.gif")  # scikit-image's real 24-frame animation, 14 pixels wide
     weights = checkpoint(tmp_path / "colour.safetensors", channels=3)
-    result = evaluate([weights], EvalConfig(dataset="folder", root=str(folder), split="test", clip_length=5, max_clips=2,
-                                            gammas=[1.0], seeds=[0], device="cpu"))
+    result = evaluate(
+        [weights],
+        EvalConfig(
+            dataset="folder",
+            root=str(folder),
+            split="test",
+            clip_length=5,
+            max_clips=2,
+            gammas=[1.0],
+            seeds=[0],
+            device="cpu",
+        ),
+    )
     assert result.channels == 3 and result.n_frames == 10 and result.frame_size == (25, 14)
     assert set(result.methods) == {"colour", *BASELINES}
     noisy = result.cell("noisy", result.levels[0])["rmse_mean"]
@@ -262,8 +326,20 @@ def test_evaluate_on_the_samples_bikes_clip(tmp_path):
     except VideodenoiseError:
         pytest.skip("the sample clips are not cached and cannot be fetched here")
     weights = checkpoint(tmp_path / "dust.safetensors")
-    result = evaluate([weights], EvalConfig(dataset="samples", split="test", crop=32, max_clips=1, max_frames=20,
-                                            gammas=[1.0, 4.0], seeds=[0], baselines=["noisy", "wavelet"], device="cpu"))
+    result = evaluate(
+        [weights],
+        EvalConfig(
+            dataset="samples",
+            split="test",
+            crop=32,
+            max_clips=1,
+            max_frames=20,
+            gammas=[1.0, 4.0],
+            seeds=[0],
+            baselines=["noisy", "wavelet"],
+            device="cpu",
+        ),
+    )
     assert result.clip_names == ["bikes@0"] and result.n_frames == 5
     low, high = (result.cell(weights.stem, level)["rmse_mean"] for level in result.levels)
     assert low < high < result.cell("noisy", result.levels[1])["rmse_mean"]
@@ -273,24 +349,50 @@ def test_evaluate_on_the_samples_bikes_clip(tmp_path):
 # command line
 
 
-
-
 def test_evaluate_command_prints_the_table_and_writes_the_folder(ped2, tmp_path, capsys, monkeypatch):
     weights = checkpoint(tmp_path / "dust.safetensors")
-    code, out, err = run_cli(["evaluate", weights, "--dataset", "ucsd-ped2", "--root", ped2, "--clip-length", "3", "--crop", "24",
-                              "--gammas", "1,2", "--seeds", "0", "--baselines", "noisy,wavelet", "--device", "cpu",
-                              "--out", tmp_path / "out", "--quiet", "--no-figures"], capsys, monkeypatch)
+    code, out, err = run_cli(
+        [
+            "evaluate",
+            weights,
+            "--dataset",
+            "ucsd-ped2",
+            "--root",
+            ped2,
+            "--clip-length",
+            "3",
+            "--crop",
+            "24",
+            "--gammas",
+            "1,2",
+            "--seeds",
+            "0",
+            "--baselines",
+            "noisy,wavelet",
+            "--device",
+            "cpu",
+            "--out",
+            tmp_path / "out",
+            "--quiet",
+            "--no-figures",
+        ],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0, err
     assert "RMSE ↓" in out and "γ=2 (σ=50) ↓" in out and "wavelet" in out and "report:" in out
     assert (tmp_path / "out" / "report.md").is_file() and not (tmp_path / "out" / "rmse_vs_gamma.png").exists()
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--gammas", "1,two"], "error: --gammas must be a comma-separated list of numbers"),
-    (["--baselines", "bm3d"], "error: unknown baseline in ['bm3d']"),
-    (["--site", "middle"], "error: unknown perturbation site"),
-    (["--noise", "pink"], "error: unknown noise kind"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--gammas", "1,two"], "error: --gammas must be a comma-separated list of numbers"),
+        (["--baselines", "bm3d"], "error: unknown baseline in ['bm3d']"),
+        (["--site", "middle"], "error: unknown perturbation site"),
+        (["--noise", "pink"], "error: unknown noise kind"),
+    ],
+)
 def test_evaluate_bad_options_give_one_line(ped2, capsys, monkeypatch, args, message):
     code, out, err = run_cli(["evaluate", "--dataset", "ucsd-ped2", "--root", ped2, *args], capsys, monkeypatch)
     assert code == 1 and err.startswith(message) and err.count("\n") == 1
@@ -307,10 +409,22 @@ def tiny_grid(root, **overrides) -> dict:
         "modes": ["erm", "constrained"],
         "seeds": [0, 1],
         "datasets": [{"name": "ucsd-ped2", "root": str(root), "label": "ped2"}],
-        "training": {"epochs": 1, "batch_size": 4, "device": "cpu", "descent": {"alpha": 0.5},
-                     "data": {"clip_length": 3, "crop": 16, "val_crop": 24, "samples_per_epoch": 8, "val_clips_per_video": 1}},
+        "training": {
+            "epochs": 1,
+            "batch_size": 4,
+            "device": "cpu",
+            "descent": {"alpha": 0.5},
+            "data": {"clip_length": 3, "crop": 16, "val_crop": 24, "samples_per_epoch": 8, "val_clips_per_video": 1},
+        },
         "model_options": {"dust": dict(TINY), "ut": {**TINY, "width": 16}},
-        "evaluation": {"gammas": [1, 2], "seeds": [0], "clip_length": 3, "crop": 24, "baselines": ["noisy", "tv"], "device": "cpu"},
+        "evaluation": {
+            "gammas": [1, 2],
+            "seeds": [0],
+            "clip_length": 3,
+            "crop": 24,
+            "baselines": ["noisy", "tv"],
+            "device": "cpu",
+        },
     }
     values.update(overrides)
     return values
@@ -323,19 +437,40 @@ def test_experiment_end_to_end_on_a_replica(ped2, tmp_path, capsys, monkeypatch)
     assert code == 0, err
     exp = tmp_path / "exp"
     runs = sorted(p.name for p in (exp / "runs").iterdir())
-    assert runs == sorted(f"ped2-{m}-{mode}-seed{s}" for m in ("dust", "ut") for mode in ("erm", "constrained") for s in (0, 1))
-    for name in ("report.md", "cells.csv", "baselines.csv", "comparisons.csv", "binding.csv", "rmse_vs_gamma_ped2.png",
-                 "per_layer_loss_ped2.png", "multipliers.png", "eval/ped2/report.md", "eval/ped2/results.json"):
+    assert runs == sorted(
+        f"ped2-{m}-{mode}-seed{s}" for m in ("dust", "ut") for mode in ("erm", "constrained") for s in (0, 1)
+    )
+    for name in (
+        "report.md",
+        "cells.csv",
+        "baselines.csv",
+        "comparisons.csv",
+        "binding.csv",
+        "rmse_vs_gamma_ped2.png",
+        "per_layer_loss_ped2.png",
+        "multipliers.png",
+        "eval/ped2/report.md",
+        "eval/ped2/results.json",
+    ):
         assert (exp / name).is_file(), name
     report = (exp / "report.md").read_text()
-    assert "## constrained − erm: paired RMSE difference over seeds" in report and "## Do the constraints bind?" in report
+    assert (
+        "## constrained − erm: paired RMSE difference over seeds" in report and "## Do the constraints bind?" in report
+    )
     assert "3 clips × 1 noise seeds, 9 frames" in report
     assert "ped2 dust γ=1: constrained − erm RMSE" in out and "over 2 seeds" in out
     comparisons = list(csv.DictReader(open(exp / "comparisons.csv")))
-    assert len(comparisons) == 4 and {c["model"] for c in comparisons} == {"dust", "ut"} and {c["seeds"] for c in comparisons} == {"2"}
+    assert (
+        len(comparisons) == 4
+        and {c["model"] for c in comparisons} == {"dust", "ut"}
+        and {c["seeds"] for c in comparisons} == {"2"}
+    )
     # one row per (model, arm, seed, γ) with the columns the robustness study publishes, first
     cells = list(csv.DictReader(open(exp / "cells.csv")))
-    assert list(cells[0])[:6] == ["model", "arm", "seed", "gamma", "rmse", "descent_fraction"] and len(cells) == 2 * 2 * 2 * 2
+    assert (
+        list(cells[0])[:6] == ["model", "arm", "seed", "gamma", "rmse", "descent_fraction"]
+        and len(cells) == 2 * 2 * 2 * 2
+    )
     dust_erm = [c for c in cells if c["model"] == "dust" and c["arm"] == "erm" and c["gamma"] == "1.0"]
     assert sorted(c["seed"] for c in dust_erm) == ["0", "1"]
     baselines = list(csv.DictReader(open(exp / "baselines.csv")))
@@ -343,19 +478,25 @@ def test_experiment_end_to_end_on_a_replica(ped2, tmp_path, capsys, monkeypatch)
     noisy_at_1 = [float(b["rmse"]) for b in baselines if b["method"] == "noisy" and b["gamma"] == "1.0"]
     assert noisy_at_1[0] == pytest.approx(TrainConfig().sigma_train, rel=0.1)  # the noisy input's RMSE is about σ
     binding = list(csv.DictReader(open(exp / "binding.csv")))
-    assert {b["arm"] for b in binding} == {"constrained"} and len(binding) == 2 * 2 * TINY["layers"]  # models × seeds × layers
+    assert {b["arm"] for b in binding} == {"constrained"} and len(binding) == 2 * 2 * TINY[
+        "layers"
+    ]  # models × seeds × layers
 
     # re-running keeps every finished run and reads the evaluation back
     code, out, err = run_cli(["experiment", config_path, "--out", exp, "--quiet"], capsys, monkeypatch)
     assert code == 0, err
     assert "training" not in out and "up to date" in out
     # more epochs: every run resumes from its checkpoint instead of starting again
-    config_path.write_text(json.dumps(tiny_grid(ped2, training={**tiny_grid(ped2)["training"], "epochs": 2}, modes=["erm"], seeds=[0])))
+    config_path.write_text(
+        json.dumps(tiny_grid(ped2, training={**tiny_grid(ped2)["training"], "epochs": 2}, modes=["erm"], seeds=[0]))
+    )
     summary = run_experiment(load_experiment(config_path), exp, log=lambda message: None)
     assert {r.status for r in summary["runs"]} == {"resumed"}
     assert json.loads((exp / "runs" / "ped2-dust-erm-seed0" / "summary.json").read_text())["steps"] == 4
     # a run folder of another configuration is never silently reused
-    config_path.write_text(json.dumps(tiny_grid(ped2, training={**tiny_grid(ped2)["training"], "lr": 0.5}, modes=["erm"], seeds=[0])))
+    config_path.write_text(
+        json.dumps(tiny_grid(ped2, training={**tiny_grid(ped2)["training"], "lr": 0.5}, modes=["erm"], seeds=[0]))
+    )
     code, out, err = run_cli(["experiment", config_path, "--out", exp, "--quiet"], capsys, monkeypatch)
     assert code == 1 and "holds a run with other options (lr)" in err
 
@@ -364,10 +505,18 @@ def test_the_robustness_grid_resumes_half_finished(ped2, tmp_path):
     # configs/robustness.toml with its arms and options as shipped, shrunk to tiny sizes on a replica
     shipped = load_experiment(CONFIGS / "robustness.toml")
     small = tiny_grid(ped2)
-    grid = shipped.to_dict() | {"datasets": small["datasets"], "seeds": [0, 1], "modes": None, "evaluation": small["evaluation"],
-                                "model_options": small["model_options"]}
-    grid["training"] = {**shipped.training, **{k: v for k, v in small["training"].items() if k not in ("data", "descent")},
-                        "data": {**shipped.training["data"], **small["training"]["data"], "motion_fraction": 0.5}}
+    grid = shipped.to_dict() | {
+        "datasets": small["datasets"],
+        "seeds": [0, 1],
+        "modes": None,
+        "evaluation": small["evaluation"],
+        "model_options": small["model_options"],
+    }
+    grid["training"] = {
+        **shipped.training,
+        **{k: v for k, v in small["training"].items() if k not in ("data", "descent")},
+        "data": {**shipped.training["data"], **small["training"]["data"], "motion_fraction": 0.5},
+    }
     del grid["training"]["data"]["train_split"], grid["training"]["data"]["val_split"]
     config = ExperimentConfig(**grid)
     assert list(config.arms) == ["erm", "deep-supervision", "constrained", "resilient", "erm-blind"]
@@ -380,7 +529,8 @@ def test_the_robustness_grid_resumes_half_finished(ped2, tmp_path):
     for record in summary["runs"]:
         assert json.loads((record.run_dir / "summary.json").read_text())["steps"] == 2  # 1 epoch of 8 clips, batch 4
     assert {(c["model"], c["a"], c["b"]) for c in summary["comparisons"]} >= {
-        (m, a, "erm") for m in ("dust", "ut") for a in ("constrained", "resilient", "deep-supervision", "erm-blind")}
+        (m, a, "erm") for m in ("dust", "ut") for a in ("constrained", "resilient", "deep-supervision", "erm-blind")
+    }
     assert {b["arm"] for b in csv.DictReader(open(summary["files"]["binding"]))} == {"constrained", "resilient"}
     again = run_experiment(config, tmp_path, log=lambda message: None)
     assert {r.status for r in again["runs"]} == {"done"}
@@ -398,10 +548,28 @@ def test_a_run_killed_before_its_first_checkpoint_starts_again(ped2, tmp_path):
 def test_arms_are_compared_seed_by_seed():
     # constrained − erm over seeds 0..2: differences −0.02, −0.01, −0.03 → mean −0.02, sd 0.01,
     # 95 % t half-width t(0.975, 2) · 0.01/√3 = 4.302653 · 0.0057735 = 0.0248414
-    rmse = {("erm", 0): 0.10, ("erm", 1): 0.12, ("erm", 2): 0.11, ("constrained", 0): 0.08, ("constrained", 1): 0.11,
-            ("constrained", 2): 0.08, ("constrained", 3): 0.5}  # seed 3 has no ERM partner: left out
-    rows = [{"dataset": "d", "noise": "gaussian", "site": "input", "gamma": 2.0, "model": "dust", "arm": arm, "seed": seed,
-             "rmse": value} for (arm, seed), value in rmse.items()]
+    rmse = {
+        ("erm", 0): 0.10,
+        ("erm", 1): 0.12,
+        ("erm", 2): 0.11,
+        ("constrained", 0): 0.08,
+        ("constrained", 1): 0.11,
+        ("constrained", 2): 0.08,
+        ("constrained", 3): 0.5,
+    }  # seed 3 has no ERM partner: left out
+    rows = [
+        {
+            "dataset": "d",
+            "noise": "gaussian",
+            "site": "input",
+            "gamma": 2.0,
+            "model": "dust",
+            "arm": arm,
+            "seed": seed,
+            "rmse": value,
+        }
+        for (arm, seed), value in rmse.items()
+    ]
     [comparison] = compare_arms(rows)
     assert (comparison["a"], comparison["b"], comparison["seeds"]) == ("constrained", "erm", 3)
     assert comparison["difference"] == pytest.approx(-0.02) and comparison["sd"] == pytest.approx(0.01)
@@ -411,26 +579,41 @@ def test_arms_are_compared_seed_by_seed():
 
 
 def test_arms_carry_their_own_options(ped2):
-    config = ExperimentConfig(**tiny_grid(ped2, modes=None, arms={
-        "erm": {},
-        "resilient": {"mode": "constrained", "descent": {"resilience": 2.0}, "per_model": {"ut": {"descent": {"alpha": 0.3}}}},
-        "erm-blind": {"mode": "erm", "sigma_range": [0.0, 0.2], "sigma_conditioning": False},
-    }))
+    config = ExperimentConfig(
+        **tiny_grid(
+            ped2,
+            modes=None,
+            arms={
+                "erm": {},
+                "resilient": {
+                    "mode": "constrained",
+                    "descent": {"resilience": 2.0},
+                    "per_model": {"ut": {"descent": {"alpha": 0.3}}},
+                },
+                "erm-blind": {"mode": "erm", "sigma_range": [0.0, 0.2], "sigma_conditioning": False},
+            },
+        )
+    )
     entry = config.datasets[0]
     dust, ut = (config.train_config(entry, model, "resilient", 0) for model in ("dust", "ut"))
-    assert dust.mode == "constrained" and dust.descent.resilience == 2.0 and dust.descent.alpha == 0.5  # [training.descent]
+    assert (
+        dust.mode == "constrained" and dust.descent.resilience == 2.0 and dust.descent.alpha == 0.5
+    )  # [training.descent]
     assert ut.descent.alpha == 0.3 and ut.descent.resilience == 2.0
     blind = config.train_config(entry, "dust", "erm-blind", 1)
     assert blind.sigma_range == [0.0, 0.2] and not blind.sigma_conditioning and blind.seed == 1
     assert config.train_config(entry, "dust", "erm", 0).mode == "erm"
 
 
-@pytest.mark.parametrize("overrides,message", [
-    ({"modes": None, "arms": {"fast": {}}}, "every arm needs a mode"),
-    ({"modes": ["erm"], "arms": {"erm": {}}}, "either modes or"),
-    ({"modes": None, "arms": {"a b": {"mode": "erm"}}}, "arm names must be"),
-    ({"modes": None, "arms": {"erm": {"seed": 3}}}, "may not set seed"),
-])
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        ({"modes": None, "arms": {"fast": {}}}, "every arm needs a mode"),
+        ({"modes": ["erm"], "arms": {"erm": {}}}, "either modes or"),
+        ({"modes": None, "arms": {"a b": {"mode": "erm"}}}, "arm names must be"),
+        ({"modes": None, "arms": {"erm": {"seed": 3}}}, "may not set seed"),
+    ],
+)
 def test_bad_arms_are_refused(ped2, overrides, message):
     with pytest.raises(ExperimentError, match=message):
         ExperimentConfig(**tiny_grid(ped2, **overrides))

@@ -18,11 +18,11 @@ import hashlib
 import math
 import os
 import re
-import signal
 import shutil
+import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import av
 import numpy as np
@@ -30,11 +30,12 @@ import pytest
 import torch
 import typer
 
+from videodenoise.io import writers as V
+from videodenoise.io.writers import write_video
+from videodenoise.models.registry import build_model, save_model
+
 import replicas as R
 from helpers import png_movie, run_cli
-from videodenoise.io import writers as V
-from videodenoise.models.registry import build_model, save_model
-from videodenoise.io.writers import write_video
 
 TINY_DUST = {"layers": 2, "patch_size": 4, "stride": 2}
 
@@ -45,7 +46,9 @@ TINY_DUST = {"layers": 2, "patch_size": 4, "stride": 2}
 
 def moving_clip(t: int = 4, channels: int = 3, height: int = 24, width: int = 32) -> torch.Tensor:
     y, x = torch.meshgrid(torch.linspace(0, 1, height), torch.linspace(0, 1, width), indexing="ij")
-    frames = [torch.stack([0.5 + 0.3 * torch.sin(6 * x + 4 * y + c + 0.5 * k) for c in range(channels)]) for k in range(t)]
+    frames = [
+        torch.stack([0.5 + 0.3 * torch.sin(6 * x + 4 * y + c + 0.5 * k) for c in range(channels)]) for k in range(t)
+    ]
     return (torch.stack(frames) * 255).round() / 255
 
 
@@ -101,9 +104,23 @@ def shared(tmp_path_factory):
     base = tmp_path_factory.mktemp("shared")
     R.make_repackaged(base / "data", "ped2", size=(24, 32))
     checkpoint = save_checkpoint(base / "dust.safetensors")
-    config = TrainConfig(model="dust", model_options=dict(TINY_DUST), mode="erm", epochs=1, batch_size=2, device="cpu",
-                         data=DataConfig(dataset="ucsd-ped2", root=str(base / "data"), clip_length=3, crop=16,
-                                         val_crop=16, samples_per_epoch=2, val_clips_per_video=1))
+    config = TrainConfig(
+        model="dust",
+        model_options=dict(TINY_DUST),
+        mode="erm",
+        epochs=1,
+        batch_size=2,
+        device="cpu",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(base / "data"),
+            clip_length=3,
+            crop=16,
+            val_crop=16,
+            samples_per_epoch=2,
+            val_clips_per_video=1,
+        ),
+    )
     Trainer(config, base / "finished", quiet=True).fit()
     return {"base": base, "data": base / "data", "checkpoint": checkpoint, "finished": base / "finished"}
 
@@ -140,16 +157,66 @@ def copy_run(shared, tmp, name="run"):
 
 
 def evaluate_args(shared, *extra):
-    return ["evaluate", "--dataset", "ucsd-ped2", "--root", str(shared["data"]), "--split", "test", "--gammas", "1",
-            "--seeds", "0", "--baselines", "noisy", "--max-clips", "1", "--clip-length", "3", "--crop", "16",
-            "--no-figures", "--quiet", *map(str, extra)]
+    return [
+        "evaluate",
+        "--dataset",
+        "ucsd-ped2",
+        "--root",
+        str(shared["data"]),
+        "--split",
+        "test",
+        "--gammas",
+        "1",
+        "--seeds",
+        "0",
+        "--baselines",
+        "noisy",
+        "--max-clips",
+        "1",
+        "--clip-length",
+        "3",
+        "--crop",
+        "16",
+        "--no-figures",
+        "--quiet",
+        *map(str, extra),
+    ]
 
 
 def train_args(shared, *extra):
-    return ["train", "--dataset", "ucsd-ped2", "--root", str(shared["data"]), "--model", "dust", "--mode", "erm",
-            "--model-option", "layers=2", "--model-option", "patch_size=4", "--model-option", "stride=2",
-            "--clip-length", "3", "--crop", "16", "--val-crop", "16", "--samples-per-epoch", "2", "--batch-size", "2",
-            "--epochs", "1", "--device", "cpu", "--quiet", *map(str, extra)]
+    return [
+        "train",
+        "--dataset",
+        "ucsd-ped2",
+        "--root",
+        str(shared["data"]),
+        "--model",
+        "dust",
+        "--mode",
+        "erm",
+        "--model-option",
+        "layers=2",
+        "--model-option",
+        "patch_size=4",
+        "--model-option",
+        "stride=2",
+        "--clip-length",
+        "3",
+        "--crop",
+        "16",
+        "--val-crop",
+        "16",
+        "--samples-per-epoch",
+        "2",
+        "--batch-size",
+        "2",
+        "--epochs",
+        "1",
+        "--device",
+        "cpu",
+        "--quiet",
+        *map(str, extra),
+    ]
 
 
 def interrupt_writes(monkeypatch, how: str, after: int = 1):
@@ -172,9 +239,11 @@ def interrupt_writes(monkeypatch, how: str, after: int = 1):
 
 def then(fault, *args, **kwargs):
     """Arguments made first (writing the inputs), then the fault injected: then(fault, ...)(args)."""
+
     def inject(cli_args):
         fault(*args, **kwargs)
         return cli_args
+
     return inject
 
 
@@ -213,10 +282,10 @@ def _evaluate_existing(tmp, s, mp, files=("report.md", "results.csv", "results.j
 
 
 def _demo_existing(tmp, s, mp):
-    from videodenoise.datasets import download
+    from videodenoise.datasets import samples
 
     clip = a_video(tmp, "bikes.mp4")
-    mp.setattr(download, "fetch_sample_clips", lambda *a, **k: {"bikes": clip})
+    mp.setattr(samples, "fetch_sample_clips", lambda *a, **k: {"bikes": clip})
     out = tmp / "demo"
     out.mkdir()
     (out / "bikes.denoised.mp4").write_bytes(b"an earlier demo")
@@ -269,173 +338,436 @@ def _shanghaitech_bad_archive(tmp, s, mp):
 
 CASES = [
     # 1. raw Python errors escaping ---------------------------------------------------------------
-    Case("frame folder with frames of different sizes", 1,
-         lambda tmp, s, mp: clean_args(frame_folder(tmp / "frames", [(24, 32), (24, 32), (20, 30)]), "--checkpoint",
-                                       s["checkpoint"], "--sigma", "20"),
-         message="every frame of a folder must have the same size"),
-    Case("frame folder mixing grey and colour frames is denoised", 1,
-         lambda tmp, s, mp: clean_args(frame_folder(tmp / "frames", [(24, 32)] * 3, grey=[False, True, False]),
-                                       "--checkpoint", s["checkpoint"], "--sigma", "20"),
-         code=0, lines=0, writes=["frames.denoised.mp4"]),
-    Case("faststart mp4 cut in half, --sigma auto", 1,
-         lambda tmp, s, mp: clean_args(faststart_cut_in_half(tmp / "cut.mp4", moving_clip(t=24)), "--checkpoint",
-                                       s["checkpoint"]),
-         code=0, lines=0, writes=["cut.denoised.mp4"], message="could be decoded; the output has"),
-    Case("faststart mp4 cut inside its first frame, --sigma auto", 1,
-         lambda tmp, s, mp: clean_args(faststart_cut_in_half(tmp / "cut.mp4", moving_clip(t=16)), "--checkpoint",
-                                       s["checkpoint"]),
-         message="can be decoded; the file is corrupt"),
-    Case("train --workers -1", 1, lambda tmp, s, mp: train_args(s, "--workers", "-1", "--run-dir", tmp / "run"),
-         message="--workers must be 0"),
-    Case("train --run-dir is an existing file", 1,
-         lambda tmp, s, mp: train_args(s, "--run-dir", (tmp / "afile").write_text("x") and tmp / "afile"),
-         message="is a file, not a folder; choose another --run-dir"),
-    Case("train --run-dir cannot be created", 1,
-         lambda tmp, s, mp: train_args(s, "--run-dir", (tmp / "afile").write_text("x") and tmp / "afile" / "run"),
-         message="afile' is a file, not a folder"),
-    Case("evaluate --out is an existing file", 1,
-         lambda tmp, s, mp: evaluate_args(s, s["checkpoint"], "--out", (tmp / "out").write_text("x") and tmp / "out"),
-         message="is a file; choose another --out"),
-    Case("evaluate --out cannot be created", 1,
-         lambda tmp, s, mp: evaluate_args(s, "--out", (tmp / "afile").write_text("x") and tmp / "afile" / "eval"),
-         message="is a file, not a folder"),
-    Case("data download --root is a file", 1,
-         lambda tmp, s, mp: ["data", "download", "ucsd-ped2", "--root", (tmp / "afile").write_text("x") and tmp / "afile"],
-         message="is a file, not a folder; choose another --root DIR"),
-    Case("data download samples --root under a file", 1,
-         lambda tmp, s, mp: ["data", "download", "samples", "--root",
-                             (tmp / "afile").write_text("x") and tmp / "afile" / "cache"],
-         message="is a file, not a folder"),
-    Case("an unexpected RuntimeError becomes one line", 1,
-         lambda tmp, s, mp: _unexpected(tmp, s, mp, RuntimeError("boom\nsecond line")),
-         message="failed unexpectedly (RuntimeError: boom second line)"),
-    Case("an unexpected StopIteration becomes one line", 1,
-         lambda tmp, s, mp: _unexpected(tmp, s, mp, StopIteration()), message="StopIteration"),
-    Case("an unexpected FileNotFoundError names the file", 1,
-         lambda tmp, s, mp: _unexpected(tmp, s, mp, FileNotFoundError(errno.ENOENT, "No such file", "/gone/x")),
-         message="'/gone/x'"),
-    Case("train --config that is not TOML", 1,
-         lambda tmp, s, mp: ["train", "--config", (tmp / "c.toml").write_text("[[[") and tmp / "c.toml"],
-         message="cannot be parsed"),
-    Case("clean --checkpoint a folder without weights", 1,
-         lambda tmp, s, mp: clean_args(a_video(tmp), "--checkpoint", (tmp / "empty").mkdir() or tmp / "empty"),
-         message="holds no best.safetensors or last.safetensors"),
-    Case("experiment with a missing config", 1, lambda tmp, s, mp: ["experiment", tmp / "none.toml"],
-         message="none.toml"),
-
+    Case(
+        "frame folder with frames of different sizes",
+        1,
+        lambda tmp, s, mp: clean_args(
+            frame_folder(tmp / "frames", [(24, 32), (24, 32), (20, 30)]),
+            "--checkpoint",
+            s["checkpoint"],
+            "--sigma",
+            "20",
+        ),
+        message="every frame of a folder must have the same size",
+    ),
+    Case(
+        "frame folder mixing grey and colour frames is denoised",
+        1,
+        lambda tmp, s, mp: clean_args(
+            frame_folder(tmp / "frames", [(24, 32)] * 3, grey=[False, True, False]),
+            "--checkpoint",
+            s["checkpoint"],
+            "--sigma",
+            "20",
+        ),
+        code=0,
+        lines=0,
+        writes=["frames.denoised.mp4"],
+    ),
+    Case(
+        "faststart mp4 cut in half, --sigma auto",
+        1,
+        lambda tmp, s, mp: clean_args(
+            faststart_cut_in_half(tmp / "cut.mp4", moving_clip(t=24)), "--checkpoint", s["checkpoint"]
+        ),
+        code=0,
+        lines=0,
+        writes=["cut.denoised.mp4"],
+        message="could be decoded; the output has",
+    ),
+    Case(
+        "faststart mp4 cut inside its first frame, --sigma auto",
+        1,
+        lambda tmp, s, mp: clean_args(
+            faststart_cut_in_half(tmp / "cut.mp4", moving_clip(t=16)), "--checkpoint", s["checkpoint"]
+        ),
+        message="can be decoded; the file is corrupt",
+    ),
+    Case(
+        "train --workers -1",
+        1,
+        lambda tmp, s, mp: train_args(s, "--workers", "-1", "--run-dir", tmp / "run"),
+        message="--workers must be 0",
+    ),
+    Case(
+        "train --run-dir is an existing file",
+        1,
+        lambda tmp, s, mp: train_args(s, "--run-dir", (tmp / "afile").write_text("x") and tmp / "afile"),
+        message="is a file, not a folder; choose another --run-dir",
+    ),
+    Case(
+        "train --run-dir cannot be created",
+        1,
+        lambda tmp, s, mp: train_args(s, "--run-dir", (tmp / "afile").write_text("x") and tmp / "afile" / "run"),
+        message="afile' is a file, not a folder",
+    ),
+    Case(
+        "evaluate --out is an existing file",
+        1,
+        lambda tmp, s, mp: evaluate_args(s, s["checkpoint"], "--out", (tmp / "out").write_text("x") and tmp / "out"),
+        message="is a file; choose another --out",
+    ),
+    Case(
+        "evaluate --out cannot be created",
+        1,
+        lambda tmp, s, mp: evaluate_args(s, "--out", (tmp / "afile").write_text("x") and tmp / "afile" / "eval"),
+        message="is a file, not a folder",
+    ),
+    Case(
+        "data download --root is a file",
+        1,
+        lambda tmp, s, mp: [
+            "data",
+            "download",
+            "ucsd-ped2",
+            "--root",
+            (tmp / "afile").write_text("x") and tmp / "afile",
+        ],
+        message="is a file, not a folder; choose another --root DIR",
+    ),
+    Case(
+        "data download samples --root under a file",
+        1,
+        lambda tmp, s, mp: [
+            "data",
+            "download",
+            "samples",
+            "--root",
+            (tmp / "afile").write_text("x") and tmp / "afile" / "cache",
+        ],
+        message="is a file, not a folder",
+    ),
+    Case(
+        "an unexpected RuntimeError becomes one line",
+        1,
+        lambda tmp, s, mp: _unexpected(tmp, s, mp, RuntimeError("boom\nsecond line")),
+        message="failed unexpectedly (RuntimeError: boom second line)",
+    ),
+    Case(
+        "an unexpected StopIteration becomes one line",
+        1,
+        lambda tmp, s, mp: _unexpected(tmp, s, mp, StopIteration()),
+        message="StopIteration",
+    ),
+    Case(
+        "an unexpected FileNotFoundError names the file",
+        1,
+        lambda tmp, s, mp: _unexpected(tmp, s, mp, FileNotFoundError(errno.ENOENT, "No such file", "/gone/x")),
+        message="'/gone/x'",
+    ),
+    Case(
+        "train --config that is not TOML",
+        1,
+        lambda tmp, s, mp: ["train", "--config", (tmp / "c.toml").write_text("[[[") and tmp / "c.toml"],
+        message="cannot be parsed",
+    ),
+    Case(
+        "clean --checkpoint a folder without weights",
+        1,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--checkpoint", (tmp / "empty").mkdir() or tmp / "empty"),
+        message="holds no best.safetensors or last.safetensors",
+    ),
+    Case(
+        "experiment with a missing config", 1, lambda tmp, s, mp: ["experiment", tmp / "none.toml"], message="none.toml"
+    ),
     # 2. data lost or changed ---------------------------------------------------------------------
-    Case("train --resume of a finished run changes nothing", 2,
-         lambda tmp, s, mp: ["train", "--resume", copy_run(s, tmp), "--quiet"], code=0, lines=0),
-    Case("a failed --resume leaves config.json as it was", 2, _resume_with_bad_state,
-         message="cannot be read as a training checkpoint"),
+    Case(
+        "train --resume of a finished run changes nothing",
+        2,
+        lambda tmp, s, mp: ["train", "--resume", copy_run(s, tmp), "--quiet"],
+        code=0,
+        lines=0,
+    ),
+    Case(
+        "a failed --resume leaves config.json as it was",
+        2,
+        _resume_with_bad_state,
+        message="cannot be read as a training checkpoint",
+    ),
     Case("evaluate --out over earlier results", 2, _evaluate_existing, message="already holds an evaluation"),
-    Case("evaluate --out over an earlier figure", 2,
-         lambda tmp, s, mp: _evaluate_existing(tmp, s, mp, files=("rmse_vs_gamma.png",)),
-         message="already holds an evaluation (rmse_vs_gamma.png)"),
+    Case(
+        "evaluate --out over an earlier figure",
+        2,
+        lambda tmp, s, mp: _evaluate_existing(tmp, s, mp, files=("rmse_vs_gamma.png",)),
+        message="already holds an evaluation (rmse_vs_gamma.png)",
+    ),
     Case("demo over an earlier demo", 2, _demo_existing, message="already exists; pass --overwrite"),
-    Case("clean over an existing output", 2,
-         lambda tmp, s, mp: (tmp / "in.denoised.mp4").write_bytes(b"keep") and clean_args(
-             a_video(tmp), "--checkpoint", s["checkpoint"]), message="already exists; pass --overwrite"),
-    Case("clean --overwrite onto its own input", 2,
-         lambda tmp, s, mp: clean_args(a_video(tmp), "-o", tmp / "in.mp4", "--overwrite", "--checkpoint", s["checkpoint"]),
-         message="is the input"),
-    Case("a new train into a finished run's folder", 2,
-         lambda tmp, s, mp: train_args(s, "--run-dir", copy_run(s, tmp)), message="already holds a run"),
-    Case("clean side-by-side output exists", 2,
-         lambda tmp, s, mp: (tmp / "in.side-by-side.mp4").write_bytes(b"keep") and clean_args(
-             a_video(tmp), "--side-by-side", "--checkpoint", s["checkpoint"]), message="already exists"),
-
+    Case(
+        "clean over an existing output",
+        2,
+        lambda tmp, s, mp: (
+            (tmp / "in.denoised.mp4").write_bytes(b"keep") and clean_args(a_video(tmp), "--checkpoint", s["checkpoint"])
+        ),
+        message="already exists; pass --overwrite",
+    ),
+    Case(
+        "clean --overwrite onto its own input",
+        2,
+        lambda tmp, s, mp: clean_args(
+            a_video(tmp), "-o", tmp / "in.mp4", "--overwrite", "--checkpoint", s["checkpoint"]
+        ),
+        message="is the input",
+    ),
+    Case(
+        "a new train into a finished run's folder",
+        2,
+        lambda tmp, s, mp: train_args(s, "--run-dir", copy_run(s, tmp)),
+        message="already holds a run",
+    ),
+    Case(
+        "clean side-by-side output exists",
+        2,
+        lambda tmp, s, mp: (
+            (tmp / "in.side-by-side.mp4").write_bytes(b"keep")
+            and clean_args(a_video(tmp), "--side-by-side", "--checkpoint", s["checkpoint"])
+        ),
+        message="already exists",
+    ),
     # 3. wrong answers and wrong advice -----------------------------------------------------------
-    Case("clean with NaN weights", 3,
-         lambda tmp, s, mp: clean_args(a_video(tmp), "--checkpoint", save_checkpoint(tmp / "nan.safetensors", nan=True),
-                                       "--sigma", "20"),
-         message="nan.safetensors' holds non-finite weights"),
-    Case("evaluate with NaN weights", 3,
-         lambda tmp, s, mp: evaluate_args(s, save_checkpoint(tmp / "nan.safetensors", nan=True), "--out", tmp / "eval"),
-         message="holds non-finite weights"),
-    Case("clean with a corrupt sigma_train", 3,
-         lambda tmp, s, mp: clean_args(a_video(tmp), "--checkpoint",
-                                       save_checkpoint(tmp / "bad.safetensors", sigma_train="loud")),
-         message="corrupt sigma_train"),
-    Case("one corrupt packet mid-video, --sigma auto", 3,
-         lambda tmp, s, mp: clean_args(png_movie(tmp / "broken.mov", moving_clip(t=6), corrupt=[3]), "--checkpoint",
-                                       s["checkpoint"]),
-         code=0, lines=0, writes=["broken.denoised.mp4"], absent="no frame"),
-    Case("shanghaitech archive with the wrong checksum suggests --no-verify", 3, _shanghaitech_bad_archive,
-         message="--no-verify"),
-    Case("data info folder on a missing root suggests no download", 3,
-         lambda tmp, s, mp: ["data", "info", "folder", "--root", tmp / "missing"],
-         message="does not exist; check the path", absent="data download folder"),
+    Case(
+        "clean with NaN weights",
+        3,
+        lambda tmp, s, mp: clean_args(
+            a_video(tmp), "--checkpoint", save_checkpoint(tmp / "nan.safetensors", nan=True), "--sigma", "20"
+        ),
+        message="nan.safetensors' holds non-finite weights",
+    ),
+    Case(
+        "evaluate with NaN weights",
+        3,
+        lambda tmp, s, mp: evaluate_args(s, save_checkpoint(tmp / "nan.safetensors", nan=True), "--out", tmp / "eval"),
+        message="holds non-finite weights",
+    ),
+    Case(
+        "clean with a corrupt sigma_train",
+        3,
+        lambda tmp, s, mp: clean_args(
+            a_video(tmp), "--checkpoint", save_checkpoint(tmp / "bad.safetensors", sigma_train="loud")
+        ),
+        message="corrupt sigma_train",
+    ),
+    Case(
+        "one corrupt packet mid-video, --sigma auto",
+        3,
+        lambda tmp, s, mp: clean_args(
+            png_movie(tmp / "broken.mov", moving_clip(t=6), corrupt=[3]), "--checkpoint", s["checkpoint"]
+        ),
+        code=0,
+        lines=0,
+        writes=["broken.denoised.mp4"],
+        absent="no frame",
+    ),
+    Case(
+        "shanghaitech archive with the wrong checksum suggests --no-verify",
+        3,
+        _shanghaitech_bad_archive,
+        message="--no-verify",
+    ),
+    Case(
+        "data info folder on a missing root suggests no download",
+        3,
+        lambda tmp, s, mp: ["data", "info", "folder", "--root", tmp / "missing"],
+        message="does not exist; check the path",
+        absent="data download folder",
+    ),
     Case("data download samples --wheel that is missing", 3, _samples_wheel_missing, message="does not exist"),
-    Case("train that fails at start leaves no run folder", 3,
-         lambda tmp, s, mp: ["train", "--dataset", "avenue", "--root", tmp / "nowhere", "--run-dir", tmp / "run", "--quiet"],
-         message="does not exist", absent="--resume"),
-    Case("train --resume of a run killed before its first checkpoint", 3,
-         lambda tmp, s, mp: (tmp / "run").mkdir() or (tmp / "run" / "config.json").write_text("{}") and [
-             "train", "--resume", tmp / "run"], message="delete the folder and start the run again"),
-    Case("a new train into a run killed before its first checkpoint", 3,
-         lambda tmp, s, mp: (tmp / "run").mkdir() or (tmp / "run" / "config.json").write_text("{}") and train_args(
-             s, "--run-dir", tmp / "run"), message="delete that folder", absent="--resume"),
-    Case("--resume of a path that does not exist", 3, lambda tmp, s, mp: ["train", "--resume", tmp / "none"],
-         message="is not a run folder"),
-
+    Case(
+        "train that fails at start leaves no run folder",
+        3,
+        lambda tmp, s, mp: [
+            "train",
+            "--dataset",
+            "avenue",
+            "--root",
+            tmp / "nowhere",
+            "--run-dir",
+            tmp / "run",
+            "--quiet",
+        ],
+        message="does not exist",
+        absent="--resume",
+    ),
+    Case(
+        "train --resume of a run killed before its first checkpoint",
+        3,
+        lambda tmp, s, mp: (
+            (tmp / "run").mkdir()
+            or (tmp / "run" / "config.json").write_text("{}")
+            and ["train", "--resume", tmp / "run"]
+        ),
+        message="delete the folder and start the run again",
+    ),
+    Case(
+        "a new train into a run killed before its first checkpoint",
+        3,
+        lambda tmp, s, mp: (
+            (tmp / "run").mkdir()
+            or (tmp / "run" / "config.json").write_text("{}")
+            and train_args(s, "--run-dir", tmp / "run")
+        ),
+        message="delete that folder",
+        absent="--resume",
+    ),
+    Case(
+        "--resume of a path that does not exist",
+        3,
+        lambda tmp, s, mp: ["train", "--resume", tmp / "none"],
+        message="is not a run folder",
+    ),
     # 4. a batch stopping at the first error ------------------------------------------------------
-    Case("clean a.mp4 bad_folder/ c.mp4 -o out/", 4,
-         lambda tmp, s, mp: (tmp / "out").mkdir() or (tmp / "bad").mkdir() or clean_args(
-             a_video(tmp, "a.mp4"), tmp / "bad", a_video(tmp, "c.mp4"), "-o", tmp / "out", "--checkpoint",
-             s["checkpoint"], "--sigma", "20"),
-         lines=2, message="1 of 3 inputs failed", writes=["out/a.denoised.mp4", "out/c.denoised.mp4"]),
-    Case("clean with a missing input in the middle", 4,
-         lambda tmp, s, mp: clean_args(a_video(tmp, "a.mp4"), tmp / "missing.mp4", a_video(tmp, "c.mp4"),
-                                       "--checkpoint", s["checkpoint"], "--sigma", "20"),
-         lines=2, message="missing.mp4' does not exist", writes=["a.denoised.mp4", "c.denoised.mp4"]),
-    Case("clean where one input fails unexpectedly", 4,
-         lambda tmp, s, mp: fail_for(mp, "a.mp4", RuntimeError("decoder exploded")) or clean_args(
-             a_video(tmp, "a.mp4"), a_video(tmp, "c.mp4"), "--checkpoint", s["checkpoint"], "--sigma", "20"),
-         lines=2, message="RuntimeError: decoder exploded", writes=["c.denoised.mp4"]),
-    Case("clean where every input fails", 4,
-         lambda tmp, s, mp: clean_args(tmp / "x.mp4", tmp / "y.mp4", "--checkpoint", s["checkpoint"]),
-         lines=3, message="2 of 2 inputs failed"),
-
+    Case(
+        "clean a.mp4 bad_folder/ c.mp4 -o out/",
+        4,
+        lambda tmp, s, mp: (
+            (tmp / "out").mkdir()
+            or (tmp / "bad").mkdir()
+            or clean_args(
+                a_video(tmp, "a.mp4"),
+                tmp / "bad",
+                a_video(tmp, "c.mp4"),
+                "-o",
+                tmp / "out",
+                "--checkpoint",
+                s["checkpoint"],
+                "--sigma",
+                "20",
+            )
+        ),
+        lines=2,
+        message="1 of 3 inputs failed",
+        writes=["out/a.denoised.mp4", "out/c.denoised.mp4"],
+    ),
+    Case(
+        "clean with a missing input in the middle",
+        4,
+        lambda tmp, s, mp: clean_args(
+            a_video(tmp, "a.mp4"),
+            tmp / "missing.mp4",
+            a_video(tmp, "c.mp4"),
+            "--checkpoint",
+            s["checkpoint"],
+            "--sigma",
+            "20",
+        ),
+        lines=2,
+        message="missing.mp4' does not exist",
+        writes=["a.denoised.mp4", "c.denoised.mp4"],
+    ),
+    Case(
+        "clean where one input fails unexpectedly",
+        4,
+        lambda tmp, s, mp: (
+            fail_for(mp, "a.mp4", RuntimeError("decoder exploded"))
+            or clean_args(
+                a_video(tmp, "a.mp4"), a_video(tmp, "c.mp4"), "--checkpoint", s["checkpoint"], "--sigma", "20"
+            )
+        ),
+        lines=2,
+        message="RuntimeError: decoder exploded",
+        writes=["c.denoised.mp4"],
+    ),
+    Case(
+        "clean where every input fails",
+        4,
+        lambda tmp, s, mp: clean_args(tmp / "x.mp4", tmp / "y.mp4", "--checkpoint", s["checkpoint"]),
+        lines=3,
+        message="2 of 2 inputs failed",
+    ),
     # 5. small gaps -------------------------------------------------------------------------------
-    Case("SIGTERM while writing", 5,
-         lambda tmp, s, mp: then(interrupt_writes, mp, "sigterm")(clean_args(
-             a_video(tmp), "--checkpoint", s["checkpoint"], "--sigma", "20")),
-         code=130, message="interrupted; nothing was written"),
-    Case("Ctrl-C while writing", 5,
-         lambda tmp, s, mp: then(interrupt_writes, mp, "ctrl-c")(clean_args(
-             a_video(tmp), "--checkpoint", s["checkpoint"], "--sigma", "20")),
-         code=130, message="interrupted; nothing was written"),
-    Case("Ctrl-C in a batch after one output", 5,
-         lambda tmp, s, mp: then(interrupt_writes, mp, "ctrl-c", after=4)(clean_args(
-             a_video(tmp, "a.mp4"), a_video(tmp, "c.mp4"), "--checkpoint", s["checkpoint"], "--sigma", "20")),
-         code=130, message="interrupted; kept the 1 finished output(s)", writes=["a.denoised.mp4"]),
-    Case("Ctrl-C in training before the first checkpoint", 5, _train_interrupted,
-         code=130, message="before its first checkpoint, so nothing was kept"),
-    Case("Ctrl-C in training after a checkpoint", 5, _train_interrupted_after_checkpoint, code=130,
-         message="keeps its last checkpoint; continue it with `videodenoise train --resume",
-         writes=["run/config.json", "run/last.pt", "run/last.safetensors", "run/metrics.jsonl", "run/best.safetensors"]),
-    Case("full disk while writing PNG frames", 5,
-         lambda tmp, s, mp: full_disk(mp, V) or clean_args(a_video(tmp), "-o", tmp / "frames_out", "--checkpoint",
-                                                           s["checkpoint"], "--sigma", "20"),
-         message="no space left on device", absent="libpng"),
-    Case("full disk while writing evaluation results", 5,
-         lambda tmp, s, mp: full_disk(mp, Path, "write_text") or evaluate_args(s, "--out", tmp / "eval"),
-         message="no space left on device"),
-    Case("--crf 99", 5, lambda tmp, s, mp: clean_args(a_video(tmp), "--crf", "99", "--checkpoint", s["checkpoint"]),
-         message="--crf must be from 0"),
-    Case("--crf -1", 5, lambda tmp, s, mp: clean_args(a_video(tmp), "--crf", "-1", "--checkpoint", s["checkpoint"]),
-         message="--crf must be from 0"),
-    Case("--fps 0", 5,
-         lambda tmp, s, mp: clean_args(frame_folder(tmp / "frames", [(24, 32)] * 2), "--fps", "0", "--checkpoint",
-                                       s["checkpoint"]),
-         message="--fps must be a positive frame rate"),
-    Case("-o afile/out.mp4 where afile is a file", 5,
-         lambda tmp, s, mp: (tmp / "afile").write_text("x") and clean_args(
-             a_video(tmp), "-o", tmp / "afile" / "out.mp4", "--checkpoint", s["checkpoint"]),
-         message="afile' is a file, not a folder"),
-    Case("demo --frames 0", 5,
-         lambda tmp, s, mp: ["demo", "--output-dir", tmp / "demo", "--frames", "0"], message="--frames must be at least 1"),
+    Case(
+        "SIGTERM while writing",
+        5,
+        lambda tmp, s, mp: then(interrupt_writes, mp, "sigterm")(
+            clean_args(a_video(tmp), "--checkpoint", s["checkpoint"], "--sigma", "20")
+        ),
+        code=130,
+        message="interrupted; nothing was written",
+    ),
+    Case(
+        "Ctrl-C while writing",
+        5,
+        lambda tmp, s, mp: then(interrupt_writes, mp, "ctrl-c")(
+            clean_args(a_video(tmp), "--checkpoint", s["checkpoint"], "--sigma", "20")
+        ),
+        code=130,
+        message="interrupted; nothing was written",
+    ),
+    Case(
+        "Ctrl-C in a batch after one output",
+        5,
+        lambda tmp, s, mp: then(interrupt_writes, mp, "ctrl-c", after=4)(
+            clean_args(a_video(tmp, "a.mp4"), a_video(tmp, "c.mp4"), "--checkpoint", s["checkpoint"], "--sigma", "20")
+        ),
+        code=130,
+        message="interrupted; kept the 1 finished output(s)",
+        writes=["a.denoised.mp4"],
+    ),
+    Case(
+        "Ctrl-C in training before the first checkpoint",
+        5,
+        _train_interrupted,
+        code=130,
+        message="before its first checkpoint, so nothing was kept",
+    ),
+    Case(
+        "Ctrl-C in training after a checkpoint",
+        5,
+        _train_interrupted_after_checkpoint,
+        code=130,
+        message="keeps its last checkpoint; continue it with `videodenoise train --resume",
+        writes=["run/config.json", "run/last.pt", "run/last.safetensors", "run/metrics.jsonl", "run/best.safetensors"],
+    ),
+    Case(
+        "full disk while writing PNG frames",
+        5,
+        lambda tmp, s, mp: (
+            full_disk(mp, V)
+            or clean_args(a_video(tmp), "-o", tmp / "frames_out", "--checkpoint", s["checkpoint"], "--sigma", "20")
+        ),
+        message="no space left on device",
+        absent="libpng",
+    ),
+    Case(
+        "full disk while writing evaluation results",
+        5,
+        lambda tmp, s, mp: full_disk(mp, Path, "write_text") or evaluate_args(s, "--out", tmp / "eval"),
+        message="no space left on device",
+    ),
+    Case(
+        "--crf 99",
+        5,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--crf", "99", "--checkpoint", s["checkpoint"]),
+        message="--crf must be from 0",
+    ),
+    Case(
+        "--crf -1",
+        5,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--crf", "-1", "--checkpoint", s["checkpoint"]),
+        message="--crf must be from 0",
+    ),
+    Case(
+        "--fps 0",
+        5,
+        lambda tmp, s, mp: clean_args(
+            frame_folder(tmp / "frames", [(24, 32)] * 2), "--fps", "0", "--checkpoint", s["checkpoint"]
+        ),
+        message="--fps must be a positive frame rate",
+    ),
+    Case(
+        "-o afile/out.mp4 where afile is a file",
+        5,
+        lambda tmp, s, mp: (
+            (tmp / "afile").write_text("x")
+            and clean_args(a_video(tmp), "-o", tmp / "afile" / "out.mp4", "--checkpoint", s["checkpoint"])
+        ),
+        message="afile' is a file, not a folder",
+    ),
+    Case(
+        "demo --frames 0",
+        5,
+        lambda tmp, s, mp: ["demo", "--output-dir", tmp / "demo", "--frames", "0"],
+        message="--frames must be at least 1",
+    ),
 ]
 
 

@@ -11,10 +11,9 @@ import torch
 
 import videodenoise.models.base as base
 from videodenoise.denoise.denoiser import Denoiser
-from videodenoise.denoise.settings import DenoiseSettings
-from videodenoise.errors import DenoiseError
-from videodenoise.denoise.fusion import FusionSettings, MotionFusion, _interpolation_variance
-from videodenoise.errors import ModelError
+from videodenoise.denoise.fusion import MotionFusion, _interpolation_variance
+from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.errors import DenoiseError, ModelError
 from videodenoise.models.registry import build_model, save_model
 
 SIGMA = 20 / 255
@@ -33,7 +32,7 @@ def texture(height=64, width=80, seed=0) -> torch.Tensor:
 def panned(frames=5, step=2, channels=3, seed=0) -> torch.Tensor:
     """A clean (T, C, H, W) clip: a texture panned `step` whole pixels a frame (cropped from a wider one)."""
     wide = texture(64, 80 + step * frames, seed)
-    clip = torch.stack([wide[:, :, t * step:t * step + 80] for t in range(frames)])
+    clip = torch.stack([wide[:, :, t * step : t * step + 80] for t in range(frames)])
     return clip.expand(-1, channels, -1, -1).contiguous()
 
 
@@ -174,9 +173,13 @@ def test_fusion_in_the_denoiser_beats_the_model_alone_and_tiles_agree():
     clean = panned(frames=6, step=1)
     noisy_clip = noisy(clean).clamp(0, 1)
     plain = Denoiser(model, DenoiseSettings(device="cpu", tile=0)).denoise_clip(noisy_clip, sigma=SIGMA)
-    fused = Denoiser(model, DenoiseSettings(device="cpu", tile=0, fusion=FusionSettings())).denoise_clip(noisy_clip, sigma=SIGMA)
+    fused = Denoiser(model, DenoiseSettings(device="cpu", tile=0, fusion=FusionSettings())).denoise_clip(
+        noisy_clip, sigma=SIGMA
+    )
     assert rmse(fused, clean) < 0.85 * rmse(plain, clean)
-    tiled = Denoiser(model, DenoiseSettings(device="cpu", tile=48, overlap=24, fusion=FusionSettings())).denoise_clip(noisy_clip, sigma=SIGMA)
+    tiled = Denoiser(model, DenoiseSettings(device="cpu", tile=48, overlap=24, fusion=FusionSettings())).denoise_clip(
+        noisy_clip, sigma=SIGMA
+    )
     assert torch.allclose(tiled, fused, atol=1e-5)
     with pytest.raises(DenoiseError, match="noise level"):
         Denoiser(model, DenoiseSettings(device="cpu", fusion=FusionSettings())).denoise_clip(noisy_clip, sigma=None)
@@ -185,24 +188,36 @@ def test_fusion_in_the_denoiser_beats_the_model_alone_and_tiles_agree():
 def test_clean_fuses_by_default_and_not_with_no_fusion(tmp_path, capsys, monkeypatch):
     from fractions import Fraction
 
-    from helpers import run_cli
     from videodenoise.io.readers import read_video
     from videodenoise.io.writers import write_video
 
-    checkpoint = save_model(build_model("dust", layers=2), tmp_path / "m.safetensors",
-                            {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})
-    source = write_video(tmp_path / "in.mkv", noisy(panned(frames=4, step=1)).clamp(0, 1), fps=Fraction(25), codec="ffv1")
+    from helpers import run_cli
+
+    checkpoint = save_model(
+        build_model("dust", layers=2),
+        tmp_path / "m.safetensors",
+        {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"},
+    )
+    source = write_video(
+        tmp_path / "in.mkv", noisy(panned(frames=4, step=1)).clamp(0, 1), fps=Fraction(25), codec="ffv1"
+    )
     outputs = {}
     for flag in ("--fusion", "--no-fusion"):
         target = tmp_path / f"{flag}.mkv"
-        code, out, err = run_cli(["clean", source, "-o", target, "--format", "lossless", "--sigma", "20",
-                                  "--checkpoint", checkpoint, flag], capsys, monkeypatch)
+        code, out, err = run_cli(
+            ["clean", source, "-o", target, "--format", "lossless", "--sigma", "20", "--checkpoint", checkpoint, flag],
+            capsys,
+            monkeypatch,
+        )
         assert code == 0, err
         assert ("motion-aligned" in out) == (flag == "--fusion")
         outputs[flag] = read_video(target)
     assert not torch.equal(outputs["--fusion"], outputs["--no-fusion"])
-    code, out, err = run_cli(["clean", source, "-o", tmp_path / "blind.mkv", "--sigma", "none", "--checkpoint", checkpoint],
-                             capsys, monkeypatch)
+    code, out, err = run_cli(
+        ["clean", source, "-o", tmp_path / "blind.mkv", "--sigma", "none", "--checkpoint", checkpoint],
+        capsys,
+        monkeypatch,
+    )
     assert code == 0 and "motion-aligned" not in out  # blind: no σ, so nothing to fuse by
 
 
@@ -221,10 +236,25 @@ def ped2(tmp_path_factory):
 def fusion_config(root, **changes):
     from videodenoise.training.config import DataConfig, TrainConfig
 
-    values = dict(model="dust", model_options=dict(layers=2, patch_size=4, stride=2), mode="erm",
-                  data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=24, val_crop=24,
-                                  samples_per_epoch=4, val_clips_per_video=1),
-                  sigma_range=[0.0, 0.2], fusion={"radius": 1}, epochs=1, batch_size=2, device="cpu")
+    values = dict(
+        model="dust",
+        model_options=dict(layers=2, patch_size=4, stride=2),
+        mode="erm",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(root),
+            clip_length=3,
+            crop=24,
+            val_crop=24,
+            samples_per_epoch=4,
+            val_clips_per_video=1,
+        ),
+        sigma_range=[0.0, 0.2],
+        fusion={"radius": 1},
+        epochs=1,
+        batch_size=2,
+        device="cpu",
+    )
     return TrainConfig(**{**values, **changes})
 
 
@@ -233,8 +263,8 @@ def test_training_with_fusion_fuses_every_clip_and_tells_the_model_the_noise_map
 
     trainer = Trainer(fusion_config(ped2), tmp_path / "run", quiet=True)
     clean = panned(frames=3, step=1, channels=1)[None, :, :, :24, :24].expand(2, -1, -1, -1, -1)
-    fused, sigmas, told = trainer._inputs(clean, 7, 0)
-    noisy, _ = trainer._noisy(clean, 7, 0)
+    fused, sigmas, told = trainer.inputs(clean, 7, 0)
+    noisy, _ = trainer.inputs.noisy(clean, 7, 0)
     expected = MotionFusion(FusionSettings(radius=1)).fuse_clip(noisy[1], float(sigmas[1]))
     assert torch.allclose(fused[1], expected[0]) and torch.allclose(told["sigma"][1], expected[1])
     assert told["sigma"].shape == (2, 3, 24, 24) and (told["sigma"] <= sigmas.view(-1, 1, 1, 1) + 1e-6).all()
@@ -253,8 +283,11 @@ def test_fine_tuning_starts_from_the_given_weights_and_refuses_ones_that_do_not_
     trainer = Trainer(fusion_config(ped2, init_weights=str(weights)), tmp_path / "run", quiet=True)
     assert torch.equal(trainer.model.layers[0].analysis, source.layers[0].analysis)
     with pytest.raises(ConfigError, match="init_weights"):
-        Trainer(fusion_config(ped2, init_weights=str(weights), model_options=dict(layers=3, patch_size=4, stride=2)),
-                tmp_path / "other", quiet=True)
+        Trainer(
+            fusion_config(ped2, init_weights=str(weights), model_options=dict(layers=3, patch_size=4, stride=2)),
+            tmp_path / "other",
+            quiet=True,
+        )
     with pytest.raises(ConfigError, match="init_weights: .*does not exist"):
         Trainer(fusion_config(ped2, init_weights=str(tmp_path / "missing.safetensors")), tmp_path / "third", quiet=True)
     with pytest.raises(ConfigError, match="fusion"):

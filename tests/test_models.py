@@ -14,12 +14,17 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 import videodenoise.models.base as base
-from videodenoise.errors import VideodenoiseError
-from videodenoise.models.registry import MODEL_NAMES, build_model, count_parameters, load_model, read_metadata, save_model
-from videodenoise.models.config import DUSTConfig
-from videodenoise.errors import ModelError
-from videodenoise.models.layers import SoftThreshold, dc_atoms, dct_dictionary, extract_patches, fold_patches
-from videodenoise.models.layers import TokenAttention
+from videodenoise.errors import ModelError, VideodenoiseError
+from videodenoise.models.config import MODEL_NAMES, DUSTConfig
+from videodenoise.models.layers import (
+    SoftThreshold,
+    TokenAttention,
+    dc_atoms,
+    dct_dictionary,
+    extract_patches,
+    fold_patches,
+)
+from videodenoise.models.registry import build_model, count_parameters, load_model, read_metadata, save_model
 from videodenoise.models.ut import FeedForwardStep, ProximalStep
 
 SIGMA = 25 / 255
@@ -29,8 +34,9 @@ GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"
 def read_gif(channels: int) -> torch.Tensor:
     """The scikit-image GIF as a (1, T, C, H, W) float clip in [0, 1] (24 frames of 14×25)."""
     mode = "L" if channels == 1 else "RGB"
-    frames = [np.asarray(frame.convert(mode), dtype=np.float32) / 255
-              for frame in ImageSequence.Iterator(Image.open(GIF))]
+    frames = [
+        np.asarray(frame.convert(mode), dtype=np.float32) / 255 for frame in ImageSequence.Iterator(Image.open(GIF))
+    ]
     clip = torch.from_numpy(np.stack(frames))
     clip = clip[:, None] if channels == 1 else clip.permute(0, 3, 1, 2)
     return clip[None].contiguous()
@@ -39,7 +45,7 @@ def read_gif(channels: int) -> torch.Tensor:
 def panning_clip() -> torch.Tensor:
     """A larger real test signal: a 96×128 window panning across the camera image, 5 frames."""
     image = torch.from_numpy(skimage.data.camera().astype(np.float32) / 255)
-    return torch.stack([image[100 + 2 * t:196 + 2 * t, 150 + 3 * t:278 + 3 * t] for t in range(5)])[None, :, None]
+    return torch.stack([image[100 + 2 * t : 196 + 2 * t, 150 + 3 * t : 278 + 3 * t] for t in range(5)])[None, :, None]
 
 
 def add_noise(clip: torch.Tensor, sigma: float = SIGMA, seed: int = 0) -> torch.Tensor:
@@ -83,7 +89,7 @@ def test_tokens_are_the_patches_of_the_frame():
     offset = 8 - 4  # padding before the first pixel
     row, col = 2, 3  # patch location with top-left pixel (2·4 − 4, 3·4 − 4) in the clip
     top, left = row * 4 - offset, col * 4 - offset
-    expected = clip[0, 1, 0, top:top + 8, left:left + 8].flatten()
+    expected = clip[0, 1, 0, top : top + 8, left : left + 8].flatten()
     assert torch.equal(tokens[0, row, col, 1], expected)
     # every clip pixel lies in (8/4)² patches, borders included
     assert grid.pad_top == grid.pad_left == offset
@@ -146,8 +152,14 @@ def test_cpu_bands_give_the_same_result_as_one_band(name, token_set, monkeypatch
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)
-@pytest.mark.parametrize("options", [{}, {"tied_layers": True, "tied_qk": False, "heads": 2},
-                                     {"token_set": "spatiotemporal", "normalize_tokens": False}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"tied_layers": True, "tied_qk": False, "heads": 2},
+        {"token_set": "spatiotemporal", "normalize_tokens": False},
+    ],
+)
 def test_gradients_reach_every_parameter(name, options):
     model = randomise(build_model(name, layers=3, **options))
     clean = torch.rand(1, 3, 1, 20, 20)
@@ -338,15 +350,18 @@ def test_registry_builds_both_models_with_small_defaults():
     assert build_model("dust", layers=3, code_size=128).config == DUSTConfig(layers=3, code_size=128)
 
 
-@pytest.mark.parametrize("name, options, message", [
-    ("nope", {}, "unknown model"),
-    ("dust", {"colour": 3}, "unknown option"),
-    ("dust", {"channels": 2}, "channels"),
-    ("ut", {"stride": 9}, "stride"),
-    ("ut", {"width": 100, "heads": 3}, "heads"),
-    ("dust", {"token_set": "spatial"}, "token_set"),
-    ("dust", {"layers": 2.5}, "layers"),
-])
+@pytest.mark.parametrize(
+    "name, options, message",
+    [
+        ("nope", {}, "unknown model"),
+        ("dust", {"colour": 3}, "unknown option"),
+        ("dust", {"channels": 2}, "channels"),
+        ("ut", {"stride": 9}, "stride"),
+        ("ut", {"width": 100, "heads": 3}, "heads"),
+        ("dust", {"token_set": "spatial"}, "token_set"),
+        ("dust", {"layers": 2.5}, "layers"),
+    ],
+)
 def test_bad_options_are_clear_errors(name, options, message):
     with pytest.raises(ModelError, match=message):
         build_model(name, **options)
@@ -381,8 +396,11 @@ def test_wrong_weights_files_are_clear_errors(tmp_path):
 
     # same model, different shapes: weights of code size 256 under a config saying 128
     wrong_shape = tmp_path / "wrong_shape.safetensors"
-    save_file(tensors, wrong_shape, metadata={"videodenoise_model": "dust",
-                                              "config": json.dumps({"layers": 2, "code_size": 128})})
+    save_file(
+        tensors,
+        wrong_shape,
+        metadata={"videodenoise_model": "dust", "config": json.dumps({"layers": 2, "code_size": 128})},
+    )
     with pytest.raises(ModelError, match="wrong shape"):
         load_model(wrong_shape)
 

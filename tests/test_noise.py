@@ -4,8 +4,22 @@ import pytest
 import torch
 
 from videodenoise.errors import VideodenoiseError
-from videodenoise.noise.levels import DEFAULT_GAMMAS, DEFAULT_SIGMA_TRAIN, gamma_sweep, sigma_from_255, sigma_to_255, sigmas_from_255
-from videodenoise.noise.kinds import NOISE_KINDS, GaussianNoise, PoissonGaussianNoise, SaltPepperNoise, UniformNoise, make_noise
+from videodenoise.noise.kinds import (
+    NOISE_KINDS,
+    GaussianNoise,
+    PoissonGaussianNoise,
+    SaltPepperNoise,
+    UniformNoise,
+    make_noise,
+)
+from videodenoise.noise.levels import (
+    DEFAULT_GAMMAS,
+    DEFAULT_SIGMA_TRAIN,
+    gamma_sweep,
+    sigma_from_255,
+    sigma_to_255,
+    sigmas_from_255,
+)
 
 N = 1_000_000
 

@@ -10,15 +10,22 @@ import pytest
 import torch
 
 import videodenoise.models.base as base
-from videodenoise.datasets.motion import (BENCHMARK_PHOTOS, TRAINING_PHOTOS, MixedClips, MotionClips, MotionLimits,
-                                          camera_motion_clip, load_photo, motion_path, opponent_channel)
+from videodenoise.datasets.motion import (
+    BENCHMARK_PHOTOS,
+    TRAINING_PHOTOS,
+    MixedClips,
+    MotionClips,
+    MotionLimits,
+    camera_motion_clip,
+    load_photo,
+    motion_path,
+    opponent_channel,
+)
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import DenoiseSettings
-from videodenoise.errors import DatasetError
-from videodenoise.errors import ModelError
-from videodenoise.models.registry import build_model, save_model
-from videodenoise.models.registry import read_metadata
+from videodenoise.errors import DatasetError, ModelError
 from videodenoise.models.layers import TokenAttention
+from videodenoise.models.registry import build_model, read_metadata, save_model
 from videodenoise.training.config import DataConfig, TrainConfig
 from videodenoise.training.trainer import Trainer
 
@@ -42,7 +49,9 @@ def with_active_attention(model):
     for layer in model.layers:
         with torch.no_grad():
             layer.attention.gain.fill_(0.5)
-            layer.attention.query.weight.copy_(torch.randn(layer.attention.query.weight.shape, generator=generator) * 0.1)
+            layer.attention.query.weight.copy_(
+                torch.randn(layer.attention.query.weight.shape, generator=generator) * 0.1
+            )
     return model
 
 
@@ -52,7 +61,9 @@ def with_active_attention(model):
 def test_nonlocal_scores_are_negative_squared_distances():
     """With one frame and the window covering the grid, the weights are softmax(−½‖q_i − q_j‖²/√d)."""
     torch.manual_seed(0)
-    attention = TokenAttention(8, head_dim=4, normalize_tokens=False, token_set="nonlocal", neighbourhood=3, gain_init=1.0)
+    attention = TokenAttention(
+        8, head_dim=4, normalize_tokens=False, token_set="nonlocal", neighbourhood=3, gain_init=1.0
+    )
     tokens = torch.randn(1, 2, 2, 1, 8)
     out = attention(tokens)
     queries = attention.query(tokens).reshape(4, 4)
@@ -194,8 +205,11 @@ def test_a_pure_pan_moves_the_content_by_the_drawn_shift():
     path = motion_path(3, torch.Generator().manual_seed(0), limits)
     dx, dy = float(path["shift_x"][2]), float(path["shift_y"][2])
     # locate frame 2 inside frame 0 by brute-force integer search around the rounded shift
-    best = min(((clip[0, :, 8 + oy:56 + oy, 8 + ox:56 + ox] - clip[2, :, 8:56, 8:56]).abs().mean().item(), ox, oy)
-               for ox in range(-6, 7) for oy in range(-6, 7))
+    best = min(
+        ((clip[0, :, 8 + oy : 56 + oy, 8 + ox : 56 + ox] - clip[2, :, 8:56, 8:56]).abs().mean().item(), ox, oy)
+        for ox in range(-6, 7)
+        for oy in range(-6, 7)
+    )
     assert abs(best[1] - dx) <= 0.5 + 1e-6 and abs(best[2] - dy) <= 0.5 + 1e-6
 
 
@@ -249,13 +263,26 @@ def root(tmp_path_factory):
 
 def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_checkpoint(root, tmp_path):
     config = TrainConfig(
-        model="dust", model_options=dict(layers=2, patch_size=4, stride=2, token_set="nonlocal"), mode="constrained",
-        data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=16, val_crop=24,
-                        samples_per_epoch=8, val_clips_per_video=1, motion_fraction=0.5),
-        sigma_range=[0.0, 0.2], epochs=1, batch_size=4, device="cpu",
+        model="dust",
+        model_options=dict(layers=2, patch_size=4, stride=2, token_set="nonlocal"),
+        mode="constrained",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(root),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=8,
+            val_clips_per_video=1,
+            motion_fraction=0.5,
+        ),
+        sigma_range=[0.0, 0.2],
+        epochs=1,
+        batch_size=4,
+        device="cpu",
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
-    noisy, sigmas, told = trainer._inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    noisy, sigmas, told = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
     assert told["sigma"] is sigmas  # the model is told each clip's σ
     assert sigmas.shape == (4,) and (sigmas >= 0).all() and (sigmas <= 0.2).all() and sigmas.unique().numel() == 4
     measured = (noisy - 0.5).flatten(1).std(dim=1)
@@ -268,14 +295,26 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
 
 def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path):
     config = TrainConfig(
-        model="ut", model_options=dict(layers=2, patch_size=4, stride=2, width=32), mode="erm",
-        data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=16, val_crop=24,
-                        samples_per_epoch=8, val_clips_per_video=1),
-        sigma_range=[0.0, 0.2], epochs=1, batch_size=4, device="cpu",
+        model="ut",
+        model_options=dict(layers=2, patch_size=4, stride=2, width=32),
+        mode="erm",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(root),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=8,
+            val_clips_per_video=1,
+        ),
+        sigma_range=[0.0, 0.2],
+        epochs=1,
+        batch_size=4,
+        device="cpu",
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
     assert trainer.model.config.sigma == config.sigma_train  # σ_ref of the bias scaling
-    _, sigmas, told = trainer._inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    _, sigmas, told = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
     assert told["sigma"] is sigmas
     trainer.fit()
     denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", DenoiseSettings(device="cpu"))
@@ -285,29 +324,51 @@ def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path
 def test_blind_training_over_a_sigma_range_never_tells_the_model(root, tmp_path, monkeypatch):
     # the robustness study's erm-blind arm: noise levels drawn from a range, the model must infer them
     config = TrainConfig(
-        model="dust", model_options=dict(layers=2, patch_size=4, stride=2), mode="erm",
-        data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=16, val_crop=24,
-                        samples_per_epoch=8, val_clips_per_video=1),
-        sigma_range=[0.0, 0.2], sigma_conditioning=False, sigma_weighting=False, epochs=1, batch_size=4, device="cpu",
+        model="dust",
+        model_options=dict(layers=2, patch_size=4, stride=2),
+        mode="erm",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(root),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=8,
+            val_clips_per_video=1,
+        ),
+        sigma_range=[0.0, 0.2],
+        sigma_conditioning=False,
+        sigma_weighting=False,
+        epochs=1,
+        batch_size=4,
+        device="cpu",
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
     calls = []
     forward = type(trainer.model).forward
-    monkeypatch.setattr(type(trainer.model), "forward", lambda self, *a, **k: calls.append(k.get("sigma")) or forward(self, *a, **k))
-    noisy, sigmas, told = trainer._inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
-    assert sigmas.unique().numel() == 4 and told == {} and trainer._clip_weights(sigmas) is None
+    monkeypatch.setattr(
+        type(trainer.model), "forward", lambda self, *a, **k: calls.append(k.get("sigma")) or forward(self, *a, **k)
+    )
+    noisy, sigmas, told = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    assert sigmas.unique().numel() == 4 and told == {} and trainer.inputs.clip_weights(sigmas) is None
     trainer.fit()
     assert calls and all(sigma is None for sigma in calls)
     metadata = read_metadata(tmp_path / "run" / "last.safetensors")
     assert "sigma_range" not in metadata and json.loads(metadata["train_sigma_range"]) == [0.0, 0.2]
-    assert Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", DenoiseSettings(device="cpu")).sigma_range is None
+    assert (
+        Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", DenoiseSettings(device="cpu")).sigma_range
+        is None
+    )
 
 
-@pytest.mark.parametrize("bad, message", [
-    (dict(sigma_range=[0.3, 0.1]), "sigma_range"),
-    (dict(sigma_range=[0.0, 0.1], noise="uniform"), "sigma_range"),
-    (dict(data={"motion_fraction": 2.0}), "motion_fraction"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (dict(sigma_range=[0.3, 0.1]), "sigma_range"),
+        (dict(sigma_range=[0.0, 0.1], noise="uniform"), "sigma_range"),
+        (dict(data={"motion_fraction": 2.0}), "motion_fraction"),
+    ],
+)
 def test_bad_quality_options_are_refused(bad, message):
     from videodenoise.errors import ConfigError
 
@@ -315,8 +376,9 @@ def test_bad_quality_options_are_refused(bad, message):
         TrainConfig(**bad)
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "train").glob("*.toml")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).resolve().parent.parent / "configs" / "train").glob("*.toml")), ids=lambda p: p.name
+)
 def test_shipped_training_recipes_are_valid(path):
     from videodenoise.io.config_files import read_config_file
 
@@ -344,19 +406,40 @@ def test_patch_stride_applies_the_same_weights_on_a_denser_grid():
 def test_clean_quality_presets(tmp_path, capsys, monkeypatch):
     from fractions import Fraction
 
-    from helpers import run_cli
     from videodenoise.io.readers import read_video
     from videodenoise.io.writers import write_video
 
-    checkpoint = save_model(build_model("dust", layers=2), tmp_path / "m.safetensors",
-                            {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"})
+    from helpers import run_cli
+
+    checkpoint = save_model(
+        build_model("dust", layers=2),
+        tmp_path / "m.safetensors",
+        {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"},
+    )
     clip = smooth_clip(frames=3, height=32, width=48)[0].expand(-1, 3, -1, -1)
     source = write_video(tmp_path / "in.mp4", (clip + 0.04 * torch.randn_like(clip)).clamp(0, 1), fps=Fraction(25))
     outputs = {}
     for quality in ("fast", "best"):
         target = tmp_path / f"{quality}.mkv"
-        code, out, err = run_cli(["clean", source, "-o", target, "--format", "lossless", "--sigma", "10",
-                                  "--checkpoint", checkpoint, "--quality", quality, "--quiet"], capsys, monkeypatch)
+        code, out, err = run_cli(
+            [
+                "clean",
+                source,
+                "-o",
+                target,
+                "--format",
+                "lossless",
+                "--sigma",
+                "10",
+                "--checkpoint",
+                checkpoint,
+                "--quality",
+                quality,
+                "--quiet",
+            ],
+            capsys,
+            monkeypatch,
+        )
         assert code == 0, err
         outputs[quality] = read_video(target)
     assert outputs["fast"].shape == outputs["best"].shape == (3, 3, 32, 48)

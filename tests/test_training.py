@@ -11,13 +11,11 @@ import sys
 import pytest
 import torch
 
-from videodenoise.errors import ConfigError
-from videodenoise.datasets.registry import load_dataset
-from videodenoise.errors import DatasetError, VideodenoiseError
+from videodenoise.errors import ConfigError, DatasetError, VideodenoiseError
 from videodenoise.models.registry import load_model
 from videodenoise.training.config import DataConfig, TrainConfig
-from videodenoise.training.trainer import Trainer
 from videodenoise.training.runs import read_metrics
+from videodenoise.training.trainer import Trainer
 
 import replicas as R
 
@@ -36,7 +34,15 @@ def tiny_config(root, **overrides) -> TrainConfig:
         model="dust",
         model_options=dict(TINY_MODEL),
         mode="constrained",
-        data=DataConfig(dataset="ucsd-ped2", root=str(root), clip_length=3, crop=16, val_crop=24, samples_per_epoch=16, val_clips_per_video=2),
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(root),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=16,
+            val_clips_per_video=2,
+        ),
         epochs=2,
         batch_size=4,
         device="cpu",
@@ -52,7 +58,14 @@ def test_every_mode_trains_and_writes_its_run_folder(root, tmp_path, mode, model
     config = tiny_config(root, mode=mode, model=model, model_options=options)
     summary = Trainer(config, tmp_path / "run", quiet=True).fit()
     run = tmp_path / "run"
-    assert {p.name for p in run.iterdir()} >= {"config.json", "metrics.jsonl", "last.pt", "last.safetensors", "best.safetensors", "summary.json"}
+    assert {p.name for p in run.iterdir()} >= {
+        "config.json",
+        "metrics.jsonl",
+        "last.pt",
+        "last.safetensors",
+        "best.safetensors",
+        "summary.json",
+    }
     assert not list(run.glob(".*partial*"))
     assert TrainConfig.from_dict(json.loads((run / "config.json").read_text())) == config
     metrics = read_metrics(run)
@@ -91,8 +104,14 @@ def test_an_unconstrained_run_reports_no_active_multipliers(root, tmp_path):
     assert read_metrics(tmp_path / "run")[-1]["multipliers_active_fraction"] == [0.0, 0.0, 0.0]
 
 
-@pytest.mark.parametrize("descent", [{"dual_update": "epoch"}, {"dual_optimizer": "nupi", "resilience": 5.0},
-                                     {"dual_optimizer": "augmented-lagrangian", "detach_previous": True, "include_first_layer": False}])
+@pytest.mark.parametrize(
+    "descent",
+    [
+        {"dual_update": "epoch"},
+        {"dual_optimizer": "nupi", "resilience": 5.0},
+        {"dual_optimizer": "augmented-lagrangian", "detach_previous": True, "include_first_layer": False},
+    ],
+)
 def test_constrained_variants_run(root, tmp_path, descent):
     config = tiny_config(root, descent={"alpha": 0.9, **descent}, epochs=1)
     Trainer(config, tmp_path / "run", quiet=True).fit()
@@ -129,11 +148,17 @@ def test_resumed_run_matches_an_uninterrupted_one(root, tmp_path, monkeypatch):
     assert resumed["step"] == straight["step"] == 8
     for name, tensor in straight["model"].items():
         assert torch.equal(tensor, resumed["model"][name]), name
-    multipliers = lambda state: [m["weight"] for m in state["cmp"]["multipliers"].values()]
+
+    def multipliers(state):
+        return [m["weight"] for m in state["cmp"]["multipliers"].values()]
+
     assert len(multipliers(straight)) == 1 and multipliers(straight)[0].sum() > 0  # λ was really in play
     assert torch.equal(multipliers(straight)[0], multipliers(resumed)[0])
     drop = {"samples_per_second", "elapsed_seconds"}
-    strip = lambda lines: [{k: v for k, v in line.items() if k not in drop} for line in lines]
+
+    def strip(lines):
+        return [{k: v for k, v in line.items() if k not in drop} for line in lines]
+
     assert strip(read_metrics(tmp_path / "resumed")) == strip(read_metrics(tmp_path / "straight"))
 
 
@@ -149,11 +174,46 @@ def test_resume_drops_a_metrics_line_the_checkpoint_does_not_cover(root, tmp_pat
 def test_two_process_ddp_on_cpu(root, tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     command = [
-        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-        "-m", "videodenoise", "train", "--dataset", "ucsd-ped2", "--root", str(root), "--device", "cpu",
-        "--epochs", "2", "--samples-per-epoch", "16", "--batch-size", "2", "--clip-length", "3", "--crop", "16",
-        "--val-crop", "24", "--alpha", "0.9", "--dual-lr", "0.5", "--run-dir", str(tmp_path / "ddp"), "--quiet",
-        "--model-option", "layers=3", "--model-option", "patch_size=4", "--model-option", "stride=2",
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node",
+        "2",
+        "-m",
+        "videodenoise",
+        "train",
+        "--dataset",
+        "ucsd-ped2",
+        "--root",
+        str(root),
+        "--device",
+        "cpu",
+        "--epochs",
+        "2",
+        "--samples-per-epoch",
+        "16",
+        "--batch-size",
+        "2",
+        "--clip-length",
+        "3",
+        "--crop",
+        "16",
+        "--val-crop",
+        "24",
+        "--alpha",
+        "0.9",
+        "--dual-lr",
+        "0.5",
+        "--run-dir",
+        str(tmp_path / "ddp"),
+        "--quiet",
+        "--model-option",
+        "layers=3",
+        "--model-option",
+        "patch_size=4",
+        "--model-option",
+        "stride=2",
     ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -170,7 +230,11 @@ def test_two_process_ddp_on_cpu(root, tmp_path):
     [
         ({"descent": {"alpha": 1.2}}, ConfigError, "alpha must lie in \\(0, 1\\)"),
         ({"descent": {"alpha": 0.0}}, ConfigError, "alpha must lie in \\(0, 1\\)"),
-        ({"mode": "adversarial"}, ConfigError, "unknown mode 'adversarial'; choose one of: erm, deep-supervision, constrained"),
+        (
+            {"mode": "adversarial"},
+            ConfigError,
+            "unknown mode 'adversarial'; choose one of: erm, deep-supervision, constrained",
+        ),
         ({"data": DataConfig(dataset="ped3", root=".")}, DatasetError, "unknown dataset 'ped3'"),
         ({"data": DataConfig(dataset="avenue", root="/no/such/root")}, DatasetError, "does not exist"),
         ({"data": DataConfig(dataset="avenue", root=None)}, DatasetError, "needs a root folder"),

@@ -13,8 +13,8 @@ import skimage
 import torch
 
 from videodenoise.errors import VideoReadError, VideoWriteError
-from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.io.readers import open_video, probe_video, read_video
+from videodenoise.io.writers import VideoWriter, write_video
 
 
 def smooth_clip(t: int = 12, channels: int = 3, height: int = 48, width: int = 64, seed: int = 0) -> torch.Tensor:
@@ -36,7 +36,9 @@ def psnr(a: torch.Tensor, b: torch.Tensor) -> float:
 @pytest.mark.parametrize("target", ["clip.mkv", "frames"])
 def test_lossless_round_trip_is_bit_exact(tmp_path, channels, target):
     clip = smooth_clip(channels=channels)
-    path = write_video(tmp_path / target, clip, fps=Fraction(30000, 1001), codec="ffv1" if target.endswith(".mkv") else None)
+    path = write_video(
+        tmp_path / target, clip, fps=Fraction(30000, 1001), codec="ffv1" if target.endswith(".mkv") else None
+    )
     reader = open_video(path, fps=30000 / 1001)
     info = reader.info
     assert (info.n_frames, info.height, info.width, info.channels) == (12, 48, 64, channels)

@@ -30,7 +30,7 @@ _PUBLIC = {
     "DenoiseResult": "videodenoise.denoise.pipeline",
     "run_demo": "videodenoise.denoise.demo",
     "MotionFusion": "videodenoise.denoise.fusion",
-    "FusionSettings": "videodenoise.denoise.fusion",
+    "FusionSettings": "videodenoise.denoise.settings",
     # video files
     "open_video": "videodenoise.io.readers",
     "read_video": "videodenoise.io.readers",
@@ -80,4 +80,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_PUBLIC))
-

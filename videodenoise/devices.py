@@ -54,13 +54,18 @@ def distributed_environment() -> tuple[int, int, int | None]:
         try:
             return int(raw)
         except ValueError:
-            raise VideodenoiseError(f"environment variable {name}={raw!r} is not an integer; launch with torchrun "
-                                    "or unset it") from None
+            raise VideodenoiseError(
+                f"environment variable {name}={raw!r} is not an integer; launch with torchrun or unset it"
+            ) from None
 
     world = read("WORLD_SIZE", 1)
     if world is None or world < 1:
-        raise VideodenoiseError(f"environment variable WORLD_SIZE={world} must be at least 1; launch with torchrun or unset it")
+        raise VideodenoiseError(
+            f"environment variable WORLD_SIZE={world} must be at least 1; launch with torchrun or unset it"
+        )
     rank = read("RANK", 0)
     if not 0 <= rank < world:
-        raise VideodenoiseError(f"environment variable RANK={rank} is outside 0..{world - 1}; launch with torchrun or unset it")
+        raise VideodenoiseError(
+            f"environment variable RANK={rank} is outside 0..{world - 1}; launch with torchrun or unset it"
+        )
     return rank, world, read("LOCAL_RANK", None)

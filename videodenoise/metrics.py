@@ -15,8 +15,15 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["frame_rmse", "psnr_from_rmse", "frame_ssim", "clip_metrics", "per_layer_mse", "descending_samples",
-           "descent_fraction"]
+__all__ = [
+    "frame_rmse",
+    "psnr_from_rmse",
+    "frame_ssim",
+    "clip_metrics",
+    "per_layer_mse",
+    "descending_samples",
+    "descent_fraction",
+]
 
 
 def _as_numpy(clip) -> np.ndarray:
@@ -58,8 +65,15 @@ def frame_ssim(estimate, clean) -> np.ndarray:
         if channels == 1:
             values.append(structural_similarity(clean[t, 0], estimate[t, 0], data_range=1.0, win_size=window))
         else:
-            values.append(structural_similarity(np.moveaxis(clean[t], 0, -1), np.moveaxis(estimate[t], 0, -1),
-                                                data_range=1.0, win_size=window, channel_axis=-1))
+            values.append(
+                structural_similarity(
+                    np.moveaxis(clean[t], 0, -1),
+                    np.moveaxis(estimate[t], 0, -1),
+                    data_range=1.0,
+                    win_size=window,
+                    channel_axis=-1,
+                )
+            )
     return np.array(values)
 
 
@@ -72,13 +86,16 @@ def clip_metrics(estimate, clean, clamp: bool = True) -> dict[str, float]:
     if clamp:
         estimate = np.clip(estimate, 0.0, 1.0)
     rmse = frame_rmse(estimate, clean)
-    return {"rmse": float(rmse.mean()), "psnr": float(psnr_from_rmse(rmse).mean()),
-            "ssim": float(frame_ssim(estimate, clean).mean())}
+    return {
+        "rmse": float(rmse.mean()),
+        "psnr": float(psnr_from_rmse(rmse).mean()),
+        "ssim": float(frame_ssim(estimate, clean).mean()),
+    }
 
 
-
-
-def per_layer_mse(estimates: list[torch.Tensor], clean: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
+def per_layer_mse(
+    estimates: list[torch.Tensor], clean: torch.Tensor, weights: torch.Tensor | None = None
+) -> torch.Tensor:
     """(L+1, B): the mean squared error of every layer's estimate for every clip of the batch, each
     clip's column multiplied by its weight when `weights` (B,) is given."""
     mse = torch.stack([((estimate.float() - clean) ** 2).flatten(1).mean(1) for estimate in estimates])

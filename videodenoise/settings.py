@@ -21,8 +21,16 @@ from videodenoise.errors import ConfigError
 T = TypeVar("T")
 
 
-def setting(default: Any = dataclasses.MISSING, help: str = "", *, default_factory: Any = dataclasses.MISSING,
-            flag: str | None = None, cli: bool = True, metavar: str | None = None, scale: float = 1.0) -> Any:
+def setting(
+    default: Any = dataclasses.MISSING,
+    help: str = "",
+    *,
+    default_factory: Any = dataclasses.MISSING,
+    flag: str | None = None,
+    cli: bool = True,
+    metavar: str | None = None,
+    scale: float = 1.0,
+) -> Any:
     """A dataclass field with its help text. flag: the command-line name when it is not the field's
     (e.g. "--sigma" for sigma_train); cli=False keeps a field off the command line (set it in a file);
     scale: the command line takes the value times this (255 for a σ the library holds on [0, 1])."""
@@ -36,8 +44,9 @@ def help_text(field: dataclasses.Field) -> str:
     return field.metadata.get("help", "")
 
 
-def from_mapping(cls: type[T], values: Any, error: type[Exception] = ConfigError, what: str = "option",
-                 where: str = "") -> T:
+def from_mapping(
+    cls: type[T], values: Any, error: type[Exception] = ConfigError, what: str = "option", where: str = ""
+) -> T:
     """An instance of the dataclass `cls` from a mapping (a table of an option file, a saved config),
     or a one-line `error`: unknown keys are refused with the valid ones listed ("unknown {what}(s) KEYS
     {where}; valid: ..."), and a value of the wrong kind names its key."""

@@ -36,7 +36,9 @@ data_app.command("download")(boundary.guarded(data_download))
 
 @app.callback()
 def _options(
-    debug: bool = typer.Option(False, "--debug", help=f"Show the full traceback of an error (also: {boundary.DEBUG_ENV}=1)."),
+    debug: bool = typer.Option(
+        False, "--debug", help=f"Show the full traceback of an error (also: {boundary.DEBUG_ENV}=1)."
+    ),
 ) -> None:
     """Train, evaluate and apply interpretable, robust video denoisers (DUST, UT)."""
     boundary.set_debug(debug)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import typer
 from rich.console import Console
@@ -22,7 +22,7 @@ console = Console()
 error_console = Console(stderr=True)
 DEBUG_ENV = "VIDEODENOISE_DEBUG"
 _debug = os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
-_interrupt_note: Optional[Callable[[], str]] = None  # says what an interrupted command kept, instead of the generic line
+_interrupt_note: Callable[[], str] | None = None  # says what an interrupted command kept, instead of the generic line
 
 
 def set_debug(flag: bool) -> None:
@@ -34,7 +34,7 @@ def debugging() -> bool:
     return _debug
 
 
-def on_interrupt(note: Optional[Callable[[], str]]) -> None:
+def on_interrupt(note: Callable[[], str] | None) -> None:
     """What to say when the running command is interrupted (None: the generic line)."""
     global _interrupt_note
     _interrupt_note = note
@@ -55,8 +55,10 @@ def unexpected(error: BaseException, command: str) -> str:
     if isinstance(error, OSError):
         return f"{describe_os_error(error)} (in `videodenoise {command}`); rerun with --debug for the details"
     text = one_line(error)[:300] or "no message"
-    return (f"`videodenoise {command}` failed unexpectedly ({type(error).__name__}: {text}); this is a bug or a case "
-            f"we did not foresee: rerun with --debug (or VIDEODENOISE_DEBUG=1) for the traceback and report it")
+    return (
+        f"`videodenoise {command}` failed unexpectedly ({type(error).__name__}: {text}); this is a bug or a case "
+        f"we did not foresee: rerun with --debug (or VIDEODENOISE_DEBUG=1) for the traceback and report it"
+    )
 
 
 def guarded(function: Callable) -> Callable:
@@ -79,21 +81,23 @@ def guarded(function: Callable) -> Callable:
             if _interrupt_note:
                 message = f"interrupted; {_interrupt_note()}"
             elif kept:
-                shown = ", ".join(str(path) for path in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
+                shown = ", ".join(str(path) for path in kept[:3]) + (
+                    f" and {len(kept) - 3} more" if len(kept) > 3 else ""
+                )
                 message = f"interrupted; kept the {len(kept)} finished output(s) {shown}; unfinished ones were removed"
             else:
                 message = "interrupted; nothing was written"
             error_console.print(f"[red]{message}[/red]", highlight=False, soft_wrap=True)
-            raise typer.Exit(code=130)
+            raise typer.Exit(code=130) from None
         except VideodenoiseError as error:
             if _debug:
                 raise
             print_error(one_line(error))
-            raise typer.Exit(code=1)
+            raise typer.Exit(code=1) from None
         except Exception as error:
             if _debug:
                 raise
             print_error(unexpected(error, command))
-            raise typer.Exit(code=1)
+            raise typer.Exit(code=1) from None
 
     return boundary

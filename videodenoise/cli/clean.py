@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from videodenoise.cli.boundary import console, debugging, one_line, print_error, unexpected
 from videodenoise.cli.options import settings_options
 from videodenoise.cli.progress import frame_progress
-from videodenoise.denoise.fusion import FusionSettings
-from videodenoise.denoise.settings import PRESETS, DenoiseSettings, preset
+from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings, preset
 from videodenoise.errors import VideodenoiseError
 
-QUALITY_HELP = ("fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 "
-                "(about 3× the time).")
+QUALITY_HELP = (
+    "fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 (about 3× the time)."
+)
 
 
 def denoise_settings(quality: str, given: dict, sigma_known: bool = True) -> DenoiseSettings:
@@ -48,17 +47,39 @@ def parse_sigma(text: str) -> float | str | None:
 def clean(
     settings: dict,
     inputs: list[Path] = typer.Argument(..., metavar="INPUT", help="Video files or frame folders to denoise."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input)."),
-    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights written by `videodenoise train` (default: the shipped dust-video checkpoint)."),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input).",
+    ),
+    checkpoint: Path | None = typer.Option(
+        None,
+        "--checkpoint",
+        help="Weights written by `videodenoise train` (default: the shipped dust-video checkpoint).",
+    ),
     quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP),
-    sigma: str = typer.Option("auto", "--sigma", help="Noise σ on the 0-255 scale, or auto (estimated with skimage.restoration.estimate_sigma on 5 frames), or none (apply the model as trained)."),
-    format: Optional[str] = typer.Option(None, "--format", help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4)."),
-    side_by_side: bool = typer.Option(False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."),
+    sigma: str = typer.Option(
+        "auto",
+        "--sigma",
+        help="Noise σ on the 0-255 scale, or auto (estimated with skimage.restoration.estimate_sigma on 5 frames), or "
+        "none (apply the model as trained).",
+    ),
+    format: str | None = typer.Option(
+        None,
+        "--format",
+        help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4).",
+    ),
+    side_by_side: bool = typer.Option(
+        False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."
+    ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing outputs (never the input)."),
     audio: bool = typer.Option(True, "--audio/--no-audio", help="Keep the input's audio."),
-    fps: Optional[float] = typer.Option(None, "--fps", help="Frame rate of frame-folder inputs (default: 25)."),
+    fps: float | None = typer.Option(None, "--fps", help="Frame rate of frame-folder inputs (default: 25)."),
     crf: int = typer.Option(17, "--crf", help="H.264 quality (lower is better and bigger)."),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."
+    ),
 ) -> None:
     """Denoise videos or frame folders with a trained model; the output keeps frame count, size, frame rate and audio.
 
@@ -78,8 +99,9 @@ def clean(
     options = denoise_settings(quality, settings, sigma_known=sigma_value is not None)
     # every input checked before any work; with several, a bad one is reported and the others go on
     failures: list = []
-    plans = outputs.plan_outputs(inputs, output, format, side_by_side, overwrite, fps=fps,
-                                 failures=failures if len(inputs) > 1 else None)
+    plans = outputs.plan_outputs(
+        inputs, output, format, side_by_side, overwrite, fps=fps, failures=failures if len(inputs) > 1 else None
+    )
     for source, error in failures:
         print_error(f"{source}: {one_line(error)}")
     denoiser = Denoiser.from_checkpoint(checkpoint, options)
@@ -93,15 +115,28 @@ def clean(
 
             def report_sigma(value, how, source=plan.input):
                 if not quiet:
-                    console.print(f"{prefix}{source}: {denoiser.describe_sigma(value, how)}", markup=False,
-                                  highlight=False, soft_wrap=True)
+                    console.print(
+                        f"{prefix}{source}: {denoiser.describe_sigma(value, how)}",
+                        markup=False,
+                        highlight=False,
+                        soft_wrap=True,
+                    )
 
             def advance(done, total, task=task):
                 progress.update(task, completed=done, total=max(total, done))
 
             try:
-                result = pipeline.denoise_plan(plan, denoiser, sigma_value, overwrite=overwrite, keep_audio=audio,
-                                               fps=fps, crf=crf, progress=advance, on_sigma=report_sigma)
+                result = pipeline.denoise_plan(
+                    plan,
+                    denoiser,
+                    sigma_value,
+                    overwrite=overwrite,
+                    keep_audio=audio,
+                    fps=fps,
+                    crf=crf,
+                    progress=advance,
+                    on_sigma=report_sigma,
+                )
             except (KeyboardInterrupt, typer.Exit):
                 raise
             except Exception as error:  # one input's failure, expected or not, must not stop the batch
@@ -115,9 +150,14 @@ def clean(
             if not quiet:
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
                 console.print(
-                    f"{prefix}wrote {written}: {result.frames} frames, {result.width}×{result.height}, {result.fps:g} fps"
-                    f"{', audio kept' if result.audio else ''}; {result.seconds:.1f} s, {result.frames_per_second:.2f} frames/s",
-                    markup=False, highlight=False, soft_wrap=True)
+                    f"{prefix}wrote {written}: {result.frames} frames, {result.width}×{result.height}, {result.fps:g} "
+                    "fps"
+                    f"{', audio kept' if result.audio else ''}; {result.seconds:.1f} s, "
+                    f"{result.frames_per_second:.2f} frames/s",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
     failed += len(failures)
     if failed:
         print_error(f"{failed} of {len(inputs)} inputs failed (see above); the others were written")
@@ -128,15 +168,16 @@ def clean(
 def demo(
     settings: dict,
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
-    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
+    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
     quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP),
     sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the noise."),
-    frames: Optional[int] = typer.Option(None, "--frames", help="Use only the first N frames (default: all 250)."),
+    frames: int | None = typer.Option(None, "--frames", help="Use only the first N frames (default: all 250)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the videos of an earlier demo in --output-dir."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
-    """Fetch the bikes sample clip, add Gaussian noise, denoise it with the shipped checkpoint, print both PSNRs and write the videos."""
+    """Fetch the bikes sample clip, add Gaussian noise, denoise it with the shipped checkpoint, print both PSNRs
+    and write the videos."""
     from videodenoise.denoise.demo import run_demo
     from videodenoise.denoise.denoiser import Denoiser
 
@@ -148,13 +189,23 @@ def demo(
     progress = frame_progress(disable=quiet)
     with progress:
         task = progress.add_task("bikes", total=None)
-        result = run_demo(output_dir, denoiser, sigma=sigma / 255, seed=seed, max_frames=frames, overwrite=overwrite,
-                          progress=lambda done, total: progress.update(task, completed=done, total=total))
+        result = run_demo(
+            output_dir,
+            denoiser,
+            sigma=sigma / 255,
+            seed=seed,
+            max_frames=frames,
+            overwrite=overwrite,
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
     model_name = getattr(denoiser.model, "name", type(denoiser.model).__name__)
-    lines = [f"{result.clean.name}: {result.frames} frames, Gaussian noise σ = {sigma:g}/255 (seed {seed}), "
-             f"denoised by {model_name} from {denoiser.checkpoint} in {result.seconds:.1f} s ({result.frames / result.seconds:.2f} frames/s)",
-             f"  noisy PSNR     {result.noisy_psnr:6.2f} dB",
-             f"  denoised PSNR  {result.denoised_psnr:6.2f} dB",
-             f"wrote {result.noisy}, {result.denoised} and {result.side_by_side}"]
+    lines = [
+        f"{result.clean.name}: {result.frames} frames, Gaussian noise σ = {sigma:g}/255 (seed {seed}), "
+        f"denoised by {model_name} from {denoiser.checkpoint} in {result.seconds:.1f} s "
+        f"({result.frames / result.seconds:.2f} frames/s)",
+        f"  noisy PSNR     {result.noisy_psnr:6.2f} dB",
+        f"  denoised PSNR  {result.denoised_psnr:6.2f} dB",
+        f"wrote {result.noisy}, {result.denoised} and {result.side_by_side}",
+    ]
     for line in lines:
         console.print(line, markup=False, highlight=False, soft_wrap=True)

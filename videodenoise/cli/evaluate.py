@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -24,20 +23,25 @@ def _results_table(result, metric: str, noise: str, site: str) -> Table:
     for index, header in enumerate(data.headers):
         table.add_column(header, justify="left" if index == 0 else "right")
     for cells, marks in zip(data.rows, data.best):
-        table.add_row(cells[0], *[f"[bold green]{cell} *[/bold green]" if mark else cell for cell, mark in zip(cells[1:], marks)])
+        table.add_row(
+            cells[0], *[f"[bold green]{cell} *[/bold green]" if mark else cell for cell, mark in zip(cells[1:], marks)]
+        )
     return table
 
 
 @settings_options(EvalConfig)
 def evaluate(
     settings: dict,
-    checkpoints: Optional[list[Path]] = typer.Argument(None, help="Weights files (.safetensors) or run folders (their best, else last, weights); none: baselines only."),
-    out: Optional[Path] = typer.Option(None, help="Output folder (default: evaluations/DATASET-SPLIT-TIME)."),
+    checkpoints: list[Path] | None = typer.Argument(
+        None, help="Weights files (.safetensors) or run folders (their best, else last, weights); none: baselines only."
+    ),
+    out: Path | None = typer.Option(None, help="Output folder (default: evaluations/DATASET-SPLIT-TIME)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the results of an earlier evaluation in --out."),
     figures: bool = typer.Option(True, "--figures/--no-figures", help="Draw the PNG figures."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
-    """RMSE (and PSNR, SSIM, per-layer loss) of checkpoints and classical baselines over a sweep of test noise levels γ, on the same noisy clips."""
+    """RMSE (and PSNR, SSIM, per-layer loss) of checkpoints and classical baselines over a sweep of test noise
+    levels γ, on the same noisy clips."""
     from videodenoise.evaluation.reports import check_evaluation_output, combinations, write_evaluation_outputs
     from videodenoise.evaluation.sweep import evaluate as run_evaluation
 
@@ -54,15 +58,18 @@ def evaluate(
 
 def experiment(
     config: Path = typer.Argument(..., help="Experiment config (TOML or JSON), e.g. configs/paper-grid.toml."),
-    out: Optional[Path] = typer.Option(None, help="Output folder (default: the config's `out`, else experiments/NAME)."),
-    datasets: Optional[str] = typer.Option(None, help="Only these datasets of the config (labels, comma-separated)."),
-    data_root: Optional[str] = typer.Option(None, help="Root folder for every dataset (overrides the config's roots)."),
-    device: Optional[str] = typer.Option(None, help="auto, cpu or cuda for training and evaluation (default: the config's)."),
+    out: Path | None = typer.Option(None, help="Output folder (default: the config's `out`, else experiments/NAME)."),
+    datasets: str | None = typer.Option(None, help="Only these datasets of the config (labels, comma-separated)."),
+    data_root: str | None = typer.Option(None, help="Root folder for every dataset (overrides the config's roots)."),
+    device: str | None = typer.Option(
+        None, help="auto, cpu or cuda for training and evaluation (default: the config's)."
+    ),
     train_only: bool = typer.Option(False, "--train-only", help="Train (or continue) the runs, evaluate nothing."),
     evaluate_only: bool = typer.Option(False, "--evaluate-only", help="Evaluate the runs that exist, train nothing."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
 ) -> None:
-    """Train a grid (datasets × models × arms × seeds), evaluate it over the γ sweep and compare the arms seed by seed. Re-running continues where it stopped."""
+    """Train a grid (datasets × models × arms × seeds), evaluate it over the γ sweep and compare the arms seed by
+    seed. Re-running continues where it stopped."""
     from videodenoise.evaluation.experiment import load_experiment, run_experiment
     from videodenoise.evaluation.experiment_report import COMPARISONS
 
@@ -73,12 +80,23 @@ def experiment(
         for entry in grid.datasets:
             entry.root = data_root
     with StepProgress("evaluating", disable=quiet) as progress:
-        summary = run_experiment(grid, out, device=device, datasets=None if datasets is None else split_list(datasets),
-                                 train=not evaluate_only, evaluate_runs=not train_only, quiet=quiet,
-                                 log=lambda message: console.print(message, highlight=False), progress=progress)
+        summary = run_experiment(
+            grid,
+            out,
+            device=device,
+            datasets=None if datasets is None else split_list(datasets),
+            train=not evaluate_only,
+            evaluate_runs=not train_only,
+            quiet=quiet,
+            log=lambda message: console.print(message, highlight=False),
+            progress=progress,
+        )
     primary = [c for c in summary["comparisons"] if (c["a"], c["b"]) == COMPARISONS[0] and c["site"] == "input"]
     for c in primary:
         interval = "" if c["ci_low"] != c["ci_low"] else f" [{c['ci_low']:+.5f}, {c['ci_high']:+.5f}]"
-        console.print(f"{c['dataset']} {c['model']} γ={c['gamma']:g}: {c['a']} − {c['b']} RMSE {c['difference']:+.5f}{interval} "
-                      f"over {c['seeds']} seeds: {c['verdict']}", highlight=False)
+        console.print(
+            f"{c['dataset']} {c['model']} γ={c['gamma']:g}: {c['a']} − {c['b']} RMSE {c['difference']:+.5f}{interval} "
+            f"over {c['seeds']} seeds: {c['verdict']}",
+            highlight=False,
+        )
     console.print(f"report: {summary['report']}")

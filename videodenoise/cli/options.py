@@ -24,7 +24,7 @@ import json
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 import typer
 
@@ -108,18 +108,27 @@ def _parameter(setting: CliSetting, default_text: str) -> inspect.Parameter:
     shown_default = default_text or False
     kind = setting.kind
     if kind is bool or (_is_settings(kind) and setting.optional):
-        annotation, option = Optional[bool], typer.Option(None, f"{setting.flag}/--no-{setting.flag[2:]}", help=help,
-                                                        show_default=shown_default)
+        annotation, option = (
+            bool | None,
+            typer.Option(None, f"{setting.flag}/--no-{setting.flag[2:]}", help=help, show_default=shown_default),
+        )
     elif typing.get_origin(kind) is dict and setting.name == "model_options":
         annotation, option = list[str], typer.Option([], setting.flag, help=help, metavar=metavar)
     elif kind in (int, float, str) and not setting.optional:
-        annotation, option = Optional[kind], typer.Option(None, setting.flag, help=help, metavar=metavar,
-                                                        show_default=shown_default)
+        annotation, option = (
+            kind | None,
+            typer.Option(None, setting.flag, help=help, metavar=metavar, show_default=shown_default),
+        )
     else:  # may be none, or a list or table: read as text
         shown = metavar or (kind.__name__.upper() if isinstance(kind, type) else "LIST")
-        annotation = Optional[str]
-        option = typer.Option(None, setting.flag, help=help, metavar=shown + ("|none" if setting.optional else ""),
-                              show_default=shown_default)
+        annotation = str | None
+        option = typer.Option(
+            None,
+            setting.flag,
+            help=help,
+            metavar=shown + ("|none" if setting.optional else ""),
+            show_default=shown_default,
+        )
     return inspect.Parameter(setting.name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=annotation)
 
 
@@ -220,8 +229,7 @@ def settings_options(cls: type, defaults: Mapping[str, Any] | None = None) -> Ca
             return function(settings=given, **kwargs)
 
         command.__signature__ = signature.replace(parameters=own + derived)
-        command.__annotations__ = {**{p.name: p.annotation for p in own},
-                                   **{p.name: p.annotation for p in derived}}
+        command.__annotations__ = {**{p.name: p.annotation for p in own}, **{p.name: p.annotation for p in derived}}
         return command
 
     return decorate

@@ -3,10 +3,17 @@ line draws)."""
 
 from __future__ import annotations
 
-from typing import Optional
-
-from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn, TransferSpeedColumn)
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 from rich.text import Text
 
 from videodenoise.cli.boundary import error_console
@@ -16,8 +23,15 @@ class ByteProgress:
     """A download bar fed by download's progress(done, total, file name) callback."""
 
     def __init__(self, disable: bool):
-        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                            TimeRemainingColumn(), console=error_console, disable=disable)
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=error_console,
+            disable=disable,
+        )
         self.tasks: dict[str, int] = {}
 
     def __enter__(self):
@@ -27,7 +41,7 @@ class ByteProgress:
     def __exit__(self, *exc) -> None:
         self.bar.__exit__(*exc)
 
-    def __call__(self, done: int, total: Optional[int], label: str) -> None:
+    def __call__(self, done: int, total: int | None, label: str) -> None:
         if label not in self.tasks:
             self.tasks[label] = self.bar.add_task(label, total=total)
         self.bar.update(self.tasks[label], completed=done, total=total)
@@ -37,9 +51,16 @@ class StepProgress:
     """A bar fed by a library's progress(done, total, status) callback."""
 
     def __init__(self, description: str, disable: bool):
-        self.bar = Progress(TextColumn(f"[bold]{description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TimeRemainingColumn(), TextColumn("{task.fields[status]}"), console=error_console,
-                            disable=disable)
+        self.bar = Progress(
+            TextColumn(f"[bold]{description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=error_console,
+            disable=disable,
+        )
         self.task = None
 
     def __enter__(self):
@@ -63,6 +84,12 @@ class _FramesPerSecond(ProgressColumn):
 def frame_progress(disable: bool) -> Progress:
     """A bar with frames done/total, frames per second and the time left."""
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("frames"),
-        _FramesPerSecond(), TimeRemainingColumn(), console=error_console, disable=disable,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("frames"),
+        _FramesPerSecond(),
+        TimeRemainingColumn(),
+        console=error_console,
+        disable=disable,
     )

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from videodenoise.datasets.base import LabelledLength, VideoDataset, no_layout_error, nonempty, repackaged_layout, require_root, video_files
+from videodenoise.datasets.base import (
+    LabelledLength,
+    VideoDataset,
+    no_layout_error,
+    nonempty,
+    repackaged_layout,
+    require_root,
+    video_files,
+)
 
 
 def label_lengths(mask_folder: Path, clip_names: list[str]) -> dict[str, LabelledLength]:
@@ -32,10 +40,14 @@ def load_avenue(root: Path | str | None) -> VideoDataset:
     root = require_root(name, root)
     for base in (root / "Avenue Dataset", root):
         if (base / "training_videos").is_dir() and (base / "testing_videos").is_dir():
-            splits = nonempty(name, root, {
-                "train": video_files(base / "training_videos"),
-                "test": video_files(base / "testing_videos"),
-            })
+            splits = nonempty(
+                name,
+                root,
+                {
+                    "train": video_files(base / "training_videos"),
+                    "test": video_files(base / "testing_videos"),
+                },
+            )
             dataset = VideoDataset(name, root, "official", splits)
             for masks in (root / "ground_truth_demo" / "testing_label_mask", base / "testing_label_mask"):
                 if masks.is_dir():
@@ -48,8 +60,12 @@ def load_avenue(root: Path | str | None) -> VideoDataset:
     splits = repackaged_layout(root, "avenue")
     if splits is not None:
         return VideoDataset(name, root, "repackaged", nonempty(name, root, splits))
-    raise no_layout_error(name, root, [
-        "Avenue Dataset/{training,testing}_videos/NN.avi",
-        "{training,testing}_videos/NN.avi",
-        "avenue/{training,testing}/frames/<clip>/<n>.jpg",
-    ])
+    raise no_layout_error(
+        name,
+        root,
+        [
+            "Avenue Dataset/{training,testing}_videos/NN.avi",
+            "{training,testing}_videos/NN.avi",
+            "avenue/{training,testing}/frames/<clip>/<n>.jpg",
+        ],
+    )

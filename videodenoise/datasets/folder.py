@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from videodenoise.datasets.base import (
+    ClipSource,
+    VideoDataset,
+    frame_folders,
+    is_frame_folder,
+    require_root,
+    video_files,
+)
 from videodenoise.errors import DatasetError
-from videodenoise.datasets.base import ClipSource, VideoDataset, frame_folders, is_frame_folder, require_root, video_files
 
 SPLIT_FOLDERS = {"train": ("train", "training"), "val": ("val", "validation"), "test": ("test", "testing")}
 

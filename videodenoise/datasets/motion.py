@@ -17,10 +17,10 @@ a model trained on `TRAINING_PHOTOS` has never seen a `BENCHMARK_PHOTOS` image:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -32,13 +32,22 @@ from videodenoise.errors import DatasetError
 
 # Colour photographs with real texture. The benchmark photos are held out of training by construction.
 TRAINING_PHOTOS = (
-    "skimage:rocket", "skimage:motorcycle_left", "skimage:hubble_deep_field", "skimage:ihc",
-    "skimage:retina", "skimage:color", "matplotlib:Minduka_Present_Blue_Pack",
+    "skimage:rocket",
+    "skimage:motorcycle_left",
+    "skimage:hubble_deep_field",
+    "skimage:ihc",
+    "skimage:retina",
+    "skimage:color",
+    "matplotlib:Minduka_Present_Blue_Pack",
     # grey textures (used as grey-on-grey colour photos)
-    "skimage:brick", "skimage:grass", "skimage:gravel", "skimage:camera", "skimage:moon", "skimage:coins",
+    "skimage:brick",
+    "skimage:grass",
+    "skimage:gravel",
+    "skimage:camera",
+    "skimage:moon",
+    "skimage:coins",
 )
 BENCHMARK_PHOTOS = ("skimage:astronaut", "skimage:coffee", "skimage:chelsea", "matplotlib:grace_hopper")
-
 
 
 def _photo_path(name: str) -> Path:
@@ -85,7 +94,9 @@ class MotionLimits:
     brightness: float = 0.03  # relative change of brightness per frame
 
 
-def motion_path(frames: int, generator: torch.Generator, limits: MotionLimits = MotionLimits()) -> dict[str, torch.Tensor]:
+def motion_path(
+    frames: int, generator: torch.Generator, limits: MotionLimits = MotionLimits()
+) -> dict[str, torch.Tensor]:
     """Per-frame camera parameters (each a (T,) tensor): shift_x, shift_y in pixels, scale, angle in
     radians, gain; frame 0 is the identity."""
 
@@ -104,8 +115,9 @@ def motion_path(frames: int, generator: torch.Generator, limits: MotionLimits = 
     }
 
 
-def camera_motion_clip(photo: torch.Tensor, frames: int, size: tuple[int, int], seed: int,
-                       limits: MotionLimits = MotionLimits()) -> torch.Tensor:
+def camera_motion_clip(
+    photo: torch.Tensor, frames: int, size: tuple[int, int], seed: int, limits: MotionLimits = MotionLimits()
+) -> torch.Tensor:
     """A (T, C, H, W) clip in [0, 1] of a camera moving over `photo` (C, Hp, Wp); deterministic in seed.
 
     The crop starts at a random place far enough from the border that the whole motion stays inside
@@ -118,8 +130,16 @@ def camera_motion_clip(photo: torch.Tensor, frames: int, size: tuple[int, int], 
     path = motion_path(frames, generator, limits)
     channels, photo_h, photo_w = photo.shape
     # how far the crop's corners can travel, so its start can keep the whole path inside the photo
-    reach_x = float(path["shift_x"].abs().max()) + width / 2 * (float(path["scale"].max()) - 1) + height * abs(float(path["angle"][-1]))
-    reach_y = float(path["shift_y"].abs().max()) + height / 2 * (float(path["scale"].max()) - 1) + width * abs(float(path["angle"][-1]))
+    reach_x = (
+        float(path["shift_x"].abs().max())
+        + width / 2 * (float(path["scale"].max()) - 1)
+        + height * abs(float(path["angle"][-1]))
+    )
+    reach_y = (
+        float(path["shift_y"].abs().max())
+        + height / 2 * (float(path["scale"].max()) - 1)
+        + width * abs(float(path["angle"][-1]))
+    )
     room_x, room_y = max(0.0, photo_w - width - 2 * reach_x), max(0.0, photo_h - height - 2 * reach_y)
     start = torch.rand(2, generator=generator, dtype=torch.float64)
     centre_x = reach_x + width / 2 + start[0] * room_x if room_x > 0 else photo_w / 2
@@ -136,8 +156,9 @@ def camera_motion_clip(photo: torch.Tensor, frames: int, size: tuple[int, int], 
     theta[:, 0, 2] = (2 * (centre_x + path["shift_x"]) / photo_w) - 1
     theta[:, 1, 2] = (2 * (centre_y + path["shift_y"]) / photo_h) - 1
     grid = F.affine_grid(theta.float(), [frames, channels, height, width], align_corners=False)
-    clip = F.grid_sample(photo.expand(frames, -1, -1, -1), grid, mode="bicubic",
-                         padding_mode="reflection", align_corners=False)
+    clip = F.grid_sample(
+        photo.expand(frames, -1, -1, -1), grid, mode="bicubic", padding_mode="reflection", align_corners=False
+    )
     return (clip * path["gain"].float().view(frames, 1, 1, 1)).clamp_(0, 1)
 
 
@@ -156,9 +177,16 @@ class MotionClips(Dataset):
     because that is what `clean` gives a grey model for colour video; flips and 90° turns add variety.
     """
 
-    def __init__(self, photos: Sequence[str] = TRAINING_PHOTOS, clip_length: int = 5, crop: int = 48,
-                 channels: int = 1, samples_per_epoch: int = 256, seed: int = 0,
-                 limits: MotionLimits = MotionLimits()):
+    def __init__(
+        self,
+        photos: Sequence[str] = TRAINING_PHOTOS,
+        clip_length: int = 5,
+        crop: int = 48,
+        channels: int = 1,
+        samples_per_epoch: int = 256,
+        seed: int = 0,
+        limits: MotionLimits = MotionLimits(),
+    ):
         if channels not in (1, 3):
             raise DatasetError(f"channels must be 1 (grey) or 3 (colour), got {channels}")
         if not photos:
@@ -180,10 +208,17 @@ class MotionClips(Dataset):
         # texture at several scales: the photographs are larger than most video frames
         zoom_out = float(rng.uniform(0.5, 1.0))
         if zoom_out < 0.95 and min(photo.shape[-2:]) * zoom_out > 2 * self.crop:
-            photo = F.interpolate(photo[None], scale_factor=zoom_out, mode="bilinear", antialias=True,
-                                  align_corners=False, recompute_scale_factor=False)[0].clamp(0, 1)
-        clip = camera_motion_clip(photo, self.clip_length, (self.crop, self.crop),
-                                  int(rng.integers(2**62)), self.limits)
+            photo = F.interpolate(
+                photo[None],
+                scale_factor=zoom_out,
+                mode="bilinear",
+                antialias=True,
+                align_corners=False,
+                recompute_scale_factor=False,
+            )[0].clamp(0, 1)
+        clip = camera_motion_clip(
+            photo, self.clip_length, (self.crop, self.crop), int(rng.integers(2**62)), self.limits
+        )
         if self.channels == 1:
             clip = opponent_channel(clip, int(rng.choice(3, p=[0.5, 0.25, 0.25])))
         if rng.random() < 0.5:

@@ -3,28 +3,30 @@
     dataset = load_dataset("ucsd-ped2", root="~/data")
     train = RandomClips(dataset.clips("train"), clip_length=5, crop=64, channels=1)
     clip = train[0]                                         # (T, C, H, W) float32 in [0, 1]
+
+A loader's module is imported when its dataset is asked for, so that the names below cost nothing to
+read (the command line's options list them before anything is loaded).
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
-from videodenoise.datasets.avenue import load_avenue
-from videodenoise.datasets.base import VideoDataset
-from videodenoise.datasets.folder import load_folder
-from videodenoise.datasets.samples import load_samples
-from videodenoise.datasets.shanghaitech import load_shanghaitech
-from videodenoise.datasets.ucsd import load_ucsd
 from videodenoise.errors import DatasetError
 
-LOADERS: dict[str, Callable[[Path | str | None], VideoDataset]] = {
-    "avenue": load_avenue,
-    "ucsd-ped1": lambda root: load_ucsd(root, ped=1),
-    "ucsd-ped2": lambda root: load_ucsd(root, ped=2),
-    "shanghaitech": load_shanghaitech,
-    "samples": load_samples,
-    "folder": load_folder,
+if TYPE_CHECKING:
+    from videodenoise.datasets.base import VideoDataset
+
+# name → (module, loader function, keyword arguments)
+LOADERS: dict[str, tuple[str, str, dict]] = {
+    "avenue": ("videodenoise.datasets.avenue", "load_avenue", {}),
+    "ucsd-ped1": ("videodenoise.datasets.ucsd", "load_ucsd", {"ped": 1}),
+    "ucsd-ped2": ("videodenoise.datasets.ucsd", "load_ucsd", {"ped": 2}),
+    "shanghaitech": ("videodenoise.datasets.shanghaitech", "load_shanghaitech", {}),
+    "samples": ("videodenoise.datasets.samples", "load_samples", {}),
+    "folder": ("videodenoise.datasets.folder", "load_folder", {}),
 }
 DATASET_NAMES = tuple(LOADERS)
 DATASET_HELP = "avenue, ucsd-ped1, ucsd-ped2, shanghaitech, samples (the sample clips) or folder (your own videos)"
@@ -34,4 +36,5 @@ def load_dataset(name: str, root: Path | str | None = None) -> VideoDataset:
     """Find a dataset's clips under `root` (the samples need no root: they live in the cache)."""
     if name not in LOADERS:
         raise DatasetError(f"unknown dataset '{name}'; choose one of: {', '.join(DATASET_NAMES)}")
-    return LOADERS[name](root)
+    module, function, options = LOADERS[name]
+    return getattr(importlib.import_module(module), function)(root, **options)

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
-from videodenoise.datasets.base import ClipSource, LabelledLength, VideoDataset, frame_folders, no_layout_error, nonempty, require_root, video_files
+from videodenoise.datasets.base import (
+    ClipSource,
+    LabelledLength,
+    VideoDataset,
+    frame_folders,
+    no_layout_error,
+    nonempty,
+    require_root,
+    video_files,
+)
 
 
 def label_lengths(mask_folder: Path, test_clips: list[ClipSource]) -> dict[str, LabelledLength]:
@@ -32,17 +41,25 @@ def load_shanghaitech(root: Path | str | None) -> VideoDataset:
         if not test_frames.is_dir() or not (train_videos.is_dir() or train_frames.is_dir()):
             continue
         official = train_videos.is_dir()
-        splits = nonempty(name, root, {
-            "train": video_files(train_videos) if official else frame_folders(train_frames),
-            "test": frame_folders(test_frames),
-        })
+        splits = nonempty(
+            name,
+            root,
+            {
+                "train": video_files(train_videos) if official else frame_folders(train_frames),
+                "test": frame_folders(test_frames),
+            },
+        )
         dataset = VideoDataset(name, root, "official" if official else "repackaged", splits)
         masks = base / "testing" / "test_frame_mask"
         if masks.is_dir():
-            dataset.label_loader = lambda: {"test": label_lengths(masks, splits["test"])}
+            dataset.label_loader = lambda masks=masks, clips=splits["test"]: {"test": label_lengths(masks, clips)}
         return dataset
-    raise no_layout_error(name, root, [
-        "shanghaitech/training/videos/SS_CCC.avi + shanghaitech/testing/frames/SS_CCCC/NNN.jpg",
-        "training/videos/... + testing/frames/...",
-        "shanghaitech/{training,testing}/frames/<clip>/<n>.jpg",
-    ])
+    raise no_layout_error(
+        name,
+        root,
+        [
+            "shanghaitech/training/videos/SS_CCC.avi + shanghaitech/testing/frames/SS_CCCC/NNN.jpg",
+            "training/videos/... + testing/frames/...",
+            "shanghaitech/{training,testing}/frames/<clip>/<n>.jpg",
+        ],
+    )

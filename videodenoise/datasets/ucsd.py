@@ -11,7 +11,17 @@ import re
 import warnings
 from pathlib import Path
 
-from videodenoise.datasets.base import ClipSource, LabelledLength, LabelMismatchWarning, VideoDataset, frame_folders, no_layout_error, nonempty, repackaged_layout, require_root
+from videodenoise.datasets.base import (
+    ClipSource,
+    LabelledLength,
+    LabelMismatchWarning,
+    VideoDataset,
+    frame_folders,
+    no_layout_error,
+    nonempty,
+    repackaged_layout,
+    require_root,
+)
 
 NOMINAL_FPS = 10.0
 
@@ -52,20 +62,30 @@ def load_ucsd(root: Path | str | None, ped: int) -> VideoDataset:
     candidates = [root / "UCSD_Anomaly_Dataset.v1p2" / folder, root / folder, root]
     for base in candidates:
         if (base / "Train").is_dir() and (base / "Test").is_dir():
-            splits = nonempty(name, root, {
-                "train": frame_folders(base / "Train", NOMINAL_FPS, exclude_suffix="_gt"),
-                "test": frame_folders(base / "Test", NOMINAL_FPS, exclude_suffix="_gt"),
-            })
+            splits = nonempty(
+                name,
+                root,
+                {
+                    "train": frame_folders(base / "Train", NOMINAL_FPS, exclude_suffix="_gt"),
+                    "test": frame_folders(base / "Test", NOMINAL_FPS, exclude_suffix="_gt"),
+                },
+            )
             dataset = VideoDataset(name, root, "official", splits)
             label_file = base / "Test" / f"{folder}.m"
             if label_file.is_file():
-                dataset.label_loader = lambda: {"test": label_lengths(label_file, splits["test"])}
+                dataset.label_loader = lambda file=label_file, clips=splits["test"]: {
+                    "test": label_lengths(file, clips)
+                }
             return dataset
     splits = repackaged_layout(root, f"ped{ped}")
     if splits is not None:
         return VideoDataset(name, root, "repackaged", nonempty(name, root, splits))
-    raise no_layout_error(name, root, [
-        f"UCSD_Anomaly_Dataset.v1p2/{folder}/{{Train,Test}}/...",
-        f"{folder}/{{Train,Test}}/...",
-        f"ped{ped}/{{training,testing}}/frames/<clip>/<n>.jpg",
-    ])
+    raise no_layout_error(
+        name,
+        root,
+        [
+            f"UCSD_Anomaly_Dataset.v1p2/{folder}/{{Train,Test}}/...",
+            f"{folder}/{{Train,Test}}/...",
+            f"ped{ped}/{{training,testing}}/frames/<clip>/<n>.jpg",
+        ],
+    )

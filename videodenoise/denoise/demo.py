@@ -13,10 +13,10 @@ import torch
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoised_view, noisy_view, side_by_side_view, stream_pairs, write_frames
 from videodenoise.errors import DenoiseError, VideoWriteError
+from videodenoise.io.readers import open_video
 from videodenoise.metrics import frame_rmse, psnr_from_rmse
 from videodenoise.noise.kinds import make_noise
 from videodenoise.noise.levels import check_sigma
-from videodenoise.io.readers import open_video
 
 
 @dataclass
@@ -34,10 +34,16 @@ class DemoResult:
     seconds: float
 
 
-def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser | None = None,
-             sigma: float = 25 / 255, seed: int = 0, max_frames: int | None = None,
-             clip: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
-             overwrite: bool = False) -> DemoResult:
+def run_demo(
+    output_dir: str | os.PathLike = "demo_output",
+    denoiser: Denoiser | None = None,
+    sigma: float = 25 / 255,
+    seed: int = 0,
+    max_frames: int | None = None,
+    clip: str | os.PathLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    overwrite: bool = False,
+) -> DemoResult:
     """Add Gaussian noise (σ on the [0, 1] scale, fixed seed) to the bikes sample clip, denoise it,
     and write NAME.noisy.mp4, NAME.denoised.mp4 and NAME.side-by-side.mp4 into `output_dir`.
 
@@ -49,7 +55,7 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
     clip: another video to use instead of bikes (e.g. offline). Existing videos in `output_dir` are
     replaced only with `overwrite` (checked before any work).
     """
-    from videodenoise.datasets.download import fetch_sample_clips
+    from videodenoise.datasets.samples import fetch_sample_clips
 
     sigma = check_sigma(sigma, error=DenoiseError, unit_scale=True)
     source = Path(clip) if clip is not None else fetch_sample_clips()["bikes"]
@@ -64,7 +70,9 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
     paths = [folder / f"{name}.{kind}.mp4" for kind in ("noisy", "denoised", "side-by-side")]
     for path in paths:  # before loading the model or denoising a frame
         if path.exists() and not overwrite:
-            raise VideoWriteError(f"'{path}' already exists; pass --overwrite to replace it, or choose another --output-dir")
+            raise VideoWriteError(
+                f"'{path}' already exists; pass --overwrite to replace it, or choose another --output-dir"
+            )
     denoiser = denoiser or Denoiser.from_checkpoint()
     generator = torch.Generator().manual_seed(seed)
     noise = make_noise("gaussian", sigma, clip=True)
@@ -90,10 +98,20 @@ def run_demo(output_dir: str | os.PathLike = "demo_output", denoiser: Denoiser |
 
     start = time.perf_counter()
     rate = reader.info.frame_rate()
-    write_frames([dict(path=path, fps=rate, overwrite=overwrite) for path in paths],
-                 [noisy_view, denoised_view, side_by_side_view], measured(),
-                 None if progress is None else lambda count: progress(count, total))
-    return DemoResult(clean=source, noisy=paths[0], denoised=paths[1], side_by_side=paths[2], frames=len(noisy_rmse),
-                      sigma=sigma, noisy_psnr=float(psnr_from_rmse(noisy_rmse).mean()),
-                      denoised_psnr=float(psnr_from_rmse(denoised_rmse).mean()),
-                      seconds=time.perf_counter() - start)
+    write_frames(
+        [dict(path=path, fps=rate, overwrite=overwrite) for path in paths],
+        [noisy_view, denoised_view, side_by_side_view],
+        measured(),
+        None if progress is None else lambda count: progress(count, total),
+    )
+    return DemoResult(
+        clean=source,
+        noisy=paths[0],
+        denoised=paths[1],
+        side_by_side=paths[2],
+        frames=len(noisy_rmse),
+        sigma=sigma,
+        noisy_psnr=float(psnr_from_rmse(noisy_rmse).mean()),
+        denoised_psnr=float(psnr_from_rmse(denoised_rmse).mean()),
+        seconds=time.perf_counter() - start,
+    )

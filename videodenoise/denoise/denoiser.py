@@ -91,8 +91,13 @@ class Denoiser:
     frames are rescaled to `high` (see the module notes). None: a model trained at σ_train only.
     """
 
-    def __init__(self, model: nn.Module, settings: DenoiseSettings = DenoiseSettings(),
-                 sigma_train: float | None = None, sigma_range: tuple[float, float] | None = None):
+    def __init__(
+        self,
+        model: nn.Module,
+        settings: DenoiseSettings = DenoiseSettings(),
+        sigma_train: float | None = None,
+        sigma_range: tuple[float, float] | None = None,
+    ):
         self.settings = settings
         self.device = resolve_device(settings.device, distributed_environment()[2])
         if settings.patch_stride is not None:
@@ -100,8 +105,10 @@ class Denoiser:
             if not dataclasses.is_dataclass(config) or not hasattr(config, "stride"):
                 raise DenoiseError("patch_stride needs a DUST or UT model (one with a patch config)")
             if not 1 <= settings.patch_stride <= config.patch_size:
-                raise DenoiseError(f"patch_stride must be between 1 and the patch size {config.patch_size}, "
-                                   f"got {settings.patch_stride}")
+                raise DenoiseError(
+                    f"patch_stride must be between 1 and the patch size {config.patch_size}, "
+                    f"got {settings.patch_stride}"
+                )
             model.config = dataclasses.replace(config, stride=int(settings.patch_stride))
         self.dtype = resolve_precision(settings.precision, self.device)
         self.model = model.to(self.device).eval()
@@ -115,34 +122,42 @@ class Denoiser:
         self.window, self.stride = settings.window, settings.frames_kept
         self.scaling, self.colour = settings.scaling, settings.colour
         if sigma_range is not None and not getattr(model, "noise_conditional", False):
-            raise DenoiseError("this model is not noise-conditional; a sigma_range needs a DUST or a UT with the proximal step")
+            raise DenoiseError(
+                "this model is not noise-conditional; a sigma_range needs a DUST or a UT with the proximal step"
+            )
         self.sigma_range = None if sigma_range is None else (float(sigma_range[0]), float(sigma_range[1]))
         self.margin, self.align = model_margin(model)
         overlap = settings.overlap
         if overlap is None:
             overlap = round_up(2 * self.margin + 16, self.align)
         if overlap < 2 * self.margin + 1:
-            raise DenoiseError(f"a tile overlap of {overlap} px is too small for this model: it needs at least "
-                               f"{2 * self.margin + 1} px (twice its {self.margin} px reach past a tile edge, plus one)")
+            raise DenoiseError(
+                f"a tile overlap of {overlap} px is too small for this model: it needs at least "
+                f"{2 * self.margin + 1} px (twice its {self.margin} px reach past a tile edge, plus one)"
+            )
         self.overlap = int(overlap)
         tile = settings.tile
         if tile and tile < 2 * self.overlap:
-            raise DenoiseError(f"tiles of {tile} px are too small for an overlap of {self.overlap} px; "
-                               f"use --tile {2 * self.overlap} or more (or 0 for whole frames)")
+            raise DenoiseError(
+                f"tiles of {tile} px are too small for an overlap of {self.overlap} px; "
+                f"use --tile {2 * self.overlap} or more (or 0 for whole frames)"
+            )
         self.tile = int(tile) if tile else None
         self.fusion = None if settings.fusion is None else MotionFusion(settings.fusion)
         self.checkpoint: Path | None = None
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
 
     @classmethod
-    def from_checkpoint(cls, path: str | os.PathLike | None = None,
-                        settings: DenoiseSettings = DenoiseSettings()) -> "Denoiser":
+    def from_checkpoint(
+        cls, path: str | os.PathLike | None = None, settings: DenoiseSettings = DenoiseSettings()
+    ) -> Denoiser:
         """A denoiser for a weights file or run folder (default: the shipped checkpoint), checked
         first: finite weights, valid sigma_train and sigma_range, or a one-line error naming the file."""
         path = resolve_checkpoint(path)
         model, metadata = load_checkpoint(path)
-        denoiser = cls(model, settings, sigma_train=read_sigma_train(metadata, path),
-                       sigma_range=read_sigma_range(metadata, path))
+        denoiser = cls(
+            model, settings, sigma_train=read_sigma_train(metadata, path), sigma_range=read_sigma_range(metadata, path)
+        )
         denoiser.checkpoint = path
         return denoiser
 
@@ -199,8 +214,14 @@ class Denoiser:
             for index in [i for i in buffer if i < first - size]:
                 del buffer[index]
 
-    def denoise_window(self, clip: torch.Tensor, sigma: float | None, start: int = 0,
-                       count: int | None = None, noise_map: torch.Tensor | None = None) -> torch.Tensor:
+    def denoise_window(
+        self,
+        clip: torch.Tensor,
+        sigma: float | None,
+        start: int = 0,
+        count: int | None = None,
+        noise_map: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
 
         noise_map: None, or (T, H, W), each pixel's σ (at most `sigma`, the level that sets the
@@ -239,8 +260,10 @@ class Denoiser:
             out = estimate[0].mean(dim=1, keepdim=True)
         if not bool(torch.isfinite(out).all()):
             source = f"'{self.checkpoint}'" if self.checkpoint else "the model"
-            raise DenoiseError(f"{source} produced non-finite values (NaN or infinity) for frames {start}..{start + count - 1}; "
-                               "nothing was written for them: use another checkpoint")
+            raise DenoiseError(
+                f"{source} produced non-finite values (NaN or infinity) for frames {start}..{start + count - 1}; "
+                "nothing was written for them: use another checkpoint"
+            )
         return out.clamp_(0, 1).float().cpu()
 
     def scale_for(self, sigma: float | None) -> tuple[float, float | None]:
@@ -273,12 +296,15 @@ class Denoiser:
             frames = 2 * self.fusion.settings.radius + 1
             rescale += f"; each frame first fused with its motion-aligned neighbours ({frames} frames)"
         if how == "estimated":
-            return (f"σ ≈ {sigma * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
-                    f"(median over {SIGMA_ESTIMATE_FRAMES} frames spread over the video; {trained}{rescale})")
+            return (
+                f"σ ≈ {sigma * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
+                f"(median over {SIGMA_ESTIMATE_FRAMES} frames spread over the video; {trained}{rescale})"
+            )
         return f"σ = {sigma * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
 
-    def _apply_tiled(self, batch: torch.Tensor, start: int, count: int,
-                     sigma: float | torch.Tensor | None = None) -> torch.Tensor:
+    def _apply_tiled(
+        self, batch: torch.Tensor, start: int, count: int, sigma: float | torch.Tensor | None = None
+    ) -> torch.Tensor:
         """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
 
         sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames."""
@@ -293,11 +319,12 @@ class Denoiser:
 
         with torch.no_grad(), autocast(self.device, self.dtype):
             if len(tiles) == 1:
-                return self.model(batch, **told())[:, start:start + count].float()
+                return self.model(batch, **told())[:, start : start + count].float()
             out = batch.new_zeros(batch.shape[0], count, *batch.shape[2:])
             for (top, bottom, left, right), weight in tiles:
-                estimate = self.model(batch[..., top:bottom, left:right].contiguous(),
-                                      **told(top, bottom, left, right))[:, start:start + count]
+                estimate = self.model(
+                    batch[..., top:bottom, left:right].contiguous(), **told(top, bottom, left, right)
+                )[:, start : start + count]
                 out[..., top:bottom, left:right] += estimate.float() * weight
         return out / weight_sum
 

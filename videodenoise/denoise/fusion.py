@@ -33,36 +33,15 @@ OpenCV's, on the CPU, whatever device the model runs on.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
 import torch
 
+from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import DenoiseError
 
 MIN_FLOW_SIDE = 16  # DIS refuses frames of under 12 px a side (and some longer thin ones)
-FLOW_PRESETS = {"ultrafast": cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST, "fast": cv2.DISOPTICAL_FLOW_PRESET_FAST,
-                "medium": cv2.DISOPTICAL_FLOW_PRESET_MEDIUM}
-
-
-@dataclass(frozen=True)
-class FusionSettings:
-    """How `MotionFusion` aligns and weighs neighbours (defaults: chosen on validation clips by benchmarks/tune_fusion.py)."""
-
-    radius: int = 2  # neighbours on each side: 2 fuses up to 5 frames
-    flow_preset: str = "medium"  # DIS preset, see FLOW_PRESETS
-    flow_blur: float = 0.8  # Gaussian blur (px) of the grey frames the flow is computed on
-    box: int = 5  # side of the window a squared difference is averaged over
-    strength: float = 0.7  # h = strength·σ: how large an unexplained difference still counts
-
-    def __post_init__(self):
-        if self.radius < 0:
-            raise DenoiseError(f"the fusion radius must be >= 0 frames, got {self.radius}")
-        if self.flow_preset not in FLOW_PRESETS:
-            raise DenoiseError(f"unknown flow preset '{self.flow_preset}'; choose one of: {', '.join(FLOW_PRESETS)}")
-        if self.flow_blur < 0 or self.box < 1 or not self.strength > 0:
-            raise DenoiseError("flow_blur must be >= 0, box >= 1 and strength > 0")
 
 
 class MotionFusion:
@@ -70,7 +49,9 @@ class MotionFusion:
 
     def __init__(self, settings: FusionSettings | None = None):
         self.settings = settings or FusionSettings()
-        self._flow = cv2.DISOpticalFlow_create(FLOW_PRESETS[self.settings.flow_preset])
+        self._flow = cv2.DISOpticalFlow_create(
+            getattr(cv2, f"DISOPTICAL_FLOW_PRESET_{self.settings.flow_preset.upper()}")
+        )
         self._grids: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # pixel coordinates by frame size
 
     # ---- streams ---------------------------------------------------------------------------------
@@ -93,7 +74,9 @@ class MotionFusion:
                 loaded += 1
             if current >= loaded:
                 return
-            neighbours = [buffer[i] for i in range(current - radius, current + radius + 1) if i in buffer and i != current]
+            neighbours = [
+                buffer[i] for i in range(current - radius, current + radius + 1) if i in buffer and i != current
+            ]
             fused, noise = self.fuse(buffer[current], neighbours, sigma)
             yield torch.from_numpy(np.ascontiguousarray(fused.transpose(2, 0, 1))), torch.from_numpy(noise)
             buffer.pop(current - radius, None)
@@ -116,8 +99,9 @@ class MotionFusion:
             grey = cv2.GaussianBlur(grey, (0, 0), self.settings.flow_blur)
         return image, np.clip(grey * 255.0 + 0.5, 0, 255).astype(np.uint8)
 
-    def fuse(self, centre: tuple[np.ndarray, np.ndarray], neighbours: list[tuple[np.ndarray, np.ndarray]],
-             sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    def fuse(
+        self, centre: tuple[np.ndarray, np.ndarray], neighbours: list[tuple[np.ndarray, np.ndarray]], sigma: float
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(fused H×W×C image, H×W noise map) of one frame given its neighbours (both from `_prepare`)."""
         image, guide = centre
         height, width = guide.shape
@@ -126,7 +110,9 @@ class MotionFusion:
         variance = np.float32(sigma) ** 2
         bandwidth = (self.settings.strength * np.float32(sigma)) ** 2
         if (height, width) not in self._grids:  # every frame of a video has the same size: built once
-            self._grids[height, width] = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+            self._grids[height, width] = np.meshgrid(
+                np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)
+            )
         columns, rows = self._grids[height, width]
         total = image.copy()
         weight_sum = np.ones((height, width), np.float32)
@@ -145,7 +131,6 @@ class MotionFusion:
             noise_power += weight * weight * shrink
         fused = total / weight_sum[..., None]
         return fused, (np.float32(sigma) * np.sqrt(noise_power) / weight_sum).astype(np.float32)
-
 
     def _optical_flow(self, guide: np.ndarray, other: np.ndarray) -> np.ndarray:
         """(H, W, 2) flow with guide(x) ≈ other(x + flow(x)); frames under MIN_FLOW_SIDE a side are

@@ -66,8 +66,9 @@ class DenoiseResult:
         return self.frames / self.seconds if self.seconds > 0 else float("inf")
 
 
-def stream_pairs(denoiser: Denoiser, frames: Iterable[torch.Tensor], sigma: float | None
-                 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+def stream_pairs(
+    denoiser: Denoiser, frames: Iterable[torch.Tensor], sigma: float | None
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(input frame, denoised frame) in order, holding only the inputs whose output is still to come."""
     pending: dict[int, torch.Tensor] = {}
 
@@ -80,8 +81,12 @@ def stream_pairs(denoiser: Denoiser, frames: Iterable[torch.Tensor], sigma: floa
         yield pending.pop(index), denoised
 
 
-def write_frames(writers: list[dict], views: list[View], pairs: Iterable[tuple[torch.Tensor, torch.Tensor]],
-                 progress: Callable[[int], None] | None = None) -> int:
+def write_frames(
+    writers: list[dict],
+    views: list[View],
+    pairs: Iterable[tuple[torch.Tensor, torch.Tensor]],
+    progress: Callable[[int], None] | None = None,
+) -> int:
     """Open a VideoWriter per dict of options, write views[i](input, denoised) of every pair to writer
     i, and close them all; on any failure every output is dropped and none is left under its final
     name. Returns the number of frames written."""
@@ -112,12 +117,21 @@ def resolve_sigma(sigma: float | str | None, reader) -> tuple[float | None, str]
     return check_sigma(sigma, error=DenoiseError, unit_scale=True), "given"
 
 
-def denoise_video(input: str | os.PathLike, output: str | os.PathLike | None = None,
-                  denoiser: Denoiser | None = None, sigma: float | str | None = "auto", *,
-                  format: str | None = None, side_by_side: str | os.PathLike | bool | None = None,
-                  overwrite: bool = False, keep_audio: bool = True, fps: float | None = None,
-                  crf: int = 17, progress: Callable[[int, int], None] | None = None,
-                  on_sigma: Callable[[float | None, str], None] | None = None) -> DenoiseResult:
+def denoise_video(
+    input: str | os.PathLike,
+    output: str | os.PathLike | None = None,
+    denoiser: Denoiser | None = None,
+    sigma: float | str | None = "auto",
+    *,
+    format: str | None = None,
+    side_by_side: str | os.PathLike | bool | None = None,
+    overwrite: bool = False,
+    keep_audio: bool = True,
+    fps: float | None = None,
+    crf: int = 17,
+    progress: Callable[[int, int], None] | None = None,
+    on_sigma: Callable[[float | None, str], None] | None = None,
+) -> DenoiseResult:
     """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
 
     sigma: the noise level on the [0, 1] scale, "auto" to estimate it, or None to apply the model as
@@ -127,14 +141,31 @@ def denoise_video(input: str | os.PathLike, output: str | os.PathLike | None = N
     See `denoise_plan` for the rest.
     """
     plan = plan_output(input, output, format, side_by_side, overwrite, fps=fps)
-    return denoise_plan(plan, denoiser, sigma, overwrite=overwrite, keep_audio=keep_audio, fps=fps, crf=crf,
-                        progress=progress, on_sigma=on_sigma)
+    return denoise_plan(
+        plan,
+        denoiser,
+        sigma,
+        overwrite=overwrite,
+        keep_audio=keep_audio,
+        fps=fps,
+        crf=crf,
+        progress=progress,
+        on_sigma=on_sigma,
+    )
 
 
-def denoise_plan(plan: OutputPlan, denoiser: Denoiser | None = None, sigma: float | str | None = "auto", *,
-                 overwrite: bool = False, keep_audio: bool = True, fps: float | None = None, crf: int = 17,
-                 progress: Callable[[int, int], None] | None = None,
-                 on_sigma: Callable[[float | None, str], None] | None = None) -> DenoiseResult:
+def denoise_plan(
+    plan: OutputPlan,
+    denoiser: Denoiser | None = None,
+    sigma: float | str | None = "auto",
+    *,
+    overwrite: bool = False,
+    keep_audio: bool = True,
+    fps: float | None = None,
+    crf: int = 17,
+    progress: Callable[[int, int], None] | None = None,
+    on_sigma: Callable[[float | None, str], None] | None = None,
+) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio is copied (video files only).
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known. Every
     output is written under a hidden name and renamed into place only when complete."""
@@ -153,26 +184,47 @@ def denoise_plan(plan: OutputPlan, denoiser: Denoiser | None = None, sigma: floa
         on_sigma(sigma_value, source)
 
     def frames() -> Iterator[torch.Tensor]:
-        index = -1
-        for index, frame in enumerate(reader.frames()):
+        count = 0
+        for frame in reader.frames():
+            count += 1
             yield frame
-        if index < 0:
+        if count == 0:
             raise VideoReadError(f"'{plan.input}' holds no decodable video frames")
 
     outputs = [(plan.output, plan.codec, denoised_view)]
     if plan.side_by_side:
         outputs.append((plan.side_by_side, plan.side_by_side_codec, side_by_side_view))
-    options = [dict(path=path, fps=rate, codec=codec, crf=crf, overwrite=overwrite, audio_from=audio_source)
-               for path, codec, _ in outputs]
+    options = [
+        dict(path=path, fps=rate, codec=codec, crf=crf, overwrite=overwrite, audio_from=audio_source)
+        for path, codec, _ in outputs
+    ]
     try:
-        done = write_frames(options, [view for _, _, view in outputs], stream_pairs(denoiser, frames(), sigma_value),
-                            None if progress is None else lambda count: progress(count, info.n_frames))
+        done = write_frames(
+            options,
+            [view for _, _, view in outputs],
+            stream_pairs(denoiser, frames(), sigma_value),
+            None if progress is None else lambda count: progress(count, info.n_frames),
+        )
     except (OSError, av.FFmpegError) as error:  # e.g. a full disk
         raise VideoWriteError(f"cannot denoise '{plan.input}' into '{plan.output}': {short_error(error)}") from None
     seconds = time.perf_counter() - start
     if done != info.n_frames:
-        warnings.warn(f"the header of '{plan.input}' says {info.n_frames} frames but {done} could be decoded; "
-                      f"the output has {done}", stacklevel=2)
-    return DenoiseResult(input=plan.input, output=plan.output, side_by_side=plan.side_by_side, frames=done,
-                         width=info.width, height=info.height, channels=info.channels, fps=float(rate),
-                         sigma=sigma_value, sigma_source=source, audio=audio_source is not None, seconds=seconds)
+        warnings.warn(
+            f"the header of '{plan.input}' says {info.n_frames} frames but {done} could be decoded; "
+            f"the output has {done}",
+            stacklevel=2,
+        )
+    return DenoiseResult(
+        input=plan.input,
+        output=plan.output,
+        side_by_side=plan.side_by_side,
+        frames=done,
+        width=info.width,
+        height=info.height,
+        channels=info.channels,
+        fps=float(rate),
+        sigma=sigma_value,
+        sigma_source=source,
+        audio=audio_source is not None,
+        seconds=seconds,
+    )

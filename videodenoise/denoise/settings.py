@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from videodenoise.denoise.fusion import FusionSettings
 from videodenoise.errors import DenoiseError
 from videodenoise.settings import setting
 
@@ -25,6 +24,27 @@ DEFAULT_WINDOW = 5  # the training clip length
 DEFAULT_STRIDE = 3  # without fusion: the centre 3 frames of each 5-frame window, a neighbour on each side
 COLOURS = ("opponent", "rgb")
 SCALINGS = ("rescale", "none")
+FLOW_PRESETS = ("ultrafast", "fast", "medium")  # OpenCV's DIS presets, cv2.DISOPTICAL_FLOW_PRESET_*
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    """How `MotionFusion` aligns and weighs neighbours (defaults: chosen on validation clips by
+    benchmarks/tune_fusion.py)."""
+
+    radius: int = 2  # neighbours on each side: 2 fuses up to 5 frames
+    flow_preset: str = "medium"  # DIS preset, see FLOW_PRESETS
+    flow_blur: float = 0.8  # Gaussian blur (px) of the grey frames the flow is computed on
+    box: int = 5  # side of the window a squared difference is averaged over
+    strength: float = 0.7  # h = strength·σ: how large an unexplained difference still counts
+
+    def __post_init__(self):
+        if self.radius < 0:
+            raise DenoiseError(f"the fusion radius must be >= 0 frames, got {self.radius}")
+        if self.flow_preset not in FLOW_PRESETS:
+            raise DenoiseError(f"unknown flow preset '{self.flow_preset}'; choose one of: {', '.join(FLOW_PRESETS)}")
+        if self.flow_blur < 0 or self.box < 1 or not self.strength > 0:
+            raise DenoiseError("flow_blur must be >= 0, box >= 1 and strength > 0")
 
 
 @dataclass(frozen=True)
@@ -33,21 +53,33 @@ class DenoiseSettings:
 
     window: int = setting(DEFAULT_WINDOW, "Frames the model sees at once (reflected at the ends).")
     stride: int | None = setting(
-        None, "Frames kept from each window, the centre ones: 1 = one window per frame (slowest), the window = "
-              "disjoint windows (fastest). Default: the window with fusion (every frame already holds its "
-              f"neighbours), {DEFAULT_STRIDE} without.")
+        None,
+        "Frames kept from each window, the centre ones: 1 = one window per frame (slowest), the window = "
+        "disjoint windows (fastest). Default: the window with fusion (every frame already holds its "
+        f"neighbours), {DEFAULT_STRIDE} without.",
+    )
     tile: int | None = setting(512, "Largest tile side in pixels; 0 = whole frames.")
     overlap: int | None = setting(None, "Tile overlap in pixels (default: from the model's reach).")
-    colour: str = setting("opponent", "How a grey model denoises colour video: opponent (luminance and two "
-                                      "colour differences) or rgb (each channel).")
+    colour: str = setting(
+        "opponent",
+        "How a grey model denoises colour video: opponent (luminance and two "
+        "colour differences) or rgb (each channel).",
+    )
     patch_stride: int | None = setting(
-        None, "Cut patches at this stride instead of the model's own (the weights do not depend on it): 2 for a "
-              "stride-4 model averages 4× as many patch estimates per pixel, at about 4× the time.")
+        None,
+        "Cut patches at this stride instead of the model's own (the weights do not depend on it): 2 for a "
+        "stride-4 model averages 4× as many patch estimates per pixel, at about 4× the time.",
+    )
     fusion: FusionSettings | None = setting(
-        None, "Average every frame with its motion-aligned neighbours where they agree before the model "
-              "(needs σ: off with --sigma none).")
-    scaling: str = setting("rescale", "How a model meets another noise level than it was trained at: rescale "
-                                      "(noise-level rescaling) or none (applied as trained).")
+        None,
+        "Average every frame with its motion-aligned neighbours where they agree before the model "
+        "(needs σ: off with --sigma none).",
+    )
+    scaling: str = setting(
+        "rescale",
+        "How a model meets another noise level than it was trained at: rescale "
+        "(noise-level rescaling) or none (applied as trained).",
+    )
     device: str = setting("auto", "auto, cpu or cuda (under torchrun: the GPU of each local rank).")
     precision: str = setting("auto", "auto (bf16 on GPU, fp32 on CPU), fp32 or bf16.")
 

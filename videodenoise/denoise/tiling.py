@@ -8,6 +8,7 @@ import math
 import torch
 import torch.nn as nn
 
+
 def round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
@@ -67,4 +68,3 @@ def ramp(start: int, stop: int, length: int, overlap: int, margin: int) -> torch
     if stop < length:
         weight *= rise(distance.flip(0))
     return weight
-

@@ -7,13 +7,22 @@ BASELINE_NOTE) and are then held fixed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-__all__ = ["Baseline", "BASELINES", "BASELINE_NAMES", "BASELINE_NOTE", "denoise_noisy", "denoise_nlm_opencv",
-           "denoise_nlm_skimage", "denoise_tv", "denoise_wavelet_bayes"]
+__all__ = [
+    "Baseline",
+    "BASELINES",
+    "BASELINE_NAMES",
+    "BASELINE_NOTE",
+    "denoise_noisy",
+    "denoise_nlm_opencv",
+    "denoise_nlm_skimage",
+    "denoise_tv",
+    "denoise_wavelet_bayes",
+]
 
 
 OPENCV_H_GREY = 0.8  # h = 0.8·σ₂₅₅ for grey clips
@@ -89,17 +98,30 @@ def denoise_nlm_skimage(noisy: np.ndarray, sigma: float) -> np.ndarray:
     and h = 0.6·σ (scikit-image's advice for fast mode with a known σ)."""
     from skimage.restoration import denoise_nl_means
 
-    return _per_frame(noisy, lambda image, colour: denoise_nl_means(
-        image, h=NLM_H * sigma, sigma=sigma, fast_mode=True, patch_size=5, patch_distance=6,
-        channel_axis=-1 if colour else None))
+    return _per_frame(
+        noisy,
+        lambda image, colour: denoise_nl_means(
+            image,
+            h=NLM_H * sigma,
+            sigma=sigma,
+            fast_mode=True,
+            patch_size=5,
+            patch_distance=6,
+            channel_axis=-1 if colour else None,
+        ),
+    )
 
 
 def denoise_tv(noisy: np.ndarray, sigma: float) -> np.ndarray:
     """scikit-image `denoise_tv_chambolle` per frame with weight = 0.75·σ."""
     from skimage.restoration import denoise_tv_chambolle
 
-    return _per_frame(noisy, lambda image, colour: denoise_tv_chambolle(
-        image, weight=TV_WEIGHT * sigma, channel_axis=-1 if colour else None))
+    return _per_frame(
+        noisy,
+        lambda image, colour: denoise_tv_chambolle(
+            image, weight=TV_WEIGHT * sigma, channel_axis=-1 if colour else None
+        ),
+    )
 
 
 def denoise_wavelet_bayes(noisy: np.ndarray, sigma: float) -> np.ndarray:
@@ -107,9 +129,17 @@ def denoise_wavelet_bayes(noisy: np.ndarray, sigma: float) -> np.ndarray:
     not estimated), rescale_sigma, per RGB channel for colour (no YCbCr conversion)."""
     from skimage.restoration import denoise_wavelet
 
-    return _per_frame(noisy, lambda image, colour: denoise_wavelet(
-        image, sigma=sigma, method="BayesShrink", mode="soft", rescale_sigma=True,
-        channel_axis=-1 if colour else None))
+    return _per_frame(
+        noisy,
+        lambda image, colour: denoise_wavelet(
+            image,
+            sigma=sigma,
+            method="BayesShrink",
+            mode="soft",
+            rescale_sigma=True,
+            channel_axis=-1 if colour else None,
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -121,19 +151,28 @@ class Baseline:
 
 BASELINES: dict[str, Baseline] = {
     "noisy": Baseline("noisy", denoise_noisy, "the noisy input, clipped to [0, 1]"),
-    "nlm-opencv": Baseline("nlm-opencv", denoise_nlm_opencv,
-                           f"OpenCV fastNlMeansDenoising(Colored)Multi on 8-bit frames, centred temporal window of "
-                           f"{OPENCV_TEMPORAL_WINDOW} frames (shrunk near the clip's ends to stay inside it), "
-                           f"template 7, search 21; grey h = "
-                           f"{OPENCV_H_GREY}·σ₂₅₅; colour h = {OPENCV_H_COLOUR}·σ₂₅₅, hColor = {OPENCV_H_CHROMA}·σ₂₅₅"),
-    "nlm": Baseline("nlm", denoise_nlm_skimage,
-                    f"scikit-image denoise_nl_means per frame, patch 5, distance 6, fast mode, sigma = σ, h = {NLM_H}·σ"),
+    "nlm-opencv": Baseline(
+        "nlm-opencv",
+        denoise_nlm_opencv,
+        f"OpenCV fastNlMeansDenoising(Colored)Multi on 8-bit frames, centred temporal window of "
+        f"{OPENCV_TEMPORAL_WINDOW} frames (shrunk near the clip's ends to stay inside it), "
+        f"template 7, search 21; grey h = "
+        f"{OPENCV_H_GREY}·σ₂₅₅; colour h = {OPENCV_H_COLOUR}·σ₂₅₅, hColor = {OPENCV_H_CHROMA}·σ₂₅₅",
+    ),
+    "nlm": Baseline(
+        "nlm",
+        denoise_nlm_skimage,
+        f"scikit-image denoise_nl_means per frame, patch 5, distance 6, fast mode, sigma = σ, h = {NLM_H}·σ",
+    ),
     "tv": Baseline("tv", denoise_tv, f"scikit-image denoise_tv_chambolle per frame, weight = {TV_WEIGHT}·σ"),
-    "wavelet": Baseline("wavelet", denoise_wavelet_bayes,
-                        "scikit-image denoise_wavelet per frame, BayesShrink, soft, sigma = σ, rescale_sigma"),
+    "wavelet": Baseline(
+        "wavelet",
+        denoise_wavelet_bayes,
+        "scikit-image denoise_wavelet per frame, BayesShrink, soft, sigma = σ, rescale_sigma",
+    ),
 }
 BASELINE_NAMES = tuple(BASELINES)
-BASELINE_NOTE = ("Baseline factors were chosen once to minimise RMSE at σ = 25 on 5-frame 128×128 pans over "
-                 "scikit-image's camera and astronaut images (not on any evaluation data), then held fixed.")
-
-
+BASELINE_NOTE = (
+    "Baseline factors were chosen once to minimise RMSE at σ = 25 on 5-frame 128×128 pans over "
+    "scikit-image's camera and astronaut images (not on any evaluation data), then held fixed."
+)

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from videodenoise.evaluation.baselines import BASELINE_NAMES, BASELINES
-from videodenoise.errors import EvaluationError
 from videodenoise.datasets.registry import DATASET_HELP
-from videodenoise.settings import from_mapping, setting
+from videodenoise.errors import EvaluationError
+from videodenoise.evaluation.baselines import BASELINE_NAMES, BASELINES
 from videodenoise.noise.levels import DEFAULT_GAMMAS, gamma_sweep, sigma_from_255
-from videodenoise.noise.kinds import NOISE_KINDS
+from videodenoise.settings import from_mapping, setting
 
 SITES = ("input", "layers")
 
@@ -25,16 +24,25 @@ class EvalConfig:
     dataset: str = setting("samples", f"Dataset: {DATASET_HELP}.")
     root: str | None = setting(None, "Dataset root folder.")
     split: str = setting("test", "Split to evaluate on.")
-    gammas: list[float] = setting(default_factory=lambda: list(DEFAULT_GAMMAS),
-                                  help="Test noise levels relative to training: σ_test = γ·σ_train.")
+    gammas: list[float] = setting(
+        default_factory=lambda: list(DEFAULT_GAMMAS), help="Test noise levels relative to training: σ_test = γ·σ_train."
+    )
     sigmas: list[float] | None = setting(
-        None, "Absolute test noise levels on the 0-255 scale instead of γ, e.g. 15,25,50 (γ is still reported, "
-              "relative to σ_train).")
+        None,
+        "Absolute test noise levels on the 0-255 scale instead of γ, e.g. 15,25,50 (γ is still reported, "
+        "relative to σ_train).",
+    )
     sigma_train: float | None = setting(None, "σ_train on the 0-255 scale (default: the checkpoints' own).", scale=255)
-    noises: list[str] = setting(default_factory=lambda: ["gaussian"], flag="--noise",
-                                help="Noise kinds: gaussian, uniform, salt-and-pepper, poisson-gaussian.")
-    sites: list[str] = setting(default_factory=lambda: ["input"], flag="--site",
-                               help="Perturbation sites: input, layers (every layer's input perturbed).")
+    noises: list[str] = setting(
+        default_factory=lambda: ["gaussian"],
+        flag="--noise",
+        help="Noise kinds: gaussian, uniform, salt-and-pepper, poisson-gaussian.",
+    )
+    sites: list[str] = setting(
+        default_factory=lambda: ["input"],
+        flag="--site",
+        help="Perturbation sites: input, layers (every layer's input perturbed).",
+    )
     seeds: list[int] = setting(default_factory=lambda: [0, 1, 2], help="Noise seeds.")
     clip_length: int = setting(5, "Frames per clip.")
     crop: int | None = setting(None, "Centre crop in pixels (none: whole frames).")
@@ -43,16 +51,22 @@ class EvalConfig:
     clips_per_video: int | None = setting(None, "Evenly spaced clips per video (none: all).")
     max_frames: int | None = setting(None, "Use only the first N frames of every video.")
     max_clips: int | None = setting(None, "At most N clips in all, evenly spaced over the split.")
-    baselines: list[str] = setting(default_factory=lambda: list(BASELINE_NAMES),
-                                   help="Classical baselines, or none.")
+    baselines: list[str] = setting(default_factory=lambda: list(BASELINE_NAMES), help="Classical baselines, or none.")
     clip_noise: bool = setting(False, "Clip noisy clips to [0, 1].")
     clamp: bool = setting(True, "Clamp final estimates to [0, 1] before the metrics, as a written video would be.")
     device: str = setting("auto", "auto, cpu or cuda (for the models).")
 
     def __post_init__(self) -> None:
-        normalised = dict(gammas=[float(g) for g in self.gammas], noises=list(self.noises), sites=list(self.sites),
-                          sigmas=None if self.sigmas is None else [float(s) for s in self.sigmas],
-                          seeds=[int(s) for s in self.seeds], baselines=list(self.baselines))
+        from videodenoise.noise.kinds import NOISE_KINDS  # torch: not for reading the settings' names
+
+        normalised = dict(
+            gammas=[float(g) for g in self.gammas],
+            noises=list(self.noises),
+            sites=list(self.sites),
+            sigmas=None if self.sigmas is None else [float(s) for s in self.sigmas],
+            seeds=[int(s) for s in self.seeds],
+            baselines=list(self.baselines),
+        )
         for name, value in normalised.items():
             object.__setattr__(self, name, value)
         checks = [
@@ -60,30 +74,40 @@ class EvalConfig:
             (all(g > 0 for g in self.gammas), f"γ must be positive, got {self.gammas}"),
             (self.sigmas is None or all(s > 0 for s in self.sigmas), f"σ must be positive, got {self.sigmas}"),
             (self.sigma_train is None or self.sigma_train > 0, f"sigma_train must be positive, got {self.sigma_train}"),
-            (bool(self.noises) and all(n in NOISE_KINDS for n in self.noises),
-             f"unknown noise kind in {self.noises}; choose from: {', '.join(NOISE_KINDS)}"),
-            (bool(self.sites) and all(s in SITES for s in self.sites),
-             f"unknown perturbation site in {self.sites}; choose from: {', '.join(SITES)}"),
+            (
+                bool(self.noises) and all(n in NOISE_KINDS for n in self.noises),
+                f"unknown noise kind in {self.noises}; choose from: {', '.join(NOISE_KINDS)}",
+            ),
+            (
+                bool(self.sites) and all(s in SITES for s in self.sites),
+                f"unknown perturbation site in {self.sites}; choose from: {', '.join(SITES)}",
+            ),
             (bool(self.seeds), "give at least one noise seed"),
             (len(set(self.seeds)) == len(self.seeds), f"noise seeds repeat: {self.seeds}"),
             (len(set(self.baselines)) == len(self.baselines), f"baselines repeat: {self.baselines}"),
-            (len(set(self.noises)) == len(self.noises) and len(set(self.sites)) == len(self.sites),
-             "noise kinds and sites must not repeat"),
-            (all(b in BASELINES for b in self.baselines),
-             f"unknown baseline in {self.baselines}; choose from: {', '.join(BASELINE_NAMES)}"),
+            (
+                len(set(self.noises)) == len(self.noises) and len(set(self.sites)) == len(self.sites),
+                "noise kinds and sites must not repeat",
+            ),
+            (
+                all(b in BASELINES for b in self.baselines),
+                f"unknown baseline in {self.baselines}; choose from: {', '.join(BASELINE_NAMES)}",
+            ),
             (self.clip_length >= 1, f"clip length must be at least 1, got {self.clip_length}"),
             (self.channels in (None, 1, 3), f"channels must be 1 or 3, got {self.channels}"),
             (self.clips_per_video is None or self.clips_per_video >= 1, "clips per video must be at least 1"),
             (self.max_clips is None or self.max_clips >= 1, "max clips must be at least 1"),
-            (self.max_frames is None or self.max_frames >= self.clip_length,
-             f"max frames ({self.max_frames}) must be at least the clip length ({self.clip_length})"),
+            (
+                self.max_frames is None or self.max_frames >= self.clip_length,
+                f"max frames ({self.max_frames}) must be at least the clip length ({self.clip_length})",
+            ),
         ]
         for ok, message in checks:
             if not ok:
                 raise EvaluationError(message)
 
     @classmethod
-    def from_dict(cls, values: dict) -> "EvalConfig":
+    def from_dict(cls, values: dict) -> EvalConfig:
         return from_mapping(cls, values, EvaluationError, "evaluation option")
 
     def to_dict(self) -> dict:
@@ -111,5 +135,3 @@ def noise_levels(config: EvalConfig, sigma_train: float) -> list[Level]:
     if config.sigmas:
         return [Level(sigma_from_255(s) / sigma_train, sigma_from_255(s)) for s in config.sigmas]
     return [Level(gamma, sigma) for gamma, sigma in gamma_sweep(sigma_train, config.gammas)]
-
-

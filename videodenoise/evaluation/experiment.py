@@ -47,30 +47,24 @@ read back instead of recomputed.
 from __future__ import annotations
 
 import copy
-import csv
-import io
 import json
-import math
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from videodenoise.io.atomic import check_folder, write_text
-from videodenoise.io.config_files import read_config_file
 from videodenoise.devices import distributed_environment
 from videodenoise.errors import ConfigError, ExperimentError
-from videodenoise.settings import from_mapping
-from videodenoise.training.runs import read_metrics
 from videodenoise.evaluation.config import EvalConfig
-from videodenoise.evaluation.results import EvaluationResult, json_safe, read_results
 from videodenoise.evaluation.experiment_report import RunRecord, compare_arms, seed_rows, write_experiment_report
+from videodenoise.evaluation.reports import write_evaluation_outputs
+from videodenoise.evaluation.results import EvaluationResult, read_results
 from videodenoise.evaluation.sweep import evaluate
-from videodenoise.evaluation.reports import report_levels, write_evaluation_outputs
+from videodenoise.io.atomic import check_folder, write_text
+from videodenoise.io.config_files import read_config_file
+from videodenoise.settings import from_mapping
 
 CHECKPOINT_FILES = {"best": "best.safetensors", "last": "last.safetensors"}
 # training options a resumed run may change without counting as a different run
@@ -105,7 +99,7 @@ class ExperimentConfig:
     evaluation: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from videodenoise.models.registry import MODEL_NAMES
+        from videodenoise.models.config import MODEL_NAMES
         from videodenoise.training.config import MODES
 
         self.datasets = [entry if isinstance(entry, DatasetEntry) else _dataset_entry(entry) for entry in self.datasets]
@@ -116,26 +110,42 @@ class ExperimentConfig:
         self.modes = None
         checks = [
             (bool(self.datasets), "the experiment lists no datasets; add a [[datasets]] entry with a name (and root)"),
-            (bool(self.models) and all(m in MODEL_NAMES for m in self.models),
-             f"models must be among {', '.join(MODEL_NAMES)}, got {self.models}"),
-            (all(isinstance(a, dict) and a.get("mode", name) in MODES for name, a in self.arms.items()),
-             f"every arm needs a mode among {', '.join(MODES)} (an arm named after a mode may omit it)"),
-            (all(name and name.replace("-", "").replace("_", "").isalnum() for name in self.arms),
-             f"arm names must be letters, digits, - and _ (they name run folders), got {sorted(self.arms)}"),
-            (all(set(a.get("per_model", {})) <= set(self.models) for a in self.arms.values()),
-             "an arm's per_model table names a model the grid does not train"),
+            (
+                bool(self.models) and all(m in MODEL_NAMES for m in self.models),
+                f"models must be among {', '.join(MODEL_NAMES)}, got {self.models}",
+            ),
+            (
+                all(isinstance(a, dict) and a.get("mode", name) in MODES for name, a in self.arms.items()),
+                f"every arm needs a mode among {', '.join(MODES)} (an arm named after a mode may omit it)",
+            ),
+            (
+                all(name and name.replace("-", "").replace("_", "").isalnum() for name in self.arms),
+                f"arm names must be letters, digits, - and _ (they name run folders), got {sorted(self.arms)}",
+            ),
+            (
+                all(set(a.get("per_model", {})) <= set(self.models) for a in self.arms.values()),
+                "an arm's per_model table names a model the grid does not train",
+            ),
             (bool(self.seeds) and len(set(self.seeds)) == len(self.seeds), f"seeds must be distinct, got {self.seeds}"),
             (self.checkpoint in CHECKPOINT_FILES, f"checkpoint must be 'best' or 'last', got {self.checkpoint!r}"),
-            (len({d.key for d in self.datasets}) == len(self.datasets), "two datasets share a label; give each a distinct label"),
-            (set(self.model_options) <= set(MODEL_NAMES), f"model_options names unknown models: {sorted(set(self.model_options) - set(MODEL_NAMES))}"),
+            (
+                len({d.key for d in self.datasets}) == len(self.datasets),
+                "two datasets share a label; give each a distinct label",
+            ),
+            (
+                set(self.model_options) <= set(MODEL_NAMES),
+                f"model_options names unknown models: {sorted(set(self.model_options) - set(MODEL_NAMES))}",
+            ),
         ]
         for ok, message in checks:
             if not ok:
                 raise ExperimentError(message)
         reserved = {"model", "mode", "seed", "model_options"} & set(self.training)
         if reserved:
-            raise ExperimentError(f"[training] may not set {', '.join(sorted(reserved))}: the grid sets them "
-                                  f"(models, modes, seeds, [model_options.NAME])")
+            raise ExperimentError(
+                f"[training] may not set {', '.join(sorted(reserved))}: the grid sets them "
+                f"(models, modes, seeds, [model_options.NAME])"
+            )
         if {"dataset", "root"} & set(self.training.get("data", {})):
             raise ExperimentError("[training.data] may not set dataset or root: list datasets as [[datasets]] entries")
         if {"dataset", "root"} & set(self.evaluation):
@@ -235,12 +245,19 @@ def train_run(run_dir: Path, config, quiet: bool = True, log=print) -> str:
         wanted = json.loads(json.dumps(config.to_dict()))  # as config.json holds it (tuples as lists)
         if _comparable(saved) != _comparable(wanted):
             saved_options, wanted_options = _comparable(saved), _comparable(wanted)
-            differing = sorted(k for k in set(saved_options) | set(wanted_options) if saved_options.get(k) != wanted_options.get(k))
-            raise ExperimentError(f"'{run_dir}' holds a run with other options ({', '.join(differing)}); "
-                                  f"delete that folder or write the experiment to another --out")
+            differing = sorted(
+                k for k in set(saved_options) | set(wanted_options) if saved_options.get(k) != wanted_options.get(k)
+            )
+            raise ExperimentError(
+                f"'{run_dir}' holds a run with other options ({', '.join(differing)}); "
+                f"delete that folder or write the experiment to another --out"
+            )
         summary_path = run_dir / "summary.json"
-        if summary_path.is_file() and json.loads(summary_path.read_text()).get("steps", -1) >= _expected_steps(config) \
-                and (run_dir / "last.safetensors").is_file():
+        if (
+            summary_path.is_file()
+            and json.loads(summary_path.read_text()).get("steps", -1) >= _expected_steps(config)
+            and (run_dir / "last.safetensors").is_file()
+        ):
             return "done"
         if (run_dir / "last.pt").is_file():
             overrides = {k: wanted[k] for k in RESUMABLE_OPTIONS if saved.get(k) != wanted.get(k)}
@@ -259,12 +276,21 @@ def train_run(run_dir: Path, config, quiet: bool = True, log=print) -> str:
 def _evaluation_fingerprint(config: EvalConfig, checkpoints: list[Path], labels: list[str]) -> dict:
     return {
         "config": config.to_dict(),
-        "checkpoints": [[label, str(path), path.stat().st_size, path.stat().st_mtime_ns] for label, path in zip(labels, checkpoints)],
+        "checkpoints": [
+            [label, str(path), path.stat().st_size, path.stat().st_mtime_ns] for label, path in zip(labels, checkpoints)
+        ],
     }
 
 
-def evaluate_dataset(eval_dir: Path, config: EvalConfig, checkpoints: list[Path], labels: list[str],
-                     quiet: bool = True, log=print, progress=None) -> EvaluationResult:
+def evaluate_dataset(
+    eval_dir: Path,
+    config: EvalConfig,
+    checkpoints: list[Path],
+    labels: list[str],
+    quiet: bool = True,
+    log=print,
+    progress=None,
+) -> EvaluationResult:
     """Evaluate a dataset's runs, or read the result back when nothing changed since it was written."""
     fingerprint = _evaluation_fingerprint(config, checkpoints, labels)
     stamp = eval_dir / "fingerprint.json"
@@ -280,21 +306,33 @@ def evaluate_dataset(eval_dir: Path, config: EvalConfig, checkpoints: list[Path]
     return result
 
 
-def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None = None, device: str | None = None,
-                   datasets: list[str] | None = None, train: bool = True, evaluate_runs: bool = True,
-                   quiet: bool = True, log=print, progress=None) -> dict[str, Any]:
+def run_experiment(
+    config: ExperimentConfig,
+    out_dir: str | os.PathLike | None = None,
+    device: str | None = None,
+    datasets: list[str] | None = None,
+    train: bool = True,
+    evaluate_runs: bool = True,
+    quiet: bool = True,
+    log=print,
+    progress=None,
+) -> dict[str, Any]:
     """Train every run of the grid (or continue), evaluate every dataset, write the aggregate report.
 
     datasets: only these dataset labels. train=False evaluates the runs that exist; evaluate_runs=False
-    only trains. progress(done, total, status) follows each evaluation. Returns {"out": folder, "runs": [RunRecord], "cells": [...], "comparisons": [...],
-    "report": path of report.md, "files": {name: path} of everything written}.
+    only trains. progress(done, total, status) follows each evaluation. Returns {"out": folder, "runs":
+    [RunRecord], "rows": [...], "baselines": [...], "comparisons": [...], "report": path of report.md,
+    "files": {name: path} of everything written}.
     """
     out = Path(out_dir or config.out or Path("experiments") / config.name).expanduser()
     entries = [d for d in config.datasets if datasets is None or d.key in datasets]
     if datasets is not None:
         missing = sorted(set(datasets) - {d.key for d in config.datasets})
         if missing:
-            raise ExperimentError(f"the experiment has no dataset {', '.join(missing)}; it has {', '.join(d.key for d in config.datasets)}")
+            raise ExperimentError(
+                f"the experiment has no dataset {', '.join(missing)}; it has "
+                f"{', '.join(d.key for d in config.datasets)}"
+            )
     check_folder(out, create=True, what="experiment folder")
     write_text(out / "experiment.json", json.dumps(config.to_dict(), indent=2), overwrite=True)
     started = time.perf_counter()
@@ -315,16 +353,34 @@ def run_experiment(config: ExperimentConfig, out_dir: str | os.PathLike | None =
     results: dict[str, EvaluationResult] = {}
     if evaluate_runs:
         for entry in entries:
-            runs = [r for r in records if r.dataset == entry.key and (r.run_dir / CHECKPOINT_FILES[config.checkpoint]).is_file()]
+            runs = [
+                r
+                for r in records
+                if r.dataset == entry.key and (r.run_dir / CHECKPOINT_FILES[config.checkpoint]).is_file()
+            ]
             if not runs:
                 log(f"no trained runs for {entry.key}; skipping its evaluation")
                 continue
             results[entry.key] = evaluate_dataset(
-                out / "eval" / entry.key, config.eval_config(entry, device),
-                [r.run_dir / CHECKPOINT_FILES[config.checkpoint] for r in runs], [r.run_dir.name for r in runs],
-                quiet=quiet, log=log, progress=progress)
+                out / "eval" / entry.key,
+                config.eval_config(entry, device),
+                [r.run_dir / CHECKPOINT_FILES[config.checkpoint] for r in runs],
+                [r.run_dir.name for r in runs],
+                quiet=quiet,
+                log=log,
+                progress=progress,
+            )
     rows, baselines = seed_rows(results, records)
     comparisons = compare_arms(rows)
-    paths = write_experiment_report(out, config, records, results, rows, baselines, comparisons, time.perf_counter() - started)
-    return {"out": out, "runs": records, "rows": rows, "baselines": baselines, "comparisons": comparisons,
-            "report": paths["report"], "files": paths}
+    paths = write_experiment_report(
+        out, config, records, results, rows, baselines, comparisons, time.perf_counter() - started
+    )
+    return {
+        "out": out,
+        "runs": records,
+        "rows": rows,
+        "baselines": baselines,
+        "comparisons": comparisons,
+        "report": paths["report"],
+        "files": paths,
+    }

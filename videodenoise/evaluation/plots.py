@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -54,17 +54,28 @@ def plot_metric_vs_gamma(
     models = [label for label in series if label not in baselines]
     colours = colormaps["tab10"]
     greys = colormaps["Greys"]
-    for index, label in enumerate(series):
+    for label in series:
         gammas, means, errors = series[label]
         if label in baselines:
             position = list(baselines).index(label)
-            style = dict(linestyle="--", marker="s", markersize=4, color=greys(0.4 + 0.55 * position / max(1, len(baselines) - 1)))
+            style = dict(
+                linestyle="--",
+                marker="s",
+                markersize=4,
+                color=greys(0.4 + 0.55 * position / max(1, len(baselines) - 1)),
+            )
         else:
             style = dict(linestyle="-", marker="o", markersize=5, color=colours(models.index(label) % 10))
         if errors is not None and any(e and not math.isnan(e) for e in errors) and bands:
             axes.plot(gammas, means, label=label, **style)
-            axes.fill_between(gammas, [m - e for m, e in zip(means, errors)], [m + e for m, e in zip(means, errors)],
-                              color=style["color"], alpha=0.2, linewidth=0)
+            axes.fill_between(
+                gammas,
+                [m - e for m, e in zip(means, errors)],
+                [m + e for m, e in zip(means, errors)],
+                color=style["color"],
+                alpha=0.2,
+                linewidth=0,
+            )
         elif errors is not None and any(e and not math.isnan(e) for e in errors):
             axes.errorbar(gammas, means, yerr=errors, capsize=3, label=label, **style)
         else:
@@ -103,8 +114,9 @@ def plot_layer_losses(
     return _save(figure, path)
 
 
-def plot_multipliers(histories: Mapping[str, tuple[Sequence[int], Sequence[Sequence[float]]]],
-                     path: str | os.PathLike) -> Path:
+def plot_multipliers(
+    histories: Mapping[str, tuple[Sequence[int], Sequence[Sequence[float]]]], path: str | os.PathLike
+) -> Path:
     """λ_l over training: one panel per run, label → (epochs, multipliers per epoch), a line per layer."""
     count = len(histories)
     columns = min(3, count)
@@ -114,8 +126,13 @@ def plot_multipliers(histories: Mapping[str, tuple[Sequence[int], Sequence[Seque
         layers = len(multipliers[0]) if multipliers else 0
         colours = colormaps["viridis"]
         for layer in range(layers):
-            axes.plot(epochs, [m[layer] for m in multipliers], marker=".", label=f"λ_{layer + 1}",
-                      color=colours(layer / max(1, layers - 1)))
+            axes.plot(
+                epochs,
+                [m[layer] for m in multipliers],
+                marker=".",
+                label=f"λ_{layer + 1}",
+                color=colours(layer / max(1, layers - 1)),
+            )
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_xlabel("epoch")
         axes.set_ylabel("multiplier λ_l")

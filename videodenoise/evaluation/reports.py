@@ -11,26 +11,57 @@ import io
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
-from videodenoise.io.atomic import atomic_output, check_creatable, write_text
-from videodenoise.evaluation.baselines import BASELINE_NOTE, BASELINES
 from videodenoise.errors import OutputError
+from videodenoise.evaluation.baselines import BASELINE_NOTE, BASELINES
 from videodenoise.evaluation.config import Level
 from videodenoise.evaluation.results import EvaluationResult, json_safe
+from videodenoise.io.atomic import atomic_output, check_creatable, write_text
 
-__all__ = ["Table", "combinations", "metric_table", "layer_table", "report_levels", "write_csv", "draw_figures",
-           "render_report", "check_evaluation_output", "write_evaluation_outputs", "LOWER_IS_BETTER", "METRIC_TITLES"]
+__all__ = [
+    "Table",
+    "combinations",
+    "metric_table",
+    "layer_table",
+    "report_levels",
+    "write_csv",
+    "draw_figures",
+    "render_report",
+    "check_evaluation_output",
+    "write_evaluation_outputs",
+    "LOWER_IS_BETTER",
+    "METRIC_TITLES",
+]
 
 LOWER_IS_BETTER = {"rmse": True, "psnr": False, "ssim": False, "descent_fraction": False}
 METRIC_TITLES = {"rmse": "RMSE", "psnr": "PSNR (dB)", "ssim": "SSIM", "descent_fraction": "descent fraction"}
 
 
-CSV_COLUMNS = ("method", "type", "model", "mode", "noise", "site", "gamma", "sigma_255",
-               "rmse_mean", "rmse_std", "rmse_seed_std", "psnr_mean", "psnr_std", "ssim_mean", "ssim_std",
-               "descent_fraction", "layer_mse", "clips", "frames", "seeds")
+CSV_COLUMNS = (
+    "method",
+    "type",
+    "model",
+    "mode",
+    "noise",
+    "site",
+    "gamma",
+    "sigma_255",
+    "rmse_mean",
+    "rmse_std",
+    "rmse_seed_std",
+    "psnr_mean",
+    "psnr_std",
+    "ssim_mean",
+    "ssim_std",
+    "descent_fraction",
+    "layer_mse",
+    "clips",
+    "frames",
+    "seeds",
+)
 DIGITS = {"rmse": 4, "psnr": 2, "ssim": 3, "descent_fraction": 2}
 
 
@@ -44,7 +75,10 @@ class Table:
     best: list[list[bool]]
 
     def markdown(self) -> str:
-        lines = ["| " + " | ".join(self.headers) + " |", "|" + "|".join(["---"] + ["---:"] * (len(self.headers) - 1)) + "|"]
+        lines = [
+            "| " + " | ".join(self.headers) + " |",
+            "|" + "|".join(["---"] + ["---:"] * (len(self.headers) - 1)) + "|",
+        ]
         for cells, marks in zip(self.rows, self.best):
             shown = [cells[0]] + [f"**{cell}**" if mark else cell for cell, mark in zip(cells[1:], marks)]
             lines.append("| " + " | ".join(shown) + " |")
@@ -67,8 +101,13 @@ def metric_table(result: EvaluationResult, metric: str, noise: str, site: str = 
             rows_by_method.setdefault(row["method"], {})[row["gamma"]] = row
     methods = [m for m in result.methods if m in rows_by_method]
     headers = ["method"] + [f"{level.label} {arrow}" for level in result.levels]
-    means = [[rows_by_method[m][level.gamma][metric if metric == "descent_fraction" else f"{metric}_mean"]
-              for level in result.levels] for m in methods]
+    means = [
+        [
+            rows_by_method[m][level.gamma][metric if metric == "descent_fraction" else f"{metric}_mean"]
+            for level in result.levels
+        ]
+        for m in methods
+    ]
     digits = DIGITS[metric]
     cells, best = [], []
     for m, values in zip(methods, means):
@@ -89,19 +128,27 @@ def metric_table(result: EvaluationResult, metric: str, noise: str, site: str = 
         for r, values in enumerate(means):
             best[r][column] = values[column] == target
     what = "mean ± std over" if spread and metric != "descent_fraction" else "over"
-    title = (f"{METRIC_TITLES[metric]} {arrow} ({noise} noise, site {site}; {what} {result.n_clips} clips × "
-             f"{len(result.config.seeds)} noise seeds, {result.n_frames} frames)")
+    title = (
+        f"{METRIC_TITLES[metric]} {arrow} ({noise} noise, site {site}; {what} {result.n_clips} clips × "
+        f"{len(result.config.seeds)} noise seeds, {result.n_frames} frames)"
+    )
     return Table(title, headers, cells, best)
 
 
 def layer_table(result: EvaluationResult, level: Level, noise: str, site: str = "input") -> Table:
     """Per-layer MSE of every model at one level (layer 0 = the noisy input); lowest per layer marked."""
-    curves = {row["method"]: row["layer_mse"] for row in result.rows()
-              if row["type"] == "model" and row["noise"] == noise and row["site"] == site and row["gamma"] == level.gamma}
+    curves = {
+        row["method"]: row["layer_mse"]
+        for row in result.rows()
+        if row["type"] == "model" and row["noise"] == noise and row["site"] == site and row["gamma"] == level.gamma
+    }
     depth = max((len(c) for c in curves.values()), default=0)
     headers = ["method"] + [f"layer {l} ↓" for l in range(depth)] + ["descends at every layer ↑"]
-    fraction = {row["method"]: row["descent_fraction"] for row in result.rows()
-                if row["type"] == "model" and row["noise"] == noise and row["site"] == site and row["gamma"] == level.gamma}
+    fraction = {
+        row["method"]: row["descent_fraction"]
+        for row in result.rows()
+        if row["type"] == "model" and row["noise"] == noise and row["site"] == site and row["gamma"] == level.gamma
+    }
     cells, values = [], []
     for method, curve in curves.items():
         padded = list(curve) + [math.nan] * (depth - len(curve))
@@ -114,7 +161,10 @@ def layer_table(result: EvaluationResult, level: Level, noise: str, site: str = 
             target = max(column_values) if column == depth else min(column_values)
             for r, v in enumerate(values):
                 best[r][column] = v[column] == target
-    title = f"per-layer MSE at {level.label} ({noise} noise, site {site}; {result.n_clips} clips × {len(result.config.seeds)} seeds)"
+    title = (
+        f"per-layer MSE at {level.label} ({noise} noise, site {site}; {result.n_clips} clips × "
+        f"{len(result.config.seeds)} seeds)"
+    )
     return Table(title, headers, cells, best)
 
 
@@ -152,20 +202,32 @@ def draw_figures(result: EvaluationResult, out_dir: Path) -> dict[str, Path]:
             picked = [r for r in rows if r["method"] == method and r["noise"] == noise and r["site"] == site]
             if picked:
                 series[method] = ([r["gamma"] for r in picked], [r["rmse_mean"] for r in picked], None)
-        title = (f"{result.config.dataset}/{result.config.split}: {noise} noise at the {site}, "
-                 f"{result.n_clips} clips × {len(result.config.seeds)} seeds ({result.n_frames} frames)")
+        title = (
+            f"{result.config.dataset}/{result.config.split}: {noise} noise at the {site}, "
+            f"{result.n_clips} clips × {len(result.config.seeds)} seeds ({result.n_frames} frames)"
+        )
         paths[f"rmse_vs_gamma{suffix}"] = plot_metric_vs_gamma(
-            series, out_dir / f"rmse_vs_gamma{suffix}.png", title=title, ylabel="RMSE (final estimate, [0, 1] scale)",
-            baselines=[m for m in result.config.baselines if m in series])
+            series,
+            out_dir / f"rmse_vs_gamma{suffix}.png",
+            title=title,
+            ylabel="RMSE (final estimate, [0, 1] scale)",
+            baselines=[m for m in result.config.baselines if m in series],
+        )
         if result.checkpoints:
             panels = []
             for level in report_levels(result.levels):
-                curves = {r["method"]: r["layer_mse"] for r in rows if r["type"] == "model" and r["noise"] == noise
-                          and r["site"] == site and r["gamma"] == level.gamma}
+                curves = {
+                    r["method"]: r["layer_mse"]
+                    for r in rows
+                    if r["type"] == "model" and r["noise"] == noise and r["site"] == site and r["gamma"] == level.gamma
+                }
                 panels.append((f"{level.label}, {noise}, site {site}", curves))
             paths[f"per_layer_loss{suffix}"] = plot_layer_losses(
-                panels, out_dir / f"per_layer_loss{suffix}.png", ylabel="MSE of layer l's estimate",
-                reference=result.sigma_train**2)
+                panels,
+                out_dir / f"per_layer_loss{suffix}.png",
+                ylabel="MSE of layer l's estimate",
+                reference=result.sigma_train**2,
+            )
     histories = {}
     for info in result.checkpoints:
         if info.run_dir is None:
@@ -189,14 +251,17 @@ def render_report(result: EvaluationResult, figures: dict[str, Path]) -> str:
         f"- **{result.n_clips} clips × {result.clip_length} frames = {result.n_frames} frames** of "
         f"{width}×{height} ({'colour' if result.channels == 3 else 'grey'}), "
         f"noise seeds {config.seeds} (every table averages over all clips × seeds)",
-        f"- σ_train = {result.sigma_train * 255:.4g}/255; levels: " + ", ".join(l.label for l in result.levels)
+        f"- σ_train = {result.sigma_train * 255:.4g}/255; levels: "
+        + ", ".join(l.label for l in result.levels)
         + " (σ on the 0-255 scale)",
         f"- noise: {', '.join(config.noises)}{' (clipped to [0, 1])' if config.clip_noise else ''}; "
         f"perturbation site: {', '.join(config.sites)}",
         f"- limits: crop {config.crop or 'none (whole frames)'}, resize {config.resize or 'none'}, clips per video "
         f"{config.clips_per_video or 'all'}, first {config.max_frames or 'all'} frames of each video, at most "
         f"{config.max_clips or 'all'} clips",
-        f"- took {result.seconds:.0f} s (" + ", ".join(f"{m} {s:.0f} s" for m, s in result.method_seconds.items()) + ")",
+        f"- took {result.seconds:.0f} s ("
+        + ", ".join(f"{m} {s:.0f} s" for m, s in result.method_seconds.items())
+        + ")",
         "",
         "RMSE is on the [0, 1] scale, computed per frame and averaged over frames; PSNR = −20·log10(RMSE) per "
         "frame, then averaged; SSIM is scikit-image's with data_range = 1, per frame, then averaged. Final "
@@ -222,22 +287,36 @@ def render_report(result: EvaluationResult, figures: dict[str, Path]) -> str:
         for name, path in figures.items():
             lines += [f"![{name}]({path.name})", ""]
     if result.checkpoints:
-        lines += ["## Checkpoints", "", "| label | model | mode | σ_train (0-255) | step | trained on | layers | file |",
-                  "|---|---|---|---:|---:|---|---:|---|"]
+        lines += [
+            "## Checkpoints",
+            "",
+            "| label | model | mode | σ_train (0-255) | step | trained on | layers | file |",
+            "|---|---|---|---:|---:|---|---:|---|",
+        ]
         for c in result.checkpoints:
             sigma = "" if c.sigma_train is None else f"{c.sigma_train * 255:.4g}"
-            lines.append(f"| {c.label} | {c.model_name} | {c.mode or ''} | {sigma} | {c.step if c.step is not None else ''} "
-                         f"| {c.trained_on or ''} | {c.layers} | `{c.path}` |")
+            lines.append(
+                f"| {c.label} | {c.model_name} | {c.mode or ''} | {sigma} | {c.step if c.step is not None else ''} "
+                f"| {c.trained_on or ''} | {c.layers} | `{c.path}` |"
+            )
         lines.append("")
     if config.baselines:
-        lines += ["## Baselines", "", "Each gets exactly the noisy clips the models get, and the true σ of the level "
-                  "(for non-Gaussian kinds: the std on mid-grey).", ""]
+        lines += [
+            "## Baselines",
+            "",
+            "Each gets exactly the noisy clips the models get, and the true σ of the level "
+            "(for non-Gaussian kinds: the std on mid-grey).",
+            "",
+        ]
         lines += [f"- **{name}**: {BASELINES[name].parameters}" for name in config.baselines]
         lines += ["", BASELINE_NOTE, ""]
     if "layers" in config.sites:
-        lines += ["Site **layers**: the clip is as noisy as at site input, and the representation entering layers "
-                  "2..L also gets a fresh perturbation of the same kind and σ, encoded by the model's own embedding "
-                  "of the pixel perturbation noise(0.5) − 0.5. Baselines have no layers and appear at site input only.", ""]
+        lines += [
+            "Site **layers**: the clip is as noisy as at site input, and the representation entering layers "
+            "2..L also gets a fresh perturbation of the same kind and σ, encoded by the model's own embedding "
+            "of the pixel perturbation noise(0.5) − 0.5. Baselines have no layers and appear at site input only.",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -256,15 +335,16 @@ def check_evaluation_output(out_dir: str | os.PathLike, overwrite: bool = False)
         found = [name for name in RESULT_FILES if (out_dir / name).exists()]
         found += sorted(p.name for pattern in FIGURE_PATTERNS for p in out_dir.glob(pattern))
         if found:
-            raise OutputError(f"'{out_dir}' already holds an evaluation ({', '.join(found[:3])}); pass --overwrite "
-                              "to replace it, or choose another --out")
+            raise OutputError(
+                f"'{out_dir}' already holds an evaluation ({', '.join(found[:3])}); pass --overwrite "
+                "to replace it, or choose another --out"
+            )
     return out_dir
 
 
-
-
-def write_evaluation_outputs(result: EvaluationResult, out_dir: Path, figures: bool = True,
-                             overwrite: bool = False) -> dict[str, Path]:
+def write_evaluation_outputs(
+    result: EvaluationResult, out_dir: Path, figures: bool = True, overwrite: bool = False
+) -> dict[str, Path]:
     """results.csv, results.json, figures and report.md into `out_dir`, each written atomically;
     existing results are refused without `overwrite` before anything is written. A new folder is
     written whole under a temporary name and renamed when complete, so a failure leaves nothing."""
@@ -278,9 +358,11 @@ def write_evaluation_outputs(result: EvaluationResult, out_dir: Path, figures: b
 
 def _write_into(result: EvaluationResult, out_dir: Path, figures: bool) -> dict[str, Path]:
     paths = {"csv": write_csv(result, out_dir / "results.csv", overwrite=True)}
-    paths["json"] = write_text(out_dir / "results.json",
-                               json.dumps(json_safe(result.to_dict()), indent=1, default=str, allow_nan=False),
-                               overwrite=True)
+    paths["json"] = write_text(
+        out_dir / "results.json",
+        json.dumps(json_safe(result.to_dict()), indent=1, default=str, allow_nan=False),
+        overwrite=True,
+    )
     drawn = draw_figures(result, out_dir) if figures else {}
     paths["report"] = write_text(out_dir / "report.md", render_report(result, drawn), overwrite=True)
     paths.update(drawn)

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from videodenoise.evaluation.baselines import BASELINES
-from videodenoise.models.checkpoints import CheckpointInfo
 from videodenoise.errors import EvaluationError
+from videodenoise.evaluation.baselines import BASELINES
 from videodenoise.evaluation.config import EvalConfig, Level
 from videodenoise.metrics import descent_fraction
+from videodenoise.models.checkpoints import CheckpointInfo
 
 METRICS = ("rmse", "psnr", "ssim")
 
@@ -60,9 +60,14 @@ class EvaluationResult:
             info = self.checkpoint(method)
             for index, level in enumerate(self.levels):
                 row: dict[str, Any] = {
-                    "method": method, "type": "model" if info else "baseline",
-                    "model": info.model_name if info else "", "mode": (info.mode or "") if info else "",
-                    "noise": noise, "site": site, "gamma": level.gamma, "sigma_255": round(level.sigma_255, 6),
+                    "method": method,
+                    "type": "model" if info else "baseline",
+                    "model": info.model_name if info else "",
+                    "mode": (info.mode or "") if info else "",
+                    "noise": noise,
+                    "site": site,
+                    "gamma": level.gamma,
+                    "sigma_255": round(level.sigma_255, 6),
                 }
                 for metric in METRICS:
                     values = arrays[metric][index]  # (clips, seeds); SSIM is NaN on frames under 3×3
@@ -105,8 +110,12 @@ class EvaluationResult:
             "n_frames": self.n_frames,
             "rows": self.rows(),
             "per_sample": [
-                {"method": method, "noise": noise, "site": site,
-                 **{name: array.tolist() for name, array in arrays.items()}}
+                {
+                    "method": method,
+                    "noise": noise,
+                    "site": site,
+                    **{name: array.tolist() for name, array in arrays.items()},
+                }
                 for (method, noise, site), arrays in self.samples.items()
             ],
             "baselines": {name: BASELINES[name].parameters for name in self.config.baselines},
@@ -116,7 +125,7 @@ class EvaluationResult:
         }
 
     @classmethod
-    def from_dict(cls, values: dict) -> "EvaluationResult":
+    def from_dict(cls, values: dict) -> EvaluationResult:
         """Rebuild a result from its results.json (e.g. to redraw figures or aggregate an experiment)."""
         if values.get("format") != "videodenoise-eval-1":
             raise EvaluationError("not a videodenoise results.json")
@@ -129,14 +138,24 @@ class EvaluationResult:
         samples = {}
         for entry in values["per_sample"]:
             key = (entry["method"], entry["noise"], entry["site"])
-            samples[key] = {name: np.array(entry[name], dtype=np.float64)
-                            for name in entry if name not in ("method", "noise", "site")}
+            samples[key] = {
+                name: np.array(entry[name], dtype=np.float64)
+                for name in entry
+                if name not in ("method", "noise", "site")
+            }
         return cls(
-            config=EvalConfig.from_dict(values["config"]), sigma_train=values["sigma_train"],
-            levels=[Level(l["gamma"], l["sigma"]) for l in values["levels"]], checkpoints=checkpoints,
-            methods=values["methods"], clip_names=values["clips"], clip_length=values["clip_length"],
-            frame_size=tuple(values["frame_size"]), samples=samples, seconds=values.get("seconds", 0.0),
-            method_seconds=values.get("method_seconds", {}), channels=values.get("channels", 1),
+            config=EvalConfig.from_dict(values["config"]),
+            sigma_train=values["sigma_train"],
+            levels=[Level(l["gamma"], l["sigma"]) for l in values["levels"]],
+            checkpoints=checkpoints,
+            methods=values["methods"],
+            clip_names=values["clips"],
+            clip_length=values["clip_length"],
+            frame_size=tuple(values["frame_size"]),
+            samples=samples,
+            seconds=values.get("seconds", 0.0),
+            method_seconds=values.get("method_seconds", {}),
+            channels=values.get("channels", 1),
         )
 
 
@@ -157,5 +176,3 @@ def read_results(path: str | os.PathLike) -> EvaluationResult:
     if not path.is_file():
         raise EvaluationError(f"'{path}' does not exist; run `videodenoise evaluate` first")
     return EvaluationResult.from_dict(json.loads(path.read_text()))
-
-

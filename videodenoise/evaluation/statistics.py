@@ -9,8 +9,8 @@ noise draws are averaged inside each run first: the seed is the unit of replicat
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats
@@ -54,8 +54,16 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
         return PairedDifference(n, mean, math.nan, math.nan, math.nan, math.nan, math.nan, confidence)
     sd = float(differences.std(ddof=1))
     if sd == 0:
-        return PairedDifference(n, mean, 0.0, mean, mean, math.copysign(math.inf, mean) if mean else math.nan,
-                                0.0 if mean else 1.0, confidence)
+        return PairedDifference(
+            n,
+            mean,
+            0.0,
+            mean,
+            mean,
+            math.copysign(math.inf, mean) if mean else math.nan,
+            0.0 if mean else 1.0,
+            confidence,
+        )
     half_width = _t_half_width(sd, n, confidence)
     t = mean / (sd / math.sqrt(n))
     p = float(2 * stats.t.sf(abs(t), n - 1))

@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 import time
 import zlib
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -77,7 +77,9 @@ def evaluation_clips(config: EvalConfig, channels: int):
         index += [(video, start) for start in _evenly(starts, config.clips_per_video)]
     index = _evenly(index, config.max_clips)
     if not index:
-        raise EvaluationError(f"no clip of {config.clip_length} frames fits the limits on '{config.dataset}/{config.split}'")
+        raise EvaluationError(
+            f"no clip of {config.clip_length} frames fits the limits on '{config.dataset}/{config.split}'"
+        )
     clips.index = index
     return clips
 
@@ -96,7 +98,6 @@ def noise_seed(seed: int, video: int, start: int, kind: str, layer: int = 0) -> 
     return int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # the sweep
 
@@ -108,8 +109,12 @@ def _common(values: list, what: str, hint: str):
     return distinct[0] if distinct else None
 
 
-def evaluate(checkpoints: Sequence[str | os.PathLike], config: EvalConfig, labels: Sequence[str] | None = None,
-             progress: Progress | None = None) -> EvaluationResult:
+def evaluate(
+    checkpoints: Sequence[str | os.PathLike],
+    config: EvalConfig,
+    labels: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> EvaluationResult:
     """Evaluate checkpoints (weights files or run folders) and the config's baselines on exactly the
     same noisy clips; see the module docstring for every definition. progress(done, total, status) is
     called after every step (a bool is accepted and ignored, for older callers)."""
@@ -119,16 +124,27 @@ def evaluate(checkpoints: Sequence[str | os.PathLike], config: EvalConfig, label
     for info in infos:  # a checkpoint must not share its row with a baseline
         if info.label in BASELINES:
             info.label = f"{info.label} (model)"
-    channels = config.channels or _common([i.channels for i in infos], "channels",
-                                          "evaluate grey and colour models separately") or 1
+    channels = (
+        config.channels
+        or _common([i.channels for i in infos], "channels", "evaluate grey and colour models separately")
+        or 1
+    )
     for info in infos:
         if info.channels != channels:
-            raise EvaluationError(f"'{info.path}' is a {info.channels}-channel model but the clips have {channels} channel(s)")
+            raise EvaluationError(
+                f"'{info.path}' is a {info.channels}-channel model but the clips have {channels} channel(s)"
+            )
     if config.sigma_train is not None:
         sigma_train = config.sigma_train
     else:
-        sigma_train = _common([round(i.sigma_train, 9) for i in infos if i.sigma_train is not None], "σ_train",
-                              "give the reference with --sigma-train") or DEFAULT_SIGMA_TRAIN
+        sigma_train = (
+            _common(
+                [round(i.sigma_train, 9) for i in infos if i.sigma_train is not None],
+                "σ_train",
+                "give the reference with --sigma-train",
+            )
+            or DEFAULT_SIGMA_TRAIN
+        )
     levels = noise_levels(config, sigma_train)
     if "layers" in config.sites and not models:
         raise EvaluationError("perturbation site 'layers' needs at least one checkpoint (baselines have no layers)")
@@ -148,7 +164,7 @@ def evaluate(checkpoints: Sequence[str | os.PathLike], config: EvalConfig, label
                     **{m: np.full(shape, np.nan) for m in METRICS},
                     "layer_mse": np.full(shape + (info.layers + 1,), np.nan),
                 }
-        for name in methods[len(infos):]:
+        for name in methods[len(infos) :]:
             samples[(name, noise, "input")] = {m: np.full(shape, np.nan) for m in METRICS}
     method_seconds = {name: 0.0 for name in methods}
 
@@ -169,11 +185,15 @@ def evaluate(checkpoints: Sequence[str | os.PathLike], config: EvalConfig, label
                         generator = torch.Generator().manual_seed(noise_seed(seed, video, start, noise_kind))
                         noisy = noise(clean, generator=generator)
                         noisy_numpy = noisy.numpy()
-                        for name in methods[len(infos):]:
+                        for name in methods[len(infos) :]:
                             tick = time.perf_counter()
                             estimate = BASELINES[name].function(noisy_numpy, level.sigma)
                             method_seconds[name] += time.perf_counter() - tick
-                            _store(samples[(name, noise_kind, "input")], (l, c, s), clip_metrics(estimate, clean, config.clamp))
+                            _store(
+                                samples[(name, noise_kind, "input")],
+                                (l, c, s),
+                                clip_metrics(estimate, clean, config.clamp),
+                            )
                         perturbations = _LayerPerturbations(clean, layer_noise, seed, video, start, noise_kind)
                         for info, model in zip(infos, models):
                             for site in config.sites:
@@ -181,17 +201,31 @@ def evaluate(checkpoints: Sequence[str | os.PathLike], config: EvalConfig, label
                                 extra = perturbations.for_model(info.layers, device) if site == "layers" else None
                                 estimates = model(noisy.to(device)[None], all_layers=True, perturbations=extra)
                                 method_seconds[info.label] += time.perf_counter() - tick
-                                layer_mse = torch.stack([((e[0].float() - clean_device) ** 2).mean() for e in estimates])
+                                layer_mse = torch.stack(
+                                    [((e[0].float() - clean_device) ** 2).mean() for e in estimates]
+                                )
                                 arrays = samples[(info.label, noise_kind, site)]
                                 arrays["layer_mse"][l, c, s] = layer_mse.double().cpu().numpy()
-                                _store(arrays, (l, c, s), clip_metrics(estimates[-1][0].float().cpu(), clean, config.clamp))
+                                _store(
+                                    arrays, (l, c, s), clip_metrics(estimates[-1][0].float().cpu(), clean, config.clamp)
+                                )
                         done += 1
                         if report is not None:
                             report(done, total, f"{clip_names[c]} {noise_kind} {level.label} seed {seed}")
-    return EvaluationResult(config=config, sigma_train=sigma_train, levels=levels, checkpoints=infos, methods=methods,
-                            clip_names=clip_names, clip_length=config.clip_length, frame_size=frame_size,
-                            samples=samples, seconds=time.perf_counter() - started, method_seconds=method_seconds,
-                            channels=channels)
+    return EvaluationResult(
+        config=config,
+        sigma_train=sigma_train,
+        levels=levels,
+        checkpoints=infos,
+        methods=methods,
+        clip_names=clip_names,
+        clip_length=config.clip_length,
+        frame_size=frame_size,
+        samples=samples,
+        seconds=time.perf_counter() - started,
+        method_seconds=method_seconds,
+        channels=channels,
+    )
 
 
 def _store(arrays: dict[str, np.ndarray], index: tuple[int, int, int], metrics: dict[str, float]) -> None:
@@ -217,5 +251,3 @@ class _LayerPerturbations:
     def for_model(self, layers: int, device: torch.device) -> list[torch.Tensor | None]:
         # entry i is added to the representation entering layer i + 1; layer 1 already sees the noisy clip
         return [None] + [self.layer(i).to(device) for i in range(1, layers)]
-
-

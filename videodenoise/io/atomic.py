@@ -21,14 +21,25 @@ import os
 import shutil
 import signal
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from videodenoise.errors import OutputError, Terminated
 
-__all__ = ["AtomicOutput", "atomic_output", "check_output", "check_creatable", "check_folder", "write_text", "write_bytes",
-           "torch_save", "describe_os_error", "written_paths"]
+__all__ = [
+    "AtomicOutput",
+    "atomic_output",
+    "check_output",
+    "check_creatable",
+    "check_folder",
+    "write_text",
+    "write_bytes",
+    "torch_save",
+    "describe_os_error",
+    "written_paths",
+]
 
 # outputs committed by this process, newest last: the CLI says what was kept when interrupted
 _written: list[Path] = []
@@ -51,8 +62,12 @@ def describe_os_error(error: OSError, path: str | os.PathLike | None = None) -> 
     return f"cannot write{where} ({error.strerror or error})"
 
 
-def check_creatable(folder: str | os.PathLike, what: str = "output folder", option: str = "another path",
-                    error: type[Exception] = OutputError) -> Path:
+def check_creatable(
+    folder: str | os.PathLike,
+    what: str = "output folder",
+    option: str = "another path",
+    error: type[Exception] = OutputError,
+) -> Path:
     """Without creating anything: raise `error` (one line, ending "choose {option}") unless `folder`
     is a folder or could be made, i.e. its nearest existing ancestor is a writable folder. Commands
     call it before any work, and create the folder only once they can start."""
@@ -77,15 +92,21 @@ def check_folder(folder: str | os.PathLike, create: bool = False, what: str = "o
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise OutputError(f"cannot create the {what} '{folder}' ({error.strerror or error}); "
-                              "choose a path you can write to") from None
+            raise OutputError(
+                f"cannot create the {what} '{folder}' ({error.strerror or error}); choose a path you can write to"
+            ) from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputError(f"the {what} '{folder}' is not writable; choose a folder you can write to")
     return folder
 
 
-def check_output(path: str | os.PathLike, overwrite: bool = False, directory: bool = False,
-                 create_parent: bool = False, hint: str = "pass --overwrite to replace it") -> Path:
+def check_output(
+    path: str | os.PathLike,
+    overwrite: bool = False,
+    directory: bool = False,
+    create_parent: bool = False,
+    hint: str = "pass --overwrite to replace it",
+) -> Path:
     """Raise a one-line OutputError unless `path` can be written (checked before any work): it must
     not exist unless `overwrite`, must be a file (or a folder with `directory`) when it does, and its
     folder must exist (or be creatable with `create_parent`) and be writable."""
@@ -139,8 +160,14 @@ class AtomicOutput:
 
     The existence check runs at construction, so it comes before any work."""
 
-    def __init__(self, path: str | os.PathLike, overwrite: bool = False, directory: bool = False,
-                 create_parent: bool = False, hint: str = "pass --overwrite to replace it"):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        overwrite: bool = False,
+        directory: bool = False,
+        create_parent: bool = False,
+        hint: str = "pass --overwrite to replace it",
+    ):
         self.path = check_output(path, overwrite, directory, create_parent, hint)
         self.overwrite, self.directory = overwrite, directory
         self.temporary = _temporary_name(self.path)
@@ -200,8 +227,9 @@ class AtomicOutput:
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike, overwrite: bool = False, directory: bool = False,
-                  create_parent: bool = False) -> Iterator[Path]:
+def atomic_output(
+    path: str | os.PathLike, overwrite: bool = False, directory: bool = False, create_parent: bool = False
+) -> Iterator[Path]:
     """Yield a temporary path to write `path` through; see the module docstring. OSErrors raised
     inside (a full disk, say) become one-line OutputErrors."""
     output = AtomicOutput(path, overwrite, directory, create_parent)

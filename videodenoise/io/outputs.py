@@ -29,10 +29,10 @@ def side_by_side_path(output: Path) -> Path:
     """The side-by-side video beside `output`: NAME.denoised.mp4 → NAME.side-by-side.mp4, and for
     frame folders NAME-denoised → NAME-side-by-side."""
     if output.suffix:
-        stem = output.name[:-len(output.suffix)]
-        stem = stem[:-len(".denoised")] if stem.endswith(".denoised") else stem
+        stem = output.name[: -len(output.suffix)]
+        stem = stem[: -len(".denoised")] if stem.endswith(".denoised") else stem
         return output.with_name(f"{stem}.side-by-side{output.suffix}")
-    stem = output.name[:-len("-denoised")] if output.name.endswith("-denoised") else output.name
+    stem = output.name[: -len("-denoised")] if output.name.endswith("-denoised") else output.name
     return output.with_name(f"{stem}-side-by-side")
 
 
@@ -43,11 +43,15 @@ def check_output(output: Path, input: Path, overwrite: bool) -> None:
     if output.exists() and not overwrite:
         raise VideoWriteError(f"'{output}' already exists; pass --overwrite to replace it")
     if output.exists() and output.is_dir() != (output.suffix == ""):
-        raise VideoWriteError(f"'{output}' exists and is a {'folder' if output.is_dir() else 'file'}; choose another output name")
+        raise VideoWriteError(
+            f"'{output}' exists and is a {'folder' if output.is_dir() else 'file'}; choose another output name"
+        )
     parent = output.parent
     blocker = next((folder for folder in [parent, *parent.parents] if folder.exists()), None)
     if blocker is not None and not blocker.is_dir():
-        raise VideoWriteError(f"cannot write '{output}': '{blocker}' is a file, not a folder; choose another output path")
+        raise VideoWriteError(
+            f"cannot write '{output}': '{blocker}' is a file, not a folder; choose another output path"
+        )
     if not parent.is_dir():
         raise VideoWriteError(f"cannot write '{output}': folder '{parent}' does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
@@ -65,11 +69,12 @@ def _codec_for(path: Path, format: str | None) -> str:
     if format is not None:
         codec, suffix = FORMATS[format]
         if path.suffix.lower() != suffix and not (format == "mp4" and path.suffix.lower() in {".mov", ".m4v", ".mkv"}):
-            raise VideoWriteError(f"the {format} format needs {'a path without a suffix' if not suffix else 'a ' + suffix + ' path'}, "
-                                  f"got '{path}'")
+            raise VideoWriteError(
+                f"the {format} format needs {'a path without a suffix' if not suffix else 'a ' + suffix + ' path'}, "
+                f"got '{path}'"
+            )
         return codec
     return "png" if path.suffix == "" else "h264"
-
 
 
 @dataclass
@@ -85,9 +90,15 @@ class OutputPlan:
     side_by_side_codec: str | None = None
 
 
-def plan_output(input: str | os.PathLike, output: str | os.PathLike | None = None, format: str | None = None,
-                side_by_side: str | os.PathLike | bool | None = None, overwrite: bool = False,
-                fps: float | None = None, folder: str | os.PathLike | None = None) -> OutputPlan:
+def plan_output(
+    input: str | os.PathLike,
+    output: str | os.PathLike | None = None,
+    format: str | None = None,
+    side_by_side: str | os.PathLike | bool | None = None,
+    overwrite: bool = False,
+    fps: float | None = None,
+    folder: str | os.PathLike | None = None,
+) -> OutputPlan:
     """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`); side_by_side
     True is NAME.side-by-side.* beside the output, a path is that path. fps: a frame folder's rate."""
     source = Path(input)
@@ -107,9 +118,15 @@ def plan_output(input: str | os.PathLike, output: str | os.PathLike | None = Non
     return OutputPlan(source, reader, target, codec, extra, extra_codec)
 
 
-def plan_outputs(inputs: list[str | os.PathLike], output: str | os.PathLike | None = None, format: str | None = None,
-                 side_by_side: bool = False, overwrite: bool = False, fps: float | None = None,
-                 failures: list[tuple[Path, Exception]] | None = None) -> list[OutputPlan]:
+def plan_outputs(
+    inputs: list[str | os.PathLike],
+    output: str | os.PathLike | None = None,
+    format: str | None = None,
+    side_by_side: bool = False,
+    overwrite: bool = False,
+    fps: float | None = None,
+    failures: list[tuple[Path, Exception]] | None = None,
+) -> list[OutputPlan]:
     """The plan of every input of a batch, each checked before any work.
 
     output None: NAME.denoised.mp4 beside each input; an existing folder: NAME.denoised.mp4 inside it;
@@ -147,7 +164,9 @@ def plan_outputs(inputs: list[str | os.PathLike], output: str | os.PathLike | No
                 continue
             key = str(path.resolve())
             if key in seen:
-                raise DenoiseError(f"'{seen[key]}' and '{source}' would both write '{path}'; denoise them into different folders")
+                raise DenoiseError(
+                    f"'{seen[key]}' and '{source}' would both write '{path}'; denoise them into different folders"
+                )
             seen[key] = source
         plans.append(plan)
     return plans

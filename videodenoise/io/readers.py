@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -22,6 +22,7 @@ from videodenoise.errors import VideoReadError
 from videodenoise.io.frames import IMAGE_SUFFIXES, list_frame_files, to_channels, to_tensor
 
 _GREY_PIX_FMTS = {"gray", "gray8", "gray10le", "gray12le", "gray16le", "gray16be", "ya8", "monow", "monob"}
+
 
 class CorruptFrameWarning(UserWarning):
     """A frame could not be decoded and was replaced by its nearest readable neighbour."""
@@ -156,7 +157,8 @@ class FrameFolderReader(VideoReader):
                 raise VideoReadError(
                     f"frame '{self.files[index].name}' of '{self.folder}' is {image.shape[1]}×{image.shape[0]} but "
                     f"the first frame is {self.info.width}×{self.info.height}; every frame of a folder must have "
-                    "the same size: resize or remove the odd ones")
+                    "the same size: resize or remove the odd ones"
+                )
             # a grey frame among colour ones (or the reverse) is read with the folder's channel count
             yield to_channels(image, self.info.channels)
 
@@ -217,8 +219,12 @@ class PyAVReader(VideoReader):
                 lost.append(position)
                 continue
             for missing in lost + ([position] if image is None else []):
-                warnings.warn(f"frame {missing} of '{self.path}' cannot be decoded (corrupt data); "
-                              "repeating its neighbour in its place", CorruptFrameWarning, stacklevel=3)
+                warnings.warn(
+                    f"frame {missing} of '{self.path}' cannot be decoded (corrupt data); "
+                    "repeating its neighbour in its place",
+                    CorruptFrameWarning,
+                    stacklevel=3,
+                )
             image = previous if image is None else image
             for _ in lost:
                 yield image

@@ -9,9 +9,9 @@ name. The input's audio is copied in when the video is closed.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -76,14 +76,20 @@ class VideoWriter:
         if not self.rate > 0:
             raise VideoWriteError(f"frame rate must be positive, got {fps}; pass a rate such as 25")
         if self.codec == "h264" and not (isinstance(crf, int) and 0 <= crf <= MAX_CRF):
-            raise VideoWriteError(f"the H.264 quality (CRF) must be an integer from 0 (lossless) to {MAX_CRF}, "
-                                  f"got {crf}; 17 is visually lossless")
+            raise VideoWriteError(
+                f"the H.264 quality (CRF) must be an integer from 0 (lossless) to {MAX_CRF}, "
+                f"got {crf}; 17 is visually lossless"
+            )
         self.crf = crf
         self.keyframe_interval = keyframe_interval
         # checks the output (exists without overwrite, folder missing or a file) before any frame
         try:
-            self._output = AtomicOutput(self.path, overwrite=overwrite, directory=self.codec == "png",
-                                        hint="choose another name or allow overwriting")
+            self._output = AtomicOutput(
+                self.path,
+                overwrite=overwrite,
+                directory=self.codec == "png",
+                hint="choose another name or allow overwriting",
+            )
         except OutputError as error:
             raise VideoWriteError(str(error)) from None
         self.partial = self._output.temporary
@@ -93,7 +99,7 @@ class VideoWriter:
         self._shape: tuple[int, int, int] | None = None
         self._closed = False
 
-    def __enter__(self) -> "VideoWriter":
+    def __enter__(self) -> VideoWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -232,8 +238,11 @@ def mux_audio(video_file: str | os.PathLike, audio_source: str | os.PathLike, ou
     import av
 
     try:
-        with av.open(str(video_file)) as video_in, av.open(str(audio_source)) as audio_in, \
-                av.open(str(output), mode="w") as out:
+        with (
+            av.open(str(video_file)) as video_in,
+            av.open(str(audio_source)) as audio_in,
+            av.open(str(output), mode="w") as out,
+        ):
             video_stream = video_in.streams.video[0]
             out_video = out.add_stream_from_template(video_stream)
             offset = 0.0
@@ -291,7 +300,9 @@ def mux_audio(video_file: str | os.PathLike, audio_source: str | os.PathLike, ou
                     out.mux(target.encode(None))
             return len(routes)
     except av.FFmpegError as error:
-        raise VideoWriteError(f"cannot copy the audio of '{audio_source}' into '{output}': {short_error(error)}") from None
+        raise VideoWriteError(
+            f"cannot copy the audio of '{audio_source}' into '{output}': {short_error(error)}"
+        ) from None
 
 
 def _named_layout(layout) -> str:

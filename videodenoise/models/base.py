@@ -33,8 +33,9 @@ class UnrolledDenoiser(nn.Module):
         """Token grid (B, rows, cols, T, n) → layer-0 representation (B, rows, cols, T, width)."""
         raise NotImplementedError
 
-    def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor,
-                    noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+    def apply_layer(
+        self, index: int, state: torch.Tensor, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Representation after layer index → after layer index + 1.
 
         noise_scale: None, or (B, 1, 1, 1, 1) = σ / config.sigma per clip for a model whose layers
@@ -114,7 +115,7 @@ class UnrolledDenoiser(nn.Module):
                     state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
                 state = self.apply_layer(index, state, band, _band_rows(noise_scale, low, high))
                 if index in wanted:
-                    kept = state[:, start - low:stop - low]
+                    kept = state[:, start - low : stop - low]
                     patch_estimates[wanted.index(index)].append(self.readout_patches(kept))
         estimates = [fold_patches(torch.cat(parts, dim=1), grid) for parts in patch_estimates]
         return [noisy] + estimates if all_layers else estimates[0]
@@ -124,14 +125,17 @@ class UnrolledDenoiser(nn.Module):
             return None
         reference = getattr(self.config, "sigma", None)
         if not self.noise_conditional or not reference:
-            raise ModelError(f"this {self.name} is not noise-conditional (or has no reference noise level); "
-                             f"call it without sigma")
+            raise ModelError(
+                f"this {self.name} is not noise-conditional (or has no reference noise level); call it without sigma"
+            )
         sigma = torch.as_tensor(sigma, dtype=noisy.dtype, device=noisy.device)
         if sigma.dim() == 4:
             return self._noise_map_scale(sigma, noisy) / reference
         sigma = sigma.reshape(-1)
         if sigma.numel() not in (1, noisy.shape[0]) or not torch.isfinite(sigma).all() or (sigma < 0).any():
-            raise ModelError(f"sigma must be one noise level >= 0 or one per clip ({noisy.shape[0]}), got {sigma.tolist()}")
+            raise ModelError(
+                f"sigma must be one noise level >= 0 or one per clip ({noisy.shape[0]}), got {sigma.tolist()}"
+            )
         # one σ for the batch stays one number, so the thresholds scale as a (k,) vector (see SoftThreshold)
         return (sigma / reference).reshape(-1, 1, 1, 1, 1)
 
@@ -139,8 +143,10 @@ class UnrolledDenoiser(nn.Module):
         """A noise map (B, T, H, W) → each token's σ, (B, rows, cols, T, 1): RMS over its patch."""
         batch, frames, _, height, width = noisy.shape
         if tuple(sigma.shape) != (batch, frames, height, width):
-            raise ModelError(f"a noise map must be shaped (B, T, H, W) = {(batch, frames, height, width)} like the clip, "
-                             f"got {tuple(sigma.shape)}")
+            raise ModelError(
+                f"a noise map must be shaped (B, T, H, W) = {(batch, frames, height, width)} like the clip, "
+                f"got {tuple(sigma.shape)}"
+            )
         if not torch.isfinite(sigma).all() or (sigma < 0).any():
             raise ModelError("a noise map must be finite and >= 0 everywhere")
         variance, _ = extract_patches(sigma.square().unsqueeze(2), self.config.patch_size, self.config.stride)
@@ -151,15 +157,24 @@ class UnrolledDenoiser(nn.Module):
             return [None] * self.num_layers
         perturbations = list(perturbations)
         if len(perturbations) != self.num_layers:
-            raise ModelError(f"{self.name} has {self.num_layers} layers but got {len(perturbations)} perturbations; "
-                             f"pass one per layer (None leaves a layer's input unperturbed)")
+            raise ModelError(
+                f"{self.name} has {self.num_layers} layers but got {len(perturbations)} perturbations; "
+                f"pass one per layer (None leaves a layer's input unperturbed)"
+            )
         cut = []
         for perturbation in perturbations:
             if perturbation is not None and tuple(perturbation.shape) != tuple(noisy.shape):
-                raise ModelError(f"a perturbation of shape {tuple(perturbation.shape)} does not match the clip's "
-                                 f"{tuple(noisy.shape)}")
-            cut.append(None if perturbation is None else extract_patches(
-                perturbation.to(noisy.device, self.parameter_dtype), self.config.patch_size, self.config.stride)[0])
+                raise ModelError(
+                    f"a perturbation of shape {tuple(perturbation.shape)} does not match the clip's "
+                    f"{tuple(noisy.shape)}"
+                )
+            cut.append(
+                None
+                if perturbation is None
+                else extract_patches(
+                    perturbation.to(noisy.device, self.parameter_dtype), self.config.patch_size, self.config.stride
+                )[0]
+            )
         return cut
 
     def _bands(self, tokens: torch.Tensor) -> list[tuple[int, int, int, int]]:
@@ -189,13 +204,18 @@ def check_clip(clip: torch.Tensor, channels: int, model_name: str) -> None:
     """Raise a ModelError unless `clip` is a floating (B, T, C, H, W) tensor with the model's C."""
     if not isinstance(clip, torch.Tensor) or clip.dim() != 5:
         shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
-        raise ModelError(f"{model_name} expects a clip tensor of shape (B, T, C, H, W), got {shape}; "
-                         f"add the missing batch/frame axes with .unsqueeze")
+        raise ModelError(
+            f"{model_name} expects a clip tensor of shape (B, T, C, H, W), got {shape}; "
+            f"add the missing batch/frame axes with .unsqueeze"
+        )
     if clip.shape[2] != channels:
-        raise ModelError(f"{model_name} was built for {channels} channel(s) but the clip has {clip.shape[2]}; "
-                         f"convert the clip (grey = 1, colour = 3) or use a model built for it")
+        raise ModelError(
+            f"{model_name} was built for {channels} channel(s) but the clip has {clip.shape[2]}; "
+            f"convert the clip (grey = 1, colour = 3) or use a model built for it"
+        )
     if not clip.is_floating_point():
         raise ModelError(f"{model_name} expects float pixels in [0, 1], got {clip.dtype}; divide 8-bit frames by 255")
     if min(clip.shape) == 0:
-        raise ModelError(f"{model_name} got an empty clip of shape {tuple(clip.shape)}; "
-                         f"pass at least one frame and pixel")
+        raise ModelError(
+            f"{model_name} got an empty clip of shape {tuple(clip.shape)}; pass at least one frame and pixel"
+        )

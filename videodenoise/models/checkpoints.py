@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 import torch
 
@@ -51,8 +51,10 @@ def resolve_checkpoint(path: str | os.PathLike | None = None) -> Path:
     shipped default checkpoint."""
     if path is None:
         if not DEFAULT_CHECKPOINT.is_file():
-            raise CheckpointError(f"the default checkpoint {DEFAULT_CHECKPOINT} is missing; pass --checkpoint PATH "
-                                  "(a .safetensors file written by `videodenoise train`)")
+            raise CheckpointError(
+                f"the default checkpoint {DEFAULT_CHECKPOINT} is missing; pass --checkpoint PATH "
+                "(a .safetensors file written by `videodenoise train`)"
+            )
         return DEFAULT_CHECKPOINT
     path = Path(path).expanduser()
     if path.is_dir():
@@ -61,12 +63,15 @@ def resolve_checkpoint(path: str | os.PathLike | None = None) -> Path:
                 return path / name
         raise EvaluationError(f"run folder '{path}' holds no best.safetensors or last.safetensors yet; train it first")
     if not path.is_file():
-        raise EvaluationError(f"weights file not found: {path} does not exist; pass a .safetensors file or a run folder")
+        raise EvaluationError(
+            f"weights file not found: {path} does not exist; pass a .safetensors file or a run folder"
+        )
     return path
 
 
-def load_checkpoints(paths: Sequence[str | os.PathLike], labels: Sequence[str] | None = None,
-                     device: torch.device | str = "cpu") -> tuple[list[CheckpointInfo], list[torch.nn.Module]]:
+def load_checkpoints(
+    paths: Sequence[str | os.PathLike], labels: Sequence[str] | None = None, device: torch.device | str = "cpu"
+) -> tuple[list[CheckpointInfo], list[torch.nn.Module]]:
     """Load every checkpoint (in eval mode) with what its metadata says; labels default to the run
     folder's name (or the file's stem), made unique."""
     infos, models = [], []
@@ -75,13 +80,20 @@ def load_checkpoints(paths: Sequence[str | os.PathLike], labels: Sequence[str] |
         model, metadata = load_checkpoint(path, device)
         run_dir = path.parent if (path.parent / "config.json").is_file() else None
         label = labels[index] if labels else (run_dir.name if run_dir is not None else path.stem)
-        infos.append(CheckpointInfo(
-            label=label, path=path, model_name=metadata["videodenoise_model"], mode=metadata.get("mode"),
-            sigma_train=read_sigma_train(metadata, path),
-            step=int(metadata["step"]) if metadata.get("step", "").isdigit() else None,
-            trained_on=metadata.get("dataset"), channels=model.config.channels, layers=model.num_layers,
-            run_dir=run_dir,
-        ))
+        infos.append(
+            CheckpointInfo(
+                label=label,
+                path=path,
+                model_name=metadata["videodenoise_model"],
+                mode=metadata.get("mode"),
+                sigma_train=read_sigma_train(metadata, path),
+                step=int(metadata["step"]) if metadata.get("step", "").isdigit() else None,
+                trained_on=metadata.get("dataset"),
+                channels=model.config.channels,
+                layers=model.num_layers,
+                run_dir=run_dir,
+            )
+        )
         models.append(model)
     _unique_labels(infos)
     return infos, models
@@ -99,7 +111,6 @@ def _unique_labels(infos: list[CheckpointInfo]) -> None:
             info.label = f"{info.label}#{count + 1}"
 
 
-
 def read_sigma_train(metadata: dict[str, str], path: str | os.PathLike) -> float | None:
     """The σ ([0, 1] scale) a checkpoint was trained at, from its metadata (None when not recorded);
     a one-line CheckpointError when the value is not a positive finite number."""
@@ -111,21 +122,30 @@ def read_sigma_train(metadata: dict[str, str], path: str | os.PathLike) -> float
     except (TypeError, ValueError):
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise CheckpointError(f"'{path}' has a corrupt sigma_train in its metadata ({raw!r}); re-save the model, "
-                              "or use another checkpoint")
+        raise CheckpointError(
+            f"'{path}' has a corrupt sigma_train in its metadata ({raw!r}); re-save the model, "
+            "or use another checkpoint"
+        )
     return value
 
 
 def check_finite_weights(model: torch.nn.Module, path: str | os.PathLike) -> None:
     """Refuse a model whose parameters or buffers hold NaN or infinity, naming the file."""
-    bad = [name for name, tensor in list(model.named_parameters()) + list(model.named_buffers())
-           if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())]
+    bad = [
+        name
+        for name, tensor in list(model.named_parameters()) + list(model.named_buffers())
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all())
+    ]
     if bad:
-        raise CheckpointError(f"'{path}' holds non-finite weights (NaN or infinity in {len(bad)} tensor(s), e.g. "
-                              f"{bad[0]}); the file is damaged or training diverged: use another checkpoint")
+        raise CheckpointError(
+            f"'{path}' holds non-finite weights (NaN or infinity in {len(bad)} tensor(s), e.g. "
+            f"{bad[0]}); the file is damaged or training diverged: use another checkpoint"
+        )
 
 
-def load_checkpoint(path: str | os.PathLike | None, device: torch.device | str = "cpu") -> tuple[torch.nn.Module, dict[str, str]]:
+def load_checkpoint(
+    path: str | os.PathLike | None, device: torch.device | str = "cpu"
+) -> tuple[torch.nn.Module, dict[str, str]]:
     """(model in eval mode, metadata) of a weights file or run folder (None: the shipped default),
     checked: it exists, is ours, has finite weights and a valid sigma_train."""
     path = resolve_checkpoint(path)
@@ -147,6 +167,8 @@ def read_sigma_range(metadata: dict[str, str], path: str | os.PathLike) -> tuple
     except (ValueError, TypeError):
         values = ()
     if len(values) != 2 or not all(math.isfinite(v) for v in values) or not 0 <= values[0] <= values[1]:
-        raise CheckpointError(f"'{path}' has a corrupt sigma_range in its metadata ({raw!r}); re-save the model, "
-                              "or use another checkpoint")
+        raise CheckpointError(
+            f"'{path}' has a corrupt sigma_range in its metadata ({raw!r}); re-save the model, "
+            "or use another checkpoint"
+        )
     return values

@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from videodenoise.errors import ModelError
-from videodenoise.models.layers import TOKEN_SETS
-
-__all__ = ["ModelError", "PatchConfig", "DUSTConfig", "UTConfig", "FEED_FORWARD_STEPS"]
 
 FEED_FORWARD_STEPS = ("proximal", "mlp")
+TOKEN_SETS = ("temporal", "spatiotemporal", "nonlocal")
+MODEL_NAMES = ("dust", "ut")  # registry.MODELS holds their classes
 
 
 def _type_ok(value, annotation: str) -> bool:
@@ -55,14 +54,19 @@ class PatchConfig:
             self._require(_type_ok(value, str(field.type)), f"{field.name} must be of type {field.type}, got {value!r}")
         self._require(self.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.channels}")
         self._require(self.patch_size >= 1, f"patch_size must be at least 1, got {self.patch_size}")
-        self._require(1 <= self.stride <= self.patch_size,
-                      f"stride must be between 1 and patch_size={self.patch_size}, got {self.stride}")
+        self._require(
+            1 <= self.stride <= self.patch_size,
+            f"stride must be between 1 and patch_size={self.patch_size}, got {self.stride}",
+        )
         self._require(self.layers >= 1, f"layers must be at least 1, got {self.layers}")
         self._require(self.heads >= 1 and self.head_dim >= 1, "heads and head_dim must be at least 1")
-        self._require(self.token_set in TOKEN_SETS,
-                      f"token_set must be one of {', '.join(TOKEN_SETS)}, got {self.token_set!r}")
-        self._require(self.neighbourhood >= 1 and self.neighbourhood % 2 == 1,
-                      f"neighbourhood must be an odd number of patch locations, got {self.neighbourhood}")
+        self._require(
+            self.token_set in TOKEN_SETS, f"token_set must be one of {', '.join(TOKEN_SETS)}, got {self.token_set!r}"
+        )
+        self._require(
+            self.neighbourhood >= 1 and self.neighbourhood % 2 == 1,
+            f"neighbourhood must be an odd number of patch locations, got {self.neighbourhood}",
+        )
         self._require(0 <= self.attention_gain <= 1, f"attention_gain must be in [0, 1], got {self.attention_gain}")
 
     def _require(self, ok: bool, message: str) -> None:
@@ -96,11 +100,15 @@ class DUSTConfig(PatchConfig):
 
     def __post_init__(self):
         super().__post_init__()
-        self._require(self.code_size is None or self.code_size >= 1,
-                      f"code_size must be a positive number of atoms or null (= 4·C·p²), got {self.code_size}")
+        self._require(
+            self.code_size is None or self.code_size >= 1,
+            f"code_size must be a positive number of atoms or null (= 4·C·p²), got {self.code_size}",
+        )
         self._require(self.sigma >= 0, f"sigma must be a noise level >= 0 on the [0, 1] scale, got {self.sigma}")
-        self._require(self.threshold_scale >= 0 and self.final_threshold_scale >= 0,
-                      "threshold_scale and final_threshold_scale must be >= 0")
+        self._require(
+            self.threshold_scale >= 0 and self.final_threshold_scale >= 0,
+            "threshold_scale and final_threshold_scale must be >= 0",
+        )
         self._require(self.atoms % self.heads == 0, f"heads={self.heads} must divide the code size {self.atoms}")
 
     @property
@@ -124,10 +132,14 @@ class UTConfig(PatchConfig):
     def __post_init__(self):
         super().__post_init__()
         self._require(self.width >= 1, f"width must be at least 1, got {self.width}")
-        self._require(self.feed_forward in FEED_FORWARD_STEPS,
-                      f"feed_forward must be one of {', '.join(FEED_FORWARD_STEPS)}, got {self.feed_forward!r}")
-        self._require(self.ffn_hidden is None or self.ffn_hidden >= 1,
-                      f"ffn_hidden must be a positive integer or null (= 2·width), got {self.ffn_hidden}")
+        self._require(
+            self.feed_forward in FEED_FORWARD_STEPS,
+            f"feed_forward must be one of {', '.join(FEED_FORWARD_STEPS)}, got {self.feed_forward!r}",
+        )
+        self._require(
+            self.ffn_hidden is None or self.ffn_hidden >= 1,
+            f"ffn_hidden must be a positive integer or null (= 2·width), got {self.ffn_hidden}",
+        )
         self._require(self.width % self.heads == 0, f"heads={self.heads} must divide width={self.width}")
         self._require(self.sigma > 0, f"sigma must be a positive noise level on the [0, 1] scale, got {self.sigma}")
 

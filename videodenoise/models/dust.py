@@ -33,17 +33,29 @@ class DUSTLayer(nn.Module):
         super().__init__()
         atoms = dictionary.shape[1]
         self.coupled = config.coupled_weights
-        self.attention = TokenAttention(atoms, config.heads, config.head_dim, config.tied_qk,
-                                        config.normalize_tokens, config.token_set, config.neighbourhood,
-                                        config.attention_gain)
+        self.attention = TokenAttention(
+            atoms,
+            config.heads,
+            config.head_dim,
+            config.tied_qk,
+            config.normalize_tokens,
+            config.token_set,
+            config.neighbourhood,
+            config.attention_gain,
+        )
         # analysis: (n, k), the U_l of the update, Dᵀ/c at init (rows convention: y @ D / c)
         self.analysis = nn.Parameter(dictionary / lipschitz)
         if not self.coupled:  # recurrence: (k, k), the W_l of the update, I − DᵀD/c at init
             self.recurrence = nn.Parameter(torch.eye(atoms) - dictionary.T @ dictionary / lipschitz)
         self.shrink = SoftThreshold(thresholds)
 
-    def forward(self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor,
-                noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        codes: torch.Tensor,
+        tokens: torch.Tensor,
+        dictionary: torch.Tensor,
+        noise_scale: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         codes = self.attention(codes)
         # a noise-conditional call scales every threshold by σ / σ_ref, as ISTA's λ ∝ σ would
         return self.shrink(self._step(codes, tokens, dictionary), noise_scale)
@@ -95,8 +107,9 @@ class DUST(UnrolledDenoiser):
     def noise_conditional(self) -> bool:
         return True
 
-    def apply_layer(self, index: int, codes: torch.Tensor, tokens: torch.Tensor,
-                    noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+    def apply_layer(
+        self, index: int, codes: torch.Tensor, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None
+    ) -> torch.Tensor:
         return self.layer(index)(codes, tokens, self.dictionary, noise_scale)
 
     def readout_patches(self, codes: torch.Tensor) -> torch.Tensor:

@@ -15,8 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-TOKEN_SETS = ("temporal", "spatiotemporal", "nonlocal")
-
+from videodenoise.models.config import TOKEN_SETS
 
 # ----------------------------------------------------------------------------------------------------
 # patches
@@ -71,8 +70,9 @@ def extract_patches(video: torch.Tensor, patch_size: int, stride: int) -> tuple[
     cols = (padded_width - patch_size) // stride + 1
     columns = F.unfold(images, patch_size, stride=stride)  # (B·T, n, rows·cols)
     tokens = columns.view(batch, frames, -1, rows, cols).permute(0, 3, 4, 1, 2).contiguous()
-    grid = PatchGrid(batch, frames, channels, height, width, top, left, padded_height, padded_width,
-                     rows, cols, patch_size, stride)
+    grid = PatchGrid(
+        batch, frames, channels, height, width, top, left, padded_height, padded_width, rows, cols, patch_size, stride
+    )
     return tokens, grid
 
 
@@ -85,7 +85,7 @@ def fold_patches(tokens: torch.Tensor, grid: PatchGrid) -> torch.Tensor:
     ones = torch.ones(1, p * p, grid.rows * grid.cols, dtype=tokens.dtype, device=tokens.device)
     counts = F.fold(ones, size, **kernel)  # how many patches cover each pixel
     images = summed / counts
-    images = images[:, :, grid.pad_top:grid.pad_top + grid.height, grid.pad_left:grid.pad_left + grid.width]
+    images = images[:, :, grid.pad_top : grid.pad_top + grid.height, grid.pad_left : grid.pad_left + grid.width]
     return images.reshape(batch, frames, grid.channels, grid.height, grid.width)
 
 
@@ -207,9 +207,18 @@ class TokenAttention(nn.Module):
     Nothing depends on T.
     """
 
-    def __init__(self, dim: int, heads: int = 1, head_dim: int = 16, tied_qk: bool = True,
-                 normalize_tokens: bool = True, token_set: str = "temporal", neighbourhood: int = 3,
-                 gain_init: float = 0.0, distance_scores: bool = False):
+    def __init__(
+        self,
+        dim: int,
+        heads: int = 1,
+        head_dim: int = 16,
+        tied_qk: bool = True,
+        normalize_tokens: bool = True,
+        token_set: str = "temporal",
+        neighbourhood: int = 3,
+        gain_init: float = 0.0,
+        distance_scores: bool = False,
+    ):
         super().__init__()
         if token_set not in TOKEN_SETS:
             raise ValueError(f"token_set must be one of {TOKEN_SETS}, got {token_set!r}")
@@ -252,7 +261,7 @@ class TokenAttention(nn.Module):
             pad_grid = (radius, radius, radius, radius)
 
             def window(padded: torch.Tensor, dr: int, dc: int) -> torch.Tensor:
-                return padded[:, radius + dr:radius + dr + rows, radius + dc:radius + dc + cols]
+                return padded[:, radius + dr : radius + dr + rows, radius + dc : radius + dc + cols]
 
             padded_keys = F.pad(keys, (0, 0, 0, 0, 0, 0) + pad_grid)
             outside = F.pad(tokens.new_zeros(rows, cols, dtype=torch.bool), pad_grid, value=True)

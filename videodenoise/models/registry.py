@@ -17,16 +17,15 @@ import torch.nn as nn
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save
 
-from videodenoise.io.atomic import write_bytes
-from videodenoise.settings import from_mapping
-
-from videodenoise.models.config import DUSTConfig, UTConfig
 from videodenoise.errors import ModelError
+from videodenoise.io.atomic import write_bytes
+from videodenoise.models.config import MODEL_NAMES, DUSTConfig, UTConfig
 from videodenoise.models.dust import DUST
 from videodenoise.models.ut import UT
+from videodenoise.settings import from_mapping
 
 MODELS: dict[str, tuple[type, type]] = {"dust": (DUST, DUSTConfig), "ut": (UT, UTConfig)}
-MODEL_NAMES = tuple(MODELS)
+assert tuple(MODELS) == MODEL_NAMES
 FORMAT_VERSION = "1"
 
 
@@ -69,14 +68,17 @@ def save_model(model: nn.Module, path: str | os.PathLike, extra_metadata: dict[s
     """
     name, config = getattr(model, "name", None), getattr(model, "config", None)
     if name not in MODELS or not dataclasses.is_dataclass(config):
-        raise ModelError(f"cannot save {type(model).__name__}: only models made by build_model "
-                         f"({', '.join(MODEL_NAMES)}) can be saved")
+        raise ModelError(
+            f"cannot save {type(model).__name__}: only models made by build_model "
+            f"({', '.join(MODEL_NAMES)}) can be saved"
+        )
     metadata = {str(key): str(value) for key, value in (extra_metadata or {}).items()}
     reserved = {"videodenoise_model", "config", "format_version"} & set(metadata)
     if reserved:
         raise ModelError(f"extra_metadata may not set {', '.join(sorted(reserved))}; rename those keys")
-    metadata.update(videodenoise_model=name, config=json.dumps(dataclasses.asdict(config)),
-                    format_version=FORMAT_VERSION)
+    metadata.update(
+        videodenoise_model=name, config=json.dumps(dataclasses.asdict(config)), format_version=FORMAT_VERSION
+    )
     tensors = {key: value.detach().cpu().contiguous() for key, value in model.state_dict().items()}
 
     # through the package's one atomic writer: a reader never sees a half-written weights file
@@ -92,15 +94,17 @@ def read_metadata(path: str | os.PathLike) -> dict[str, str]:
         with safe_open(str(path), framework="pt") as file:
             metadata = file.metadata() or {}
     except (SafetensorError, OSError, ValueError) as error:
-        raise ModelError(f"{path} is not a safetensors weights file ({error}); "
-                         f"pass a file written by save_model") from None
+        raise ModelError(
+            f"{path} is not a safetensors weights file ({error}); pass a file written by save_model"
+        ) from None
     if "videodenoise_model" not in metadata or "config" not in metadata:
         raise ModelError(f"{path} has no videodenoise model metadata; pass a file written by save_model")
     return metadata
 
 
-def load_model(path: str | os.PathLike, map_location: str | torch.device = "cpu",
-               expected_name: str | None = None) -> nn.Module:
+def load_model(
+    path: str | os.PathLike, map_location: str | torch.device = "cpu", expected_name: str | None = None
+) -> nn.Module:
     """Rebuild a model from a file written by save_model, in eval mode, on `map_location`.
 
     expected_name (e.g. "dust") makes a file holding a different model an error instead of a surprise.
@@ -131,8 +135,11 @@ def load_state(model: nn.Module, state: dict[str, torch.Tensor], source: str = "
     expected = model.state_dict()
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
-    mismatched = [f"{key} {tuple(state[key].shape)} vs {tuple(value.shape)}"
-                  for key, value in expected.items() if key in state and state[key].shape != value.shape]
+    mismatched = [
+        f"{key} {tuple(state[key].shape)} vs {tuple(value.shape)}"
+        for key, value in expected.items()
+        if key in state and state[key].shape != value.shape
+    ]
     problems = []
     if missing:
         problems.append(f"missing {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}")
@@ -142,6 +149,8 @@ def load_state(model: nn.Module, state: dict[str, torch.Tensor], source: str = "
         problems.append(f"wrong shape {', '.join(mismatched[:3])}{' ...' if len(mismatched) > 3 else ''}")
     if problems:
         name = getattr(model, "name", type(model).__name__)
-        raise ModelError(f"{source} does not fit a {name} model with this config ({'; '.join(problems)}); "
-                         f"use the config the weights were saved with")
+        raise ModelError(
+            f"{source} does not fit a {name} model with this config ({'; '.join(problems)}); "
+            f"use the config the weights were saved with"
+        )
     model.load_state_dict(state)

@@ -88,11 +88,22 @@ class UTLayer(nn.Module):
         super().__init__()
         faithful = config.feed_forward == "proximal"
         # the faithful layer scores by −½‖q − k‖², the energy's own similarity; the MLP option keeps dot products
-        self.attention = TokenAttention(config.width, config.heads, config.head_dim, config.tied_qk,
-                                        config.normalize_tokens, config.token_set, config.neighbourhood,
-                                        config.attention_gain, distance_scores=faithful)
-        self.feed_forward = (ProximalStep(config.width) if faithful
-                             else FeedForwardStep(config.width, config.hidden, config.normalize_tokens))
+        self.attention = TokenAttention(
+            config.width,
+            config.heads,
+            config.head_dim,
+            config.tied_qk,
+            config.normalize_tokens,
+            config.token_set,
+            config.neighbourhood,
+            config.attention_gain,
+            distance_scores=faithful,
+        )
+        self.feed_forward = (
+            ProximalStep(config.width)
+            if faithful
+            else FeedForwardStep(config.width, config.hidden, config.normalize_tokens)
+        )
 
     def forward(self, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None) -> torch.Tensor:
         return self.feed_forward(self.attention(tokens), noise_scale)
@@ -112,10 +123,10 @@ class UT(UnrolledDenoiser):
         if self.non_negative:  # E = [B, −B]: Y⁰ = ReLU(yE) holds each coefficient's positive and negative part
             half = min(n, d // 2)
             basis = dct_dictionary(config.patch_size, config.channels, n)[:, :half]  # low frequencies first
-            embedding[:, :half], embedding[:, half:2 * half] = basis, -basis
+            embedding[:, :half], embedding[:, half : 2 * half] = basis, -basis
         else:
             basis = dct_dictionary(config.patch_size, config.channels, n)
-            embedding[:, :min(n, d)] = basis[:, :min(n, d)]  # d < n keeps the lowest frequencies: a low-pass start
+            embedding[:, : min(n, d)] = basis[:, : min(n, d)]  # d < n keeps the lowest frequencies: a low-pass start
         self.embedding = nn.Parameter(embedding)  # E (n, d)
         self.readout_map = nn.Parameter(embedding.T.clone())  # R (d, n): x̂ = Y R, shared by all layers
         count = 1 if config.tied_layers else config.layers
@@ -133,8 +144,9 @@ class UT(UnrolledDenoiser):
         embedded = tokens @ self.embedding
         return F.relu(embedded) if self.non_negative else embedded  # the energy's domain is Y ≥ 0
 
-    def apply_layer(self, index: int, state: torch.Tensor, tokens: torch.Tensor,
-                    noise_scale: torch.Tensor | None = None) -> torch.Tensor:
+    def apply_layer(
+        self, index: int, state: torch.Tensor, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None
+    ) -> torch.Tensor:
         return self.layer(index)(state, noise_scale)
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:

@@ -55,6 +55,7 @@ def estimate_video_sigma(reader, count: int = SIGMA_ESTIMATE_FRAMES) -> float:
     Frames that cannot be decoded (a corrupt packet, a file cut short of what its header says) are
     skipped, as the denoising pass skips them; only when none of them decodes, the frames from the
     start are tried, and failing that it is a one-line error."""
+
     def decodable(index: int) -> torch.Tensor | None:
         try:
             with warnings.catch_warnings():
@@ -67,8 +68,10 @@ def estimate_video_sigma(reader, count: int = SIGMA_ESTIMATE_FRAMES) -> float:
     if not frames:
         frames = [frame for frame, _ in zip(_decodable_frames(reader), range(count))]
     if not frames:
-        raise VideoReadError(f"no frame of '{reader.info.path}' can be decoded; the file is corrupt "
-                             "(not even the noise level can be estimated)")
+        raise VideoReadError(
+            f"no frame of '{reader.info.path}' can be decoded; the file is corrupt "
+            "(not even the noise level can be estimated)"
+        )
     return estimate_noise_sigma(frames)
 
 
@@ -79,4 +82,3 @@ def _decodable_frames(reader) -> Iterator[torch.Tensor]:
             yield from reader.frames()
     except VideoReadError:
         return
-

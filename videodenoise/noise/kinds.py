@@ -24,11 +24,11 @@ they are matched. `noise.std_at(level)` gives any model's std at a grey level, a
 from __future__ import annotations
 
 import math
+
 import torch
 
 from videodenoise.errors import VideodenoiseError
 from videodenoise.noise.levels import check_sigma
-
 
 NOISE_KINDS: tuple[str, ...] = ("gaussian", "uniform", "salt-and-pepper", "poisson-gaussian")
 MID_GREY: float = 0.5
@@ -219,8 +219,13 @@ class PoissonGaussianNoise(Noise):
 
 def _normalise_kind(kind: str) -> str:
     k = str(kind).strip().lower().replace("_", "-").replace(" ", "-")
-    aliases = {"salt-pepper": "salt-and-pepper", "s&p": "salt-and-pepper", "saltpepper": "salt-and-pepper",
-               "poisson": "poisson-gaussian", "gauss": "gaussian"}
+    aliases = {
+        "salt-pepper": "salt-and-pepper",
+        "s&p": "salt-and-pepper",
+        "saltpepper": "salt-and-pepper",
+        "poisson": "poisson-gaussian",
+        "gauss": "gaussian",
+    }
     return aliases.get(k, k)
 
 

@@ -16,8 +16,9 @@ DEFAULT_GAMMAS: tuple[float, ...] = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 DEFAULT_SIGMA_TRAIN: float = 25 / 255
 
 
-def check_sigma(sigma: float, name: str = "sigma", error: type[Exception] = VideodenoiseError,
-                unit_scale: bool = False) -> float:
+def check_sigma(
+    sigma: float, name: str = "sigma", error: type[Exception] = VideodenoiseError, unit_scale: bool = False
+) -> float:
     """The one check of a noise level (or any std-like number): finite and >= 0, as a float; raises
     `error` with a one-line message otherwise. unit_scale: also refuse σ > 1, which can only be a
     value on the 0-255 scale handed to a function that takes [0, 1]."""

@@ -13,10 +13,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from videodenoise.datasets.registry import DATASET_HELP
-from videodenoise.denoise.fusion import FusionSettings
+from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import ConfigError, VideodenoiseError
-from videodenoise.models.registry import MODEL_NAMES
-from videodenoise.noise.kinds import NOISE_KINDS
+from videodenoise.models.config import MODEL_NAMES
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN
 from videodenoise.settings import from_mapping, setting
 
@@ -56,16 +55,22 @@ class DataConfig:
     workers: int = setting(0, "DataLoader worker processes (0: load clips in the training process).")
     cache_mb: float = setting(2048, "Keep decoded frames in memory when the whole split fits in this many MB.")
     motion_fraction: float = setting(
-        0.0, "Share of training clips that are synthetic camera motion over the photographs of "
-             "datasets.motion.TRAINING_PHOTOS (0: the dataset's clips only; 1: photographs only).")
+        0.0,
+        "Share of training clips that are synthetic camera motion over the photographs of "
+        "datasets.motion.TRAINING_PHOTOS (0: the dataset's clips only; 1: photographs only).",
+    )
 
     def __post_init__(self) -> None:
-        _require([
-            (self.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.channels}"),
-            (isinstance(self.workers, int) and self.workers >= 0,
-             f"--workers must be 0 (load clips in the training process) or more, got {self.workers}"),
-            (0 <= self.motion_fraction <= 1, f"motion_fraction must be in [0, 1], got {self.motion_fraction}"),
-        ])
+        _require(
+            [
+                (self.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.channels}"),
+                (
+                    isinstance(self.workers, int) and self.workers >= 0,
+                    f"--workers must be 0 (load clips in the training process) or more, got {self.workers}",
+                ),
+                (0 <= self.motion_fraction <= 1, f"motion_fraction must be in [0, 1], got {self.motion_fraction}"),
+            ]
+        )
 
 
 @dataclass(frozen=True)
@@ -83,36 +88,58 @@ class DescentConfig:
 
     alpha: float = setting(0.1, "Required fractional loss decrease per layer, in (0, 1).")
     alpha_schedule: str = setting(
-        "constant", "constant (α_l = α), depth-decay (α_l = α·(L − l + 1)/L: early layers must descend most) or "
-                    "warmup (α_l ramps from 0 to α over --alpha-warmup-epochs).")
+        "constant",
+        "constant (α_l = α), depth-decay (α_l = α·(L − l + 1)/L: early layers must descend most) or "
+        "warmup (α_l ramps from 0 to α over --alpha-warmup-epochs).",
+    )
     alpha_warmup_epochs: int = setting(0, "Epochs of α warm-up (schedule warmup).")
     dual_lr: float = setting(0.05, "Dual step size η_λ.")
-    resilience: float | None = setting(None, "Resilience ρ of the relaxation (dual weight decay 1/ρ); none: hard constraints.")
-    dual_optimizer: str = setting("sgd", "sgd (projected dual ascent), nupi (PI-controlled multipliers, gain "
-                                         "--nupi-kp) or augmented-lagrangian (cooper's formulation, see above).")
+    resilience: float | None = setting(
+        None, "Resilience ρ of the relaxation (dual weight decay 1/ρ); none: hard constraints."
+    )
+    dual_optimizer: str = setting(
+        "sgd",
+        "sgd (projected dual ascent), nupi (PI-controlled multipliers, gain "
+        "--nupi-kp) or augmented-lagrangian (cooper's formulation, see above).",
+    )
     nupi_kp: float = setting(1.0, "Proportional gain of the nupi dual optimizer.")
     penalty: float = setting(1.0, "Penalty c of the augmented Lagrangian.")
-    dual_update: str = setting("batch", "batch (a dual step after every primal step, on that batch's g) or epoch "
-                                        "(one per epoch, on g averaged over a no-grad pass).")
-    detach_previous: bool = setting(False, "Treat F_{l−1} as a constant in the primal Lagrangian, so the constraint "
-                                           "on layer l only pushes layer l down.")
+    dual_update: str = setting(
+        "batch",
+        "batch (a dual step after every primal step, on that batch's g) or epoch "
+        "(one per epoch, on g averaged over a no-grad pass).",
+    )
+    detach_previous: bool = setting(
+        False,
+        "Treat F_{l−1} as a constant in the primal Lagrangian, so the constraint on layer l only pushes layer l down.",
+    )
     include_first_layer: bool = setting(True, "Constrain layer 1 against the input.")
-    loss_units: str = setting("sigma2", "Losses enter the constraints in units of σ_train² (sigma2) or relative "
-                                        "to the batch's input loss (relative), so η_λ does not depend on the noise level.")
+    loss_units: str = setting(
+        "sigma2",
+        "Losses enter the constraints in units of σ_train² (sigma2) or relative "
+        "to the batch's input loss (relative), so η_λ does not depend on the noise level.",
+    )
 
     def __post_init__(self) -> None:
-        _require([
-            (0 < self.alpha < 1, f"alpha must lie in (0, 1) (a fraction of the previous layer's loss), got {self.alpha}"),
-            _choice("alpha schedule", self.alpha_schedule, ALPHA_SCHEDULES),
-            _choice("dual optimizer", self.dual_optimizer, DUAL_OPTIMIZERS),
-            _choice("dual update", self.dual_update, DUAL_UPDATES),
-            _choice("loss units", self.loss_units, LOSS_UNITS),
-            (self.dual_lr > 0, f"the dual step size must be positive, got {self.dual_lr}"),
-            (self.resilience is None or self.resilience > 0,
-             f"resilience ρ must be positive (or omitted for hard constraints), got {self.resilience}"),
-            (self.alpha_warmup_epochs >= 0, f"alpha warm-up epochs must be ≥ 0, got {self.alpha_warmup_epochs}"),
-            (self.penalty > 0, f"the augmented-Lagrangian penalty must be positive, got {self.penalty}"),
-        ])
+        _require(
+            [
+                (
+                    0 < self.alpha < 1,
+                    f"alpha must lie in (0, 1) (a fraction of the previous layer's loss), got {self.alpha}",
+                ),
+                _choice("alpha schedule", self.alpha_schedule, ALPHA_SCHEDULES),
+                _choice("dual optimizer", self.dual_optimizer, DUAL_OPTIMIZERS),
+                _choice("dual update", self.dual_update, DUAL_UPDATES),
+                _choice("loss units", self.loss_units, LOSS_UNITS),
+                (self.dual_lr > 0, f"the dual step size must be positive, got {self.dual_lr}"),
+                (
+                    self.resilience is None or self.resilience > 0,
+                    f"resilience ρ must be positive (or omitted for hard constraints), got {self.resilience}",
+                ),
+                (self.alpha_warmup_epochs >= 0, f"alpha warm-up epochs must be ≥ 0, got {self.alpha_warmup_epochs}"),
+                (self.penalty > 0, f"the augmented-Lagrangian penalty must be positive, got {self.penalty}"),
+            ]
+        )
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -123,32 +150,53 @@ class TrainConfig:
     """One training run. data and descent are given as their dataclasses or as tables of their fields."""
 
     model: str = setting("dust", "dust or ut.")
-    model_options: dict[str, Any] = setting(default_factory=dict, help="Model option KEY=VALUE, repeatable (e.g. layers=6).",
-                                            flag="--model-option", metavar="KEY=VALUE")
+    model_options: dict[str, Any] = setting(
+        default_factory=dict,
+        help="Model option KEY=VALUE, repeatable (e.g. layers=6).",
+        flag="--model-option",
+        metavar="KEY=VALUE",
+    )
     mode: str = setting("constrained", "erm, deep-supervision or constrained.")
     data: DataConfig = setting(default_factory=DataConfig)
     descent: DescentConfig = setting(default_factory=DescentConfig)
     noise: str = setting("gaussian", "gaussian, uniform, salt-and-pepper or poisson-gaussian.")
-    sigma_train: float = setting(DEFAULT_SIGMA_TRAIN, "Training noise σ. sigma_train stays the reference with "
-                                 "--sigma-range: validation, loss units and the model's σ_ref use it.",
-                                 flag="--sigma", scale=255)
+    sigma_train: float = setting(
+        DEFAULT_SIGMA_TRAIN,
+        "Training noise σ. sigma_train stays the reference with "
+        "--sigma-range: validation, loss units and the model's σ_ref use it.",
+        flag="--sigma",
+        scale=255,
+    )
     sigma_range: list[float] | None = setting(
-        None, "LOW,HIGH: each clip gets a Gaussian σ drawn uniformly from it instead of --sigma, and a "
-              "noise-conditional model is told its clip's σ.", metavar="LOW,HIGH", scale=255)
+        None,
+        "LOW,HIGH: each clip gets a Gaussian σ drawn uniformly from it instead of --sigma, and a "
+        "noise-conditional model is told its clip's σ.",
+        metavar="LOW,HIGH",
+        scale=255,
+    )
     sigma_conditioning: bool = setting(
-        True, "With --sigma-range: tell the model its clip's σ (noise-conditional); off trains blind, as a "
-              "practitioner's DnCNN-B-style reference does.")
+        True,
+        "With --sigma-range: tell the model its clip's σ (noise-conditional); off trains blind, as a "
+        "practitioner's DnCNN-B-style reference does.",
+    )
     sigma_weighting: bool = setting(
-        True, "With --sigma-range: weight each clip's loss by (sigma_train / max(σ, 1/255))², so light noise counts "
-              "as much as heavy noise (equal weight in dB).")
+        True,
+        "With --sigma-range: weight each clip's loss by (sigma_train / max(σ, 1/255))², so light noise counts "
+        "as much as heavy noise (equal weight in dB).",
+    )
     clip_noise: bool = setting(False, "Clip noisy clips to [0, 1].")
     fusion: dict[str, Any] | None = setting(
-        None, "Motion-compensated fusion of every noisy clip before the model, as `clean` does: a JSON table of "
-              "FusionSettings fields ({} = the defaults); the model is told the noise map fusion leaves. Needs "
-              "--sigma-range and sigma conditioning.", metavar="JSON")
+        None,
+        "Motion-compensated fusion of every noisy clip before the model, as `clean` does: a JSON table of "
+        "FusionSettings fields ({} = the defaults); the model is told the noise map fusion leaves. Needs "
+        "--sigma-range and sigma conditioning.",
+        metavar="JSON",
+    )
     init_weights: str | None = setting(
-        None, "Start from these weights (a .safetensors file or run folder whose model matches this config): "
-              "fine-tuning. A resumed run restores its own weights instead.")
+        None,
+        "Start from these weights (a .safetensors file or run folder whose model matches this config): "
+        "fine-tuning. A resumed run restores its own weights instead.",
+    )
     epochs: int = setting(10, "Epochs to train.")
     batch_size: int = setting(8, "Clips per batch and process.")
     lr: float = setting(1e-3, "Adam learning rate.")
@@ -162,28 +210,44 @@ class TrainConfig:
     max_steps: int | None = setting(None, "Stop (with a checkpoint) after this many steps in total.")
 
     def __post_init__(self) -> None:
+        from videodenoise.noise.kinds import NOISE_KINDS  # torch: not for reading the settings' names
+
         object.__setattr__(self, "data", from_mapping(DataConfig, self.data, ConfigError, "data option"))
         object.__setattr__(self, "descent", from_mapping(DescentConfig, self.descent, ConfigError, "descent option"))
         if self.sigma_range is not None:
             object.__setattr__(self, "sigma_range", list(self.sigma_range))
-        _require([
-            _choice("mode", self.mode, MODES),
-            _choice("model", self.model, MODEL_NAMES),
-            _choice("noise", self.noise, NOISE_KINDS),
-            _choice("lr schedule", self.lr_schedule, LR_SCHEDULES),
-            (self.sigma_train > 0, f"sigma_train must be positive (on the [0, 1] scale), got {self.sigma_train}"),
-            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
-            (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
-            (self.lr > 0, f"learning rate must be positive, got {self.lr}"),
-            (self.data.samples_per_epoch >= self.batch_size, "samples per epoch must be at least the batch size"),
-            (self.sigma_range is None or (len(self.sigma_range) == 2 and 0 <= self.sigma_range[0] <= self.sigma_range[1] <= 1),
-             f"sigma_range must be [low, high] with 0 <= low <= high <= 1 (the [0, 1] scale), got {self.sigma_range}"),
-            (self.sigma_range is None or self.noise == "gaussian",
-             f"sigma_range draws Gaussian noise levels; it cannot be combined with noise '{self.noise}'"),
-            (self.grad_clip is None or self.grad_clip > 0, f"gradient clipping must be positive or off, got {self.grad_clip}"),
-            (self.fusion is None or (self.sigma_range is not None and self.sigma_conditioning),
-             "fusion tells the model the noise left at each pixel: it needs sigma_range and sigma_conditioning = true"),
-        ])
+        _require(
+            [
+                _choice("mode", self.mode, MODES),
+                _choice("model", self.model, MODEL_NAMES),
+                _choice("noise", self.noise, NOISE_KINDS),
+                _choice("lr schedule", self.lr_schedule, LR_SCHEDULES),
+                (self.sigma_train > 0, f"sigma_train must be positive (on the [0, 1] scale), got {self.sigma_train}"),
+                (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
+                (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
+                (self.lr > 0, f"learning rate must be positive, got {self.lr}"),
+                (self.data.samples_per_epoch >= self.batch_size, "samples per epoch must be at least the batch size"),
+                (
+                    self.sigma_range is None
+                    or (len(self.sigma_range) == 2 and 0 <= self.sigma_range[0] <= self.sigma_range[1] <= 1),
+                    "sigma_range must be [low, high] with 0 <= low <= high <= 1 (the [0, 1] scale), got "
+                    f"{self.sigma_range}",
+                ),
+                (
+                    self.sigma_range is None or self.noise == "gaussian",
+                    f"sigma_range draws Gaussian noise levels; it cannot be combined with noise '{self.noise}'",
+                ),
+                (
+                    self.grad_clip is None or self.grad_clip > 0,
+                    f"gradient clipping must be positive or off, got {self.grad_clip}",
+                ),
+                (
+                    self.fusion is None or (self.sigma_range is not None and self.sigma_conditioning),
+                    "fusion tells the model the noise left at each pixel: it needs sigma_range and sigma_conditioning "
+                    "= true",
+                ),
+            ]
+        )
         if self.fusion is not None:
             self.fusion_settings()  # unknown fields or values: a ConfigError now, not at the first step
 
@@ -193,12 +257,14 @@ class TrainConfig:
         try:
             return FusionSettings(**self.fusion)
         except (TypeError, VideodenoiseError) as error:
-            raise ConfigError(f"bad fusion settings {self.fusion}: {error}; fields: "
-                              f"{', '.join(f.name for f in dataclasses.fields(FusionSettings))}") from None
+            raise ConfigError(
+                f"bad fusion settings {self.fusion}: {error}; fields: "
+                f"{', '.join(f.name for f in dataclasses.fields(FusionSettings))}"
+            ) from None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict) -> "TrainConfig":
+    def from_dict(cls, values: dict) -> TrainConfig:
         return from_mapping(cls, values, ConfigError, "training option")

@@ -31,6 +31,7 @@ import torch.distributed as dist
 
 from videodenoise.training.config import DescentConfig
 
+
 def layer_alphas(config: DescentConfig, n_layers: int, epoch: int = 0) -> torch.Tensor:
     """α_l for l = 1..L under the configured schedule, as a (L,) tensor."""
     alphas = torch.full((n_layers,), config.alpha)
@@ -118,7 +119,9 @@ class LayerwiseDescent(InequalityProblem):
         alphas = layer_alphas(self.config, self.n_layers, epoch)
         return descent_violations(units, alphas, self.config.detach_previous)[self.first :]
 
-    def state(self, layer_losses: torch.Tensor, epoch: int = 0, primal: bool = True, dual: bool = True) -> cooper.CMPState:
+    def state(
+        self, layer_losses: torch.Tensor, epoch: int = 0, primal: bool = True, dual: bool = True
+    ) -> cooper.CMPState:
         loss = normalise_layer_losses(layer_losses, self.config, self.sigma_train)[-1] if primal else None
         return self.compute_cmp_state(loss, self.violations(layer_losses, epoch), primal=primal, dual=dual)
 
@@ -137,7 +140,9 @@ def build_optimizer(
     weight_decay = 0.0 if config.resilience is None or math.isinf(config.resilience) else 1.0 / config.resilience
     params = list(problem.dual_parameters())
     if config.dual_optimizer == "nupi":
-        dual = cooper.optim.nuPI(params, lr=config.dual_lr, Kp=config.nupi_kp, Ki=1.0, weight_decay=weight_decay, maximize=True)
+        dual = cooper.optim.nuPI(
+            params, lr=config.dual_lr, Kp=config.nupi_kp, Ki=1.0, weight_decay=weight_decay, maximize=True
+        )
     else:  # plain projected ascent; the augmented Lagrangian differs in its formulation, not here
         dual = torch.optim.SGD(params, lr=config.dual_lr, weight_decay=weight_decay, maximize=True)
     return cooper.optim.SimultaneousOptimizer(cmp=problem, primal_optimizers=primal_optimizer, dual_optimizers=dual)

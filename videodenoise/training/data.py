@@ -24,16 +24,32 @@ def training_sets(data: DataConfig, seed: int) -> tuple[Dataset, SequentialClips
         held_out = max(1, len(train_sources) // 10)
         train_sources, val_sources = train_sources[:-held_out], train_sources[-held_out:]
     else:
-        raise ConfigError(f"dataset '{data.dataset}' has one training clip and no 'val' split; name a validation split with --val-split")
+        raise ConfigError(
+            f"dataset '{data.dataset}' has one training clip and no 'val' split; name a validation split with "
+            "--val-split"
+        )
     train_set: Dataset = RandomClips(
-        train_sources, data.clip_length, data.crop, data.channels, data.resize,
-        samples_per_epoch=data.samples_per_epoch, seed=seed, cache_mb=data.cache_mb,
+        train_sources,
+        data.clip_length,
+        data.crop,
+        data.channels,
+        data.resize,
+        samples_per_epoch=data.samples_per_epoch,
+        seed=seed,
+        cache_mb=data.cache_mb,
     )
     if data.motion_fraction > 0:
-        motion = MotionClips(TRAINING_PHOTOS, data.clip_length, data.crop, data.channels, data.samples_per_epoch, seed=seed)
+        motion = MotionClips(
+            TRAINING_PHOTOS, data.clip_length, data.crop, data.channels, data.samples_per_epoch, seed=seed
+        )
         train_set = MixedClips(train_set, motion, data.motion_fraction, seed=seed)
     val_set = SequentialClips(
-        val_sources, data.clip_length, data.val_crop, data.channels, data.resize,
-        max_clips_per_video=data.val_clips_per_video, cache_mb=data.cache_mb,
+        val_sources,
+        data.clip_length,
+        data.val_crop,
+        data.channels,
+        data.resize,
+        max_clips_per_video=data.val_clips_per_video,
+        cache_mb=data.cache_mb,
     )
     return train_set, val_set

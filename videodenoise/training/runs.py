@@ -25,8 +25,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from videodenoise.io.atomic import check_creatable, check_folder, torch_save, write_text
 from videodenoise.errors import OutputError, RunFolderError
+from videodenoise.io.atomic import check_creatable, check_folder, torch_save, write_text
 
 __all__ = ["RunFolder", "read_metrics", "CONFIG", "STATE", "LAST_WEIGHTS", "BEST_WEIGHTS", "METRICS", "SUMMARY"]
 
@@ -55,14 +55,18 @@ class RunFolder:
             raise RunFolderError(f"--run-dir '{path}' is a file, not a folder; choose another --run-dir")
         if (path / CONFIG).exists():
             if not (path / STATE).exists():  # killed before its first checkpoint: nothing to resume
-                raise RunFolderError(f"run folder '{path}' holds a run that stopped before its first checkpoint; "
-                                     f"delete that folder (nothing in it can be resumed) or choose another --run-dir")
-            raise RunFolderError(f"run folder '{path}' already holds a run; continue it with "
-                                 f"`videodenoise train --resume {path}` or choose another --run-dir")
+                raise RunFolderError(
+                    f"run folder '{path}' holds a run that stopped before its first checkpoint; "
+                    f"delete that folder (nothing in it can be resumed) or choose another --run-dir"
+                )
+            raise RunFolderError(
+                f"run folder '{path}' already holds a run; continue it with "
+                f"`videodenoise train --resume {path}` or choose another --run-dir"
+            )
         return check_creatable(path, "run folder", "another --run-dir", RunFolderError)
 
     @classmethod
-    def create(cls, path: str | os.PathLike, config: dict) -> "RunFolder":
+    def create(cls, path: str | os.PathLike, config: dict) -> RunFolder:
         """Make the folder and write config.json; call it only once everything the run needs is built."""
         path = cls.check_new(path)
         try:
@@ -74,12 +78,14 @@ class RunFolder:
         return run
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> "RunFolder":
+    def open(cls, path: str | os.PathLike) -> RunFolder:
         """An existing run folder (config.json present), or a one-line error."""
         path = Path(path)
         if not path.is_dir():
-            raise RunFolderError(f"'{path}' is not a run folder (it {'is a file' if path.exists() else 'does not exist'}); "
-                                 "pass the folder a training run wrote")
+            raise RunFolderError(
+                f"'{path}' is not a run folder (it {'is a file' if path.exists() else 'does not exist'}); "
+                "pass the folder a training run wrote"
+            )
         if not (path / CONFIG).is_file():
             raise RunFolderError(f"'{path}' is not a run folder (no config.json); pass the folder a training run wrote")
         return cls(path)
@@ -105,9 +111,13 @@ class RunFolder:
         try:
             values = json.loads((self.path / CONFIG).read_text())
         except json.JSONDecodeError as error:
-            raise RunFolderError(f"'{self.path / CONFIG}' is not valid JSON ({error.msg}); the run folder is damaged") from None
+            raise RunFolderError(
+                f"'{self.path / CONFIG}' is not valid JSON ({error.msg}); the run folder is damaged"
+            ) from None
         if not isinstance(values, dict):
-            raise RunFolderError(f"'{self.path / CONFIG}' does not hold a training configuration; the run folder is damaged")
+            raise RunFolderError(
+                f"'{self.path / CONFIG}' does not hold a training configuration; the run folder is damaged"
+            )
         return values
 
     def write_config(self, config: dict) -> None:
@@ -123,13 +133,16 @@ class RunFolder:
 
         path = self.path / STATE
         if not path.is_file():
-            raise RunFolderError(f"'{self.path}' has no last.pt checkpoint yet (it stopped before its first one); "
-                                 f"delete the folder and start the run again")
+            raise RunFolderError(
+                f"'{self.path}' has no last.pt checkpoint yet (it stopped before its first one); "
+                f"delete the folder and start the run again"
+            )
         try:
             state = torch.load(path, map_location="cpu", weights_only=True)
         except Exception as error:  # torch raises several types for damaged or foreign files
-            raise RunFolderError(f"'{path}' cannot be read as a training checkpoint ({type(error).__name__}); "
-                                 "it is damaged or not ours") from None
+            raise RunFolderError(
+                f"'{path}' cannot be read as a training checkpoint ({type(error).__name__}); it is damaged or not ours"
+            ) from None
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
             raise RunFolderError(f"'{path}' is not a videodenoise training checkpoint; it is damaged or not ours")
         return state

@@ -30,7 +30,9 @@ def build_scheduler(optimizer: torch.optim.Optimizer, config: TrainConfig, total
     return SequentialLR(optimizer, [ramp, main], milestones=[warmup])
 
 
-def load_scheduler(optimizer: torch.optim.Optimizer, config: TrainConfig, total_steps: float, saved: dict) -> LRScheduler:
+def load_scheduler(
+    optimizer: torch.optim.Optimizer, config: TrainConfig, total_steps: float, saved: dict
+) -> LRScheduler:
     """The schedule of a resumed run, from its saved state."""
     if "lr_lambdas" in saved:
         # a checkpoint of the hand-written LambdaLR schedule (before the scheduler classes): start the

@@ -36,27 +36,22 @@ import torch
 import torch.distributed as dist
 from torch.utils.data import DataLoader
 
-from videodenoise.denoise.fusion import MotionFusion
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import ConfigError, RunFolderError, VideodenoiseError
 from videodenoise.metrics import descending_samples, per_layer_mse
 from videodenoise.models.registry import build_model, load_state, save_model
-from videodenoise.noise.kinds import make_noise
 from videodenoise.training.config import TrainConfig
-from videodenoise.training.constraints import LayerwiseDescent, build_optimizer, descent_violations, layer_alphas, primal_dual_backward
+from videodenoise.training.constraints import (
+    LayerwiseDescent,
+    build_optimizer,
+    descent_violations,
+    layer_alphas,
+    primal_dual_backward,
+)
 from videodenoise.training.data import training_sets
+from videodenoise.training.inputs import VALIDATION_SEED, TrainingInputs
 from videodenoise.training.runs import STATE_FORMAT, RunFolder
 from videodenoise.training.schedule import build_scheduler, load_scheduler
-
-VALIDATION_SEED = 2**40  # first seed part of the validation noise: fixed, never a training step
-
-
-def _seed(*parts: int) -> int:
-    """A 63-bit seed from integers, so that noise depends on (seed, step, rank) and nothing else."""
-    value = 0x9E3779B97F4A7C15
-    for part in parts:
-        value = (value ^ (part + 0x9E3779B97F4A7C15 + (value << 6) + (value >> 2))) & ((1 << 63) - 1)
-    return value
 
 
 def _distributed() -> tuple[int, int, int]:
@@ -65,7 +60,9 @@ def _distributed() -> tuple[int, int, int]:
     if world <= 1:
         return 0, 1, 0
     if not dist.is_initialized():
-        backend = "nccl" if torch.cuda.is_available() and os.environ.get("VIDEODENOISE_DEVICE", "auto") != "cpu" else "gloo"
+        backend = (
+            "nccl" if torch.cuda.is_available() and os.environ.get("VIDEODENOISE_DEVICE", "auto") != "cpu" else "gloo"
+        )
         dist.init_process_group(backend=backend)
     return dist.get_rank(), dist.get_world_size(), local_rank or 0
 
@@ -75,7 +72,9 @@ class Trainer:
 
     A new run needs an empty or missing `run_dir`; `Trainer.resume(run_dir)` continues one."""
 
-    def __init__(self, config: TrainConfig, run_dir: str | os.PathLike, quiet: bool = False, _state: dict | None = None):
+    def __init__(
+        self, config: TrainConfig, run_dir: str | os.PathLike, quiet: bool = False, _state: dict | None = None
+    ):
         self.config = config
         self.run_dir = Path(run_dir)
         self.quiet = quiet
@@ -90,18 +89,17 @@ class Trainer:
         self.train_set, self.val_set = training_sets(config.data, config.seed)
         self.steps_per_epoch = config.data.samples_per_epoch // (config.batch_size * self.world)
         if self.steps_per_epoch < 1:
-            raise ConfigError(f"samples per epoch ({config.data.samples_per_epoch}) must cover one batch on each of {self.world} processes")
+            raise ConfigError(
+                f"samples per epoch ({config.data.samples_per_epoch}) must cover one batch on each of {self.world} "
+                "processes"
+            )
         options = {"channels": config.data.channels, **config.model_options}
         options.setdefault("sigma", config.sigma_train)  # both models' reference noise level
         self.model = build_model(config.model, **options).to(self.device)
         if config.init_weights and _state is None:
             self._load_initial_weights(config.init_weights)
-        fusion = config.fusion_settings()
-        if fusion is not None and not self.model.noise_conditional:
-            raise ConfigError(f"fusion needs a noise-conditional model (told the noise map); this {config.model} is not")
-        self.fusion = None if fusion is None else MotionFusion(fusion)
+        self.inputs = TrainingInputs(config, self.device, self.model.noise_conditional)
         self.n_layers = self.model.num_layers
-        self.noise = make_noise(config.noise, config.sigma_train, clip=config.clip_noise)
         self.adam = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.total_steps = min(config.epochs * self.steps_per_epoch, config.max_steps or math.inf)
         self.scheduler = build_scheduler(self.adam, config, self.total_steps)
@@ -141,8 +139,10 @@ class Trainer:
         try:
             self.model.load_state_dict(source.state_dict())
         except RuntimeError as error:
-            raise ConfigError(f"init_weights {path} do not fit the model this config builds "
-                              f"({str(error).splitlines()[0]}); give the same model options the weights were trained with") from None
+            raise ConfigError(
+                f"init_weights {path} do not fit the model this config builds "
+                f"({str(error).splitlines()[0]}); give the same model options the weights were trained with"
+            ) from None
 
     def _open_tensorboard(self):
         if self.rank != 0:
@@ -156,7 +156,7 @@ class Trainer:
     # ------------------------------------------------------------------------------- checkpoints
 
     @classmethod
-    def resume(cls, run_dir: str | os.PathLike, quiet: bool = False, **overrides) -> "Trainer":
+    def resume(cls, run_dir: str | os.PathLike, quiet: bool = False, **overrides) -> Trainer:
         """Continue a run from its `last.pt`; `overrides` may extend it (e.g. epochs=20)."""
         run = RunFolder.open(run_dir)
         values = run.read_config()
@@ -203,7 +203,12 @@ class Trainer:
             self.problem.load_state_dict(state["cmp"])
             for optimizer, saved in zip(self.optimizer.dual_optimizers, state["dual"]):
                 optimizer.load_state_dict(saved)
-        self.step, self.epoch, self.best_val, self.elapsed = state["step"], state["epoch"], state["best_val"], state["elapsed"]
+        self.step, self.epoch, self.best_val, self.elapsed = (
+            state["step"],
+            state["epoch"],
+            state["best_val"],
+            state["elapsed"],
+        )
         self._epoch_sums, self._epoch_batches = state["epoch_sums"], state["epoch_batches"]
         if "active_steps" in state:
             self._active_steps = state["active_steps"].to(self.device)
@@ -225,10 +230,22 @@ class Trainer:
     def _weights_metadata(self) -> dict[str, str]:
         # sigma_range in the weights means "noise-conditional over this range" (denoise tells it σ); a
         # blind model trained over a range records the range under another name
-        range_ = {} if self.config.sigma_range is None else {
-            "sigma_range" if self.config.sigma_conditioning else "train_sigma_range": json.dumps(list(self.config.sigma_range))}
-        fused = {} if self.config.fusion is None else {  # what its inputs were: clean --no-fusion is not that
-            "trained_with_fusion": json.dumps(dataclasses.asdict(self.config.fusion_settings()))}
+        range_ = (
+            {}
+            if self.config.sigma_range is None
+            else {
+                "sigma_range" if self.config.sigma_conditioning else "train_sigma_range": json.dumps(
+                    list(self.config.sigma_range)
+                )
+            }
+        )
+        fused = (
+            {}
+            if self.config.fusion is None
+            else {  # what its inputs were: clean --no-fusion is not that
+                "trained_with_fusion": json.dumps(dataclasses.asdict(self.config.fusion_settings()))
+            }
+        )
         return {
             **range_,
             **fused,
@@ -241,41 +258,6 @@ class Trainer:
 
     # ---------------------------------------------------------------------------------- training
 
-    def _noisy(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """The noisy batch and, with sigma_range, each clip's σ (None otherwise); validation (seed parts
-        starting 2**40) uses sigma_train."""
-        generator = torch.Generator(device=self.device).manual_seed(_seed(self.config.seed, *seed_parts))
-        if self.config.sigma_range is None:
-            return self.noise(clean, generator=generator), None
-        if seed_parts[0] == VALIDATION_SEED:
-            sigma = torch.full((clean.shape[0],), self.config.sigma_train, device=clean.device)
-        else:
-            low, high = self.config.sigma_range
-            sigma = low + (high - low) * torch.rand(clean.shape[0], generator=generator, device=self.device)
-        noise = torch.randn(clean.shape, generator=generator, device=self.device, dtype=clean.dtype)
-        noisy = clean + sigma.view(-1, *[1] * (clean.dim() - 1)) * noise
-        if self.config.clip_noise:
-            noisy = noisy.clamp(0, 1)
-        return noisy, sigma
-
-    def _inputs(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None, dict]:
-        """(what the model sees, each clip's σ or None, what the model is told besides the clip).
-
-        The model is told its clip's σ when it is noise-conditional and trained so; with fusion it sees
-        the fused clip and is told the noise map fusion leaves."""
-        noisy, sigma = self._noisy(clean, *seed_parts)
-        told = sigma is not None and self.config.sigma_conditioning and self.model.noise_conditional
-        if self.fusion is None:
-            return noisy, sigma, {"sigma": sigma} if told else {}
-        fused = [self.fusion.fuse_clip(clip, float(level)) for clip, level in zip(noisy.float().cpu(), sigma.cpu())]
-        clips, maps = (torch.stack(part).to(self.device, noisy.dtype) for part in zip(*fused))
-        return clips, sigma, {"sigma": maps}
-
-    def _clip_weights(self, sigma: torch.Tensor | None) -> torch.Tensor | None:
-        if sigma is None or not self.config.sigma_weighting:
-            return None
-        return (self.config.sigma_train / sigma.clamp(min=1 / 255)) ** 2
-
     def _loss(self, layer_losses: torch.Tensor) -> torch.Tensor:
         units = layer_losses / self.config.sigma_train**2
         if self.config.mode == "deep-supervision":
@@ -284,14 +266,14 @@ class Trainer:
 
     def train_step(self, clean: torch.Tensor) -> torch.Tensor:
         """One primal step (and, per batch, one dual step). Returns the per-layer losses (L+1,)."""
-        noisy, sigma, told = self._inputs(clean, self.step, self.rank)
+        noisy, sigma, told = self.inputs(clean, self.step, self.rank)
         if self.optimizer is not None:
             self.optimizer.zero_grad()
         else:
             self.adam.zero_grad(set_to_none=True)
         with autocast(self.device, self.dtype):
             estimates = self.wrapped(noisy, all_layers=True, **told)
-        layer_losses = per_layer_mse(estimates, clean, self._clip_weights(sigma)).mean(dim=1)
+        layer_losses = per_layer_mse(estimates, clean, self.inputs.clip_weights(sigma)).mean(dim=1)
         if self.problem is not None:
             per_batch = self.config.descent.dual_update == "batch"
             primal_dual_backward(self.problem.state(layer_losses, self.epoch, primal=True, dual=per_batch))
@@ -303,7 +285,7 @@ class Trainer:
             self.optimizer.primal_step()
             if self.config.descent.dual_update == "batch":
                 self.optimizer.dual_step()
-            self._active_steps[self.problem.first:] += self.problem.multipliers_value > 0  # on the device: no sync
+            self._active_steps[self.problem.first :] += self.problem.multipliers_value > 0  # on the device: no sync
         else:
             self.adam.step()
         self.scheduler.step()
@@ -328,9 +310,9 @@ class Trainer:
         for batch, clean in enumerate(self.batches(epoch, 0)):
             clean = clean.to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, sigma, told = self._inputs(clean, epoch, batch, self.rank, 1)
+                noisy, sigma, told = self.inputs(clean, epoch, batch, self.rank, 1)
                 estimates = self.wrapped(noisy, all_layers=True, **told)
-            sums += per_layer_mse(estimates, clean, self._clip_weights(sigma)).mean(dim=1).double()
+            sums += per_layer_mse(estimates, clean, self.inputs.clip_weights(sigma)).mean(dim=1).double()
         self.wrapped.train()
         layer_losses = (sums / self.steps_per_epoch).float()
         for optimizer in self.optimizer.dual_optimizers:
@@ -350,7 +332,7 @@ class Trainer:
         for index in range(self.rank, len(self.val_set), self.world):
             clean = self.val_set[index].unsqueeze(0).to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, sigma, told = self._inputs(clean, VALIDATION_SEED, index)
+                noisy, sigma, told = self.inputs(clean, VALIDATION_SEED, index)
                 estimates = self.model(noisy, all_layers=True, **told)
             per_sample = per_layer_mse(estimates, clean)
             sums += per_sample.sum(dim=1).double()
@@ -411,8 +393,12 @@ class Trainer:
                 self._epoch_batches += 1
                 speed = samples / max(1e-9, time.perf_counter() - started)
                 if report is not None:
-                    report(self.step, self.total_steps, f"epoch {epoch + 1}/{self.config.epochs}  loss "
-                           f"{float(layer_losses[-1]) / self.config.sigma_train**2:.4f} σ²  {speed:.1f} clips/s")
+                    report(
+                        self.step,
+                        self.total_steps,
+                        f"epoch {epoch + 1}/{self.config.epochs}  loss "
+                        f"{float(layer_losses[-1]) / self.config.sigma_train**2:.4f} σ²  {speed:.1f} clips/s",
+                    )
                 if self.config.checkpoint_every and self.step % self.config.checkpoint_every == 0:
                     self.elapsed += time.perf_counter() - started
                     started, samples = time.perf_counter(), 0
@@ -442,7 +428,9 @@ class Trainer:
             "step": self.step,
             "train_loss_per_layer": (self._epoch_sums / max(1, self._epoch_batches)).tolist(),
             **self.validate(),
-            "multipliers": self.problem.layer_multipliers().tolist() if self.problem is not None else [0.0] * self.n_layers,
+            "multipliers": self.problem.layer_multipliers().tolist()
+            if self.problem is not None
+            else [0.0] * self.n_layers,
             # the share of this epoch's steps after which λ_l > 0: how often constraint l binds
             "multipliers_active_fraction": (self._active_steps.cpu() / max(1, self._epoch_batches)).tolist(),
             "lr": self.scheduler.get_last_lr()[0],
@@ -456,7 +444,11 @@ class Trainer:
         if metrics["val_loss_per_layer"][-1] < self.best_val:
             self.best_val = metrics["val_loss_per_layer"][-1]
             if self.rank == 0:
-                save_model(self.model, self.run_dir / "best.safetensors", {**self._weights_metadata(), "val_mse": repr(self.best_val)})
+                save_model(
+                    self.model,
+                    self.run_dir / "best.safetensors",
+                    {**self._weights_metadata(), "val_mse": repr(self.best_val)},
+                )
         if self.rank == 0:
             # the metrics line first, then the checkpoint: a run killed in between repeats this epoch's
             # end on resume, and resuming drops the repeated line (see _drop_unsaved_metrics)
@@ -494,6 +486,8 @@ class Trainer:
             "training_seconds": self.elapsed,
             "world_size": self.world,
             "device": str(self.device),
-            "hardware": torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else platform.processor() or platform.machine(),
+            "hardware": torch.cuda.get_device_name(self.device)
+            if self.device.type == "cuda"
+            else platform.processor() or platform.machine(),
             "torch": torch.__version__,
         }
