@@ -17,4 +17,6 @@ demo: $(STAMP)
 	$(BIN)/videodenoise demo --frames 60 --overwrite  # make demo can be run again
 
 test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q

@@ -88,7 +88,7 @@ from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT, PREVIOUS_CHECKPO
 REAL_CLIPS = ("bikes", "carphone")
 NLM_WINDOW = 5
 CLASSICAL_MIN_SIGMA = 1.0  # classical methods at σ = 0 are told σ = 1 (0-255 scale)
-OPENCV_H = 0.6  # OpenCV NLM: h = hColor = 0.6·σ (h = 15 at σ = 25, as measured in issue 9)
+OPENCV_H = 0.6  # OpenCV NLM: h = hColor = 0.6·σ (h = 15 at σ = 25)
 OPENCV_MIN_H = 1.0
 SKIMAGE_NLM_H = 0.8  # skimage NLM, fast mode with sigma passed: h = 0.8·σ (scikit-image's gallery)
 HEADLINE_SIGMA = 25.0

@@ -1,5 +1,5 @@
 """Tiny replicas of the datasets' on-disk layouts, with the exact names, junk and defects of
-shared/DATASETS.md, built inside the tests (no dataset can be downloaded here).
+docs/datasets.md, built inside the tests (no dataset can be downloaded here).
 
 Every frame encodes where it comes from: frame k of a clip is a fixed spatial pattern plus a
 brightness of `frame_level(clip_number, k)`, so tests can assert frame order and clip identity from

@@ -5,7 +5,7 @@ stderr says what is wrong in one line per problem (no traceback); that every opt
 message suggests really exists; that every file that existed before is byte-identical after (sha256);
 and, unless the row expects outputs, that no file or folder was added (nothing half-written).
 
-The rows are grouped by the five failure classes of issue 11:
+The rows are grouped by five failure classes:
 1. raw Python errors escaping, 2. data lost or changed by a command that failed or had nothing to do,
 3. wrong answers and wrong advice, 4. a batch stopping at the first error, 5. small gaps (signals,
 full disk, silently accepted options). `test_the_table_covers_every_class` counts them.
@@ -135,7 +135,7 @@ class Case:
     shared ones it will touch) and returns the CLI arguments."""
 
     name: str
-    kind: int  # the failure class of issue 11 (1-5)
+    kind: int  # the failure class (1-5, see the module docstring)
     setup: Callable
     code: int = 1
     message: str = ""  # must appear in stderr
@@ -855,9 +855,9 @@ def test_bad_input_or_fault(case: Case, shared, tmp_path, capsys, monkeypatch):
 
 def test_the_table_covers_every_class():
     counts = {kind: sum(case.kind == kind for case in CASES) for kind in range(1, 6)}
-    examples = {1: 8, 2: 4, 3: 4, 4: 1, 5: 5}  # issue 11's examples per class
+    examples = {1: 8, 2: 4, 3: 4, 4: 1, 5: 5}  # the cases each class was first reported with
     for kind, count in counts.items():
-        assert count > examples[kind], f"class {kind}: {count} cases, the issue gave {examples[kind]} examples"
+        assert count > examples[kind], f"class {kind}: {count} cases, first reported with {examples[kind]}"
     assert len({case.name for case in CASES}) == len(CASES)
 
 

@@ -13,7 +13,7 @@ class VideodenoiseError(Exception):
 
 
 class ModelError(VideodenoiseError):
-    """A model option, input or weights file is invalid (re-exported by `videodenoise.models`)."""
+    """A model option, input or weights file is invalid."""
 
 
 class VideoReadError(VideodenoiseError):
@@ -63,4 +63,4 @@ class ExperimentError(VideodenoiseError):
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so that every cleanup of an interrupted write runs as it
-    does for Ctrl-C (see `videodenoise.atomic`)."""
+    does for Ctrl-C (see `videodenoise.io.atomic`)."""

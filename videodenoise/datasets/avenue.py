@@ -1,4 +1,4 @@
-"""CUHK Avenue (DATASETS.md).
+"""CUHK Avenue (docs/datasets.md has its layout, sizes and known defects).
 
 Official layout: `Avenue Dataset/{training,testing}_videos/NN.avi` (the folder name has a space), with
 pixel masks in `ground_truth_demo/testing_label_mask/N_label.mat` (key `volLabel`, one mask per

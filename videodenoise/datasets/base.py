@@ -1,6 +1,6 @@
 """What every dataset loader returns: named splits of clip sources, each a video file or frame folder.
 
-A loader only finds files; frames are decoded lazily by `videodenoise.video` when a clip sampler
+A loader only finds files; frames are decoded lazily by `videodenoise.io.readers` when a clip sampler
 (`datasets.clips`) asks for them, so loading even ShanghaiTech's 437 clips takes a moment.
 """
 

@@ -1,8 +1,8 @@
-"""ShanghaiTech Campus (DATASETS.md).
+"""ShanghaiTech Campus (docs/datasets.md has its layout, sizes and known defects).
 
 Official layout: `training/videos/SS_CCC.avi` and `testing/frames/SS_CCCC/NNN.jpg` (0-based), with
 per-frame labels in `testing/test_frame_mask/SS_CCCC.npy`, read only to cross-check frame counts.
-Some PyAV builds decode the training .avi files badly; `videodenoise.video` falls back to OpenCV.
+Some PyAV builds decode the training .avi files badly; `videodenoise.io.readers` falls back to OpenCV.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""UCSD Anomaly Detection, Ped1 and Ped2 (DATASETS.md).
+"""UCSD Anomaly Detection, Ped1 and Ped2 (docs/datasets.md has its layout, sizes and known defects).
 
 Official layout: UCSD_Anomaly_Dataset.v1p2/UCSDped{1,2}/{Train,Test}/{Train,Test}NNN/NNN.tif, with
 `*_gt` mask folders beside the test clips and a `UCSDped{1,2}.m` label file. The files carry no frame

@@ -1,7 +1,7 @@
 """What an evaluation measures: its options (`EvalConfig`) and its noise levels (`Level`).
 
 σ_test = γ·σ_train (σ_train from the checkpoints' metadata, or given), or absolute σ on the 0-255
-scale; see `videodenoise.evaluation` for how the sweep uses them.
+scale; see `videodenoise.evaluation.sweep` for how the sweep uses them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The only module that draws. Every function takes plain numbers (no result object
 and returns its path, so a notebook can call them on its own data. Figures are built as
 `matplotlib.figure.Figure` objects on their own Agg canvas, never through pyplot, so importing this
 module neither switches the global backend nor opens windows, and it is safe on servers and in
-threads. Each PNG is written atomically (videodenoise.atomic).
+threads. Each PNG is written atomically (videodenoise.io.atomic).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tables, the Markdown report, the figures and the files of an evaluation.
 
 Everything here reads an `EvaluationResult` and measures nothing; every file is written through
-`videodenoise.atomic`, so a results folder is never left half-written.
+`videodenoise.io.atomic`, so a results folder is never left half-written.
 """
 
 from __future__ import annotations

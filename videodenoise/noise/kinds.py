@@ -101,7 +101,7 @@ class Noise:
 class GaussianNoise(Noise):
     """Additive white Gaussian noise: y = x + σ·n, n ~ N(0, 1); optionally clipped to [0, 1].
 
-    The SPEC's training noise (σ_train = 25/255, not clipped by default). Clipping lowers the
+    The default training noise (σ_train = 25/255, not clipped by default). Clipping lowers the
     effective std near black and white.
     """
 

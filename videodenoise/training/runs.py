@@ -13,7 +13,7 @@ Layout:
     best.safetensors   the weights with the lowest validation loss of the final layer
     summary.json       written when training ends
 
-Every file is written through `videodenoise.atomic`, so a kill at any moment leaves each file either
+Every file is written through `videodenoise.io.atomic`, so a kill at any moment leaves each file either
 as it was or complete. A folder is created only when the run can start (so a failed start leaves
 nothing behind for --resume to trip over), and a resume that fails changes nothing.
 """

@@ -1,0 +1,175 @@
+"""The command line is made from the settings dataclasses: every field is an option with the field's own
+help, and what is typed arrives in the typed settings object, in the library's units."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import pytest
+import torch
+import typer.main
+
+from videodenoise.cli.app import app
+from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.evaluation.config import EvalConfig
+from videodenoise.io.writers import write_video
+from videodenoise.training.config import DataConfig, DescentConfig, TrainConfig
+
+from helpers import run_cli
+
+COMMANDS = {"train": TrainConfig, "evaluate": EvalConfig, "clean": DenoiseSettings, "demo": DenoiseSettings}
+
+
+def leaf_fields(cls) -> list[dataclasses.Field]:
+    """Every setting of a class, nested settings classes walked into (a switchable one counts as one)."""
+    found = []
+    hints = typing.get_type_hints(cls)
+    for field in dataclasses.fields(cls):
+        if dataclasses.is_dataclass(hints[field.name]):
+            found += leaf_fields(hints[field.name])
+        else:
+            found.append(field)
+    return found
+
+
+def options_of(command: str) -> dict[str, object]:
+    click_command = typer.main.get_command(app).commands[command]
+    return {name: param for param in click_command.params for name in param.opts + param.secondary_opts}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_setting_is_an_option_with_the_fields_help(command):
+    options = options_of(command)
+    fields = leaf_fields(COMMANDS[command])
+    assert len(fields) >= 10
+    for field in fields:
+        flag = field.metadata.get("flag") or "--" + field.name.replace("_", "-")
+        assert flag in options, f"{command}: {field.name} has no option {flag}"
+        assert field.metadata["help"] and options[flag].help.startswith(field.metadata["help"][:40])
+
+
+def test_the_walk_reaches_nested_settings():
+    names = {field.name for field in leaf_fields(TrainConfig)}
+    assert {f.name for f in dataclasses.fields(DataConfig)} <= names
+    assert {f.name for f in dataclasses.fields(DescentConfig)} <= names
+    assert "data" not in names and "descent" not in names
+
+
+class Captured(BaseException):  # not an Exception: the command's error boundary lets it through
+    pass
+
+
+def capture(monkeypatch, module, name, position: int, key: str | None = None):
+    """Replace module.name by a function that records one argument (by position or keyword) and stops."""
+    seen = {}
+
+    def record(*args, **kwargs):
+        seen["value"] = kwargs[key] if key in kwargs else args[position]
+        raise Captured()
+
+    monkeypatch.setattr(module, name, record)
+    return seen
+
+
+def test_train_flags_become_the_typed_config_in_library_units(tmp_path, capsys, monkeypatch):
+    from videodenoise.training import trainer
+
+    seen = capture(monkeypatch, trainer, "Trainer", 0)
+    config = tmp_path / "run.toml"
+    config.write_text("epochs = 3\n[data]\ncrop = 40\nclip_length = 4\n[model_options]\nlayers = 4\n")
+    args = [
+        "train",
+        "--config",
+        config,
+        "--crop",
+        "32",
+        "--alpha",
+        "0.2",
+        "--sigma",
+        "30",
+        "--sigma-range",
+        "0,51",
+        "--model-option",
+        "heads=2",
+        "--no-include-first-layer",
+        "--grad-clip",
+        "none",
+        "--fusion",
+        "{}",
+        "--resilience",
+        "2",
+    ]
+    with pytest.raises(Captured):
+        run_cli(args, capsys, monkeypatch)
+    got = seen["value"]
+    assert isinstance(got, TrainConfig)
+    assert (got.epochs, got.data.crop, got.data.clip_length) == (3, 32, 4)  # flags over the file, the file kept
+    assert got.descent.alpha == 0.2 and got.descent.include_first_layer is False and got.descent.resilience == 2
+    assert got.sigma_train == pytest.approx(30 / 255) and got.sigma_range == pytest.approx([0, 0.2])
+    assert got.model_options == {"layers": 4, "heads": 2} and got.grad_clip is None and got.fusion == {}
+
+
+def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkeypatch):
+    from videodenoise.denoise.denoiser import Denoiser
+    from videodenoise.evaluation import sweep
+
+    seen = capture(monkeypatch, sweep, "evaluate", 1)
+    with pytest.raises(Captured):
+        run_cli(
+            [
+                "evaluate",
+                "--gammas",
+                "1,2",
+                "--sigma-train",
+                "50",
+                "--noise",
+                "uniform",
+                "--baselines",
+                "none",
+                "--no-clamp",
+                "--out",
+                tmp_path / "e",
+            ],
+            capsys,
+            monkeypatch,
+        )
+    got = seen["value"]
+    assert isinstance(got, EvalConfig) and got.gammas == [1.0, 2.0] and got.noises == ["uniform"]
+    assert got.sigma_train == pytest.approx(50 / 255) and got.baselines == [] and got.clamp is False
+
+    movie = write_video(tmp_path / "in.mp4", torch.rand(3, 3, 16, 16))
+    seen = {}
+
+    def record(path=None, settings=DenoiseSettings()):
+        seen["value"] = settings
+        raise Captured()
+
+    monkeypatch.setattr(Denoiser, "from_checkpoint", staticmethod(record))
+    with pytest.raises(Captured):
+        run_cli(
+            ["clean", movie, "--quality", "best", "--tile", "0", "--stride", "2", "--colour", "rgb"],
+            capsys,
+            monkeypatch,
+        )
+    got = seen["value"]
+    assert isinstance(got, DenoiseSettings)
+    assert (got.tile, got.stride, got.colour, got.patch_stride) == (0, 2, "rgb", 2)  # best's patch stride kept
+    assert got.fusion == FusionSettings(radius=3)
+    with pytest.raises(Captured):
+        run_cli(["clean", movie, "--no-fusion"], capsys, monkeypatch)
+    assert seen["value"].fusion is None and seen["value"].frames_kept == 3
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["train", "--sigma-range", "0,x"], "--sigma-range must be a comma-separated list of numbers, got '0,x'"),
+        (["train", "--fusion", "[1]"], "--fusion must be a JSON table"),
+        (["train", "--crop", "0", "--crop", "x"], "Invalid value for '--crop'"),
+        (["clean", "nothing.mp4", "--window", "0"], "the temporal window must be at least 1 frame"),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_it(args, message, capsys, monkeypatch):
+    code, out, err = run_cli(args, capsys, monkeypatch)
+    assert code in (1, 2) and message in err and "Traceback" not in err
