@@ -40,10 +40,6 @@ def setting(
     return dataclasses.field(default=default, metadata=metadata)
 
 
-def help_text(field: dataclasses.Field) -> str:
-    return field.metadata.get("help", "")
-
-
 def from_mapping(
     cls: type[T], values: Any, error: type[Exception] = ConfigError, what: str = "option", where: str = ""
 ) -> T:
