@@ -59,7 +59,7 @@ def load_clip(path: Path, frames: int, size: tuple[int, int] | None = None) -> n
     import cv2
 
     from videodenoise.io.frames import to_uint8
-    from videodenoise.io.readers import open_video
+    from videodenoise.io.video import open_video
 
     images = []
     for frame in open_video(path).frames(channels=3, count=frames):
@@ -84,7 +84,7 @@ def write_lossless(path: Path, frames: np.ndarray, fps: float = 25) -> Path:
 
 def read_frames(path: Path) -> np.ndarray:
     from videodenoise.io.frames import to_uint8
-    from videodenoise.io.readers import open_video
+    from videodenoise.io.video import open_video
 
     return np.stack([to_uint8(frame) for frame in open_video(path).frames()])
 

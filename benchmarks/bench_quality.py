@@ -162,7 +162,7 @@ def available_clip_names() -> list[str]:
 def load_real_clip(name: str, frames: int, size: tuple[int, int] | None) -> Clip:
     """The first `frames` frames of a sample clip as uint8 RGB, centre-cropped."""
     from videodenoise.datasets.samples import fetch_sample_clips
-    from videodenoise.io.readers import open_video
+    from videodenoise.io.video import open_video
 
     path = fetch_sample_clips()[name]
     clip = torch.stack(list(open_video(path).frames(channels=3, count=frames)))

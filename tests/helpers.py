@@ -46,3 +46,66 @@ def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
         data[position + size // 4 : position + size // 4 + size // 2] = np.random.default_rng(index).bytes(size // 2)
     path.write_bytes(bytes(data))
     return path
+
+
+def picture(index: int, height: int = 48, width: int = 64, channels: int = 3, peak: int = 255) -> np.ndarray:
+    """A smooth frame that differs from frame to frame, as integers up to `peak`."""
+    y, x = np.mgrid[0:height, 0:width] / max(height, width)
+    planes = [0.5 + 0.4 * np.sin(5 * x + 3 * y + c + 0.4 * index) for c in range(channels)]
+    return np.round(np.stack(planes, axis=2) * peak).astype(np.uint16 if peak > 255 else np.uint8)
+
+
+def encode(
+    path: Path,
+    frames,
+    codec: str = "libx264",
+    pix_fmt: str = "yuv420p",
+    rate: int = 25,
+    layout="rgb24",
+    pts=None,
+    time_base=None,
+    setup=None,
+    audio_seconds: float | None = None,
+    sample_rate: int = 8000,
+) -> Path:
+    """Write `frames` (H, W, C integer arrays) with PyAV; setup(stream) sets anything else."""
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream(codec, rate=rate)
+        stream.height, stream.width = frames[0].shape[:2]
+        stream.pix_fmt = pix_fmt
+        if time_base is not None:
+            stream.codec_context.time_base = stream.time_base = time_base
+        if setup is not None:
+            setup(stream)
+        audio = container.add_stream("aac", rate=sample_rate, layout="mono") if audio_seconds else None
+        for index, image in enumerate(frames):
+            frame = av.VideoFrame.from_ndarray(image if image.shape[2] > 1 else image[:, :, 0], format=layout)
+            frame.pts = index if pts is None else pts[index]
+            if time_base is not None:
+                frame.time_base = time_base
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+        if audio is not None:
+            for start in range(0, int(audio_seconds * sample_rate), 1024):
+                tone = 0.3 * np.sin(2 * np.pi * 440 * np.arange(start, start + 1024) / sample_rate)
+                chunk = av.AudioFrame.from_ndarray(tone.astype(np.float32)[None], format="fltp", layout="mono")
+                chunk.sample_rate, chunk.pts = sample_rate, start
+                for packet in audio.encode(chunk):
+                    container.mux(packet)
+            for packet in audio.encode(None):
+                container.mux(packet)
+    return path
+
+
+def size_change_stream(path: Path) -> Path:
+    """An H.264 elementary stream whose picture size changes half-way (64×48, then 48×32)."""
+    parts = []
+    for size, name in (((48, 64), "a.h264"), ((32, 48), "b.h264")):
+        part = path.with_name(f".{path.stem}-{name}")
+        encode(part, [picture(k, *size) for k in range(3)])
+        parts.append(part.read_bytes())
+        part.unlink()
+    path.write_bytes(b"".join(parts))
+    return path

@@ -167,7 +167,7 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
         (["train", "--sigma-range", "0,x"], "--sigma-range must be a comma-separated list of numbers, got '0,x'"),
         (["train", "--fusion", "[1]"], "--fusion must be a JSON table"),
         (["train", "--crop", "0", "--crop", "x"], "Invalid value for '--crop'"),
-        (["clean", "nothing.mp4", "--window", "0"], "the temporal window must be at least 1 frame"),
+        (["clean", "nothing.mp4", "--window", "0"], "the temporal window must be from 1 to 64 frames"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_it(args, message, capsys, monkeypatch):

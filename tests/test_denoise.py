@@ -21,7 +21,7 @@ from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.denoise.tiling import reflect, tile_spans
 from videodenoise.errors import DenoiseError
-from videodenoise.io.readers import probe_video, read_video
+from videodenoise.io.video import probe_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
@@ -516,7 +516,7 @@ def mismatched_checkpoint(path: Path) -> Path:
         ("bad sigma", "error: --sigma must be a number on the 0-255 scale, auto or none; got 'loud'"),
         ("two inputs one file", "error: with 2 inputs, --output must be an existing folder"),
         ("same output twice", "would both write"),
-        ("bad window", "error: the temporal window must be at least 1 frame, got 0"),
+        ("bad window", "error: the temporal window must be from 1 to 64 frames, got 0"),
     ],
 )
 def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch, grey_checkpoint, case, message):
@@ -625,10 +625,10 @@ def test_a_full_disk_is_one_line_and_leaves_no_output(tmp_path, capsys, monkeypa
     source = write_video(tmp_path / "in.mp4", moving_clip(t=8))
     write = VideoWriter.write
 
-    def write_until_full(self, frame):
+    def write_until_full(self, frame, pts=None):
         if self.n_written == 3:
             raise OSError(28, "No space left on device")
-        write(self, frame)
+        write(self, frame, pts)
 
     monkeypatch.setattr(VideoWriter, "write", write_until_full)
     code, out, err = run_cli(

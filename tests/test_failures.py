@@ -35,7 +35,7 @@ from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model, save_model
 
 import replicas as R
-from helpers import png_movie, run_cli
+from helpers import png_movie, run_cli, size_change_stream
 
 TINY_DUST = {"layers": 2, "patch_size": 4, "stride": 2}
 
@@ -223,7 +223,7 @@ def interrupt_writes(monkeypatch, how: str, after: int = 1):
     """Make VideoWriter.write stop the process on its `after`-th frame: Ctrl-C, or a real SIGTERM."""
     original, calls = V.VideoWriter.write, []
 
-    def write(self, frame):
+    def write(self, frame, pts=None):
         calls.append(1)
         if len(calls) == after + 1:
             if how == "sigterm":
@@ -232,7 +232,7 @@ def interrupt_writes(monkeypatch, how: str, after: int = 1):
                 for _ in range(1000):  # the handler runs between bytecodes: give it a few
                     pass
             raise KeyboardInterrupt
-        return original(self, frame)
+        return original(self, frame, pts)
 
     monkeypatch.setattr(V.VideoWriter, "write", write)
 
@@ -523,6 +523,27 @@ CASES = [
         ),
         message="already exists",
     ),
+    Case(
+        "an output of the batch is another of its inputs, with --overwrite",
+        2,
+        lambda tmp, s, mp: clean_args(
+            a_video(tmp, "a.mp4"), a_video(tmp, "a.denoised.mp4"), "--overwrite", "--checkpoint", s["checkpoint"]
+        ),
+        message="is another input of this batch",
+    ),
+    Case(
+        "a side-by-side output is another input of the batch",
+        2,
+        lambda tmp, s, mp: clean_args(
+            a_video(tmp, "a.mp4"),
+            a_video(tmp, "a.side-by-side.mp4"),
+            "--side-by-side",
+            "--overwrite",
+            "--checkpoint",
+            s["checkpoint"],
+        ),
+        message="is another input of this batch",
+    ),
     # 3. wrong answers and wrong advice -----------------------------------------------------------
     Case(
         "clean with NaN weights",
@@ -614,6 +635,18 @@ CASES = [
         lambda tmp, s, mp: ["train", "--resume", tmp / "none"],
         message="is not a run folder",
     ),
+    Case(
+        "a picture size that changes mid-stream",
+        3,
+        lambda tmp, s, mp: clean_args(size_change_stream(tmp / "joined.h264"), "--checkpoint", s["checkpoint"]),
+        message="changes its picture size mid-stream (64×48 → 48×32",
+    ),
+    Case(
+        "a video stream that is not there",
+        3,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--stream", "3", "--checkpoint", s["checkpoint"]),
+        message="has 1 video stream(s); --stream must be from 0 to 0",
+    ),
     # 4. a batch stopping at the first error ------------------------------------------------------
     Case(
         "clean a.mp4 bad_folder/ c.mp4 -o out/",
@@ -674,6 +707,20 @@ CASES = [
         message="2 of 2 inputs failed",
     ),
     # 5. small gaps -------------------------------------------------------------------------------
+    Case(
+        "a time of day in the file name",
+        5,
+        lambda tmp, s, mp: clean_args(a_video(tmp, "12:30:00.mp4"), "--checkpoint", s["checkpoint"], "--sigma", "5"),
+        code=0,
+        lines=0,
+        writes=["12:30:00.denoised.mp4"],
+    ),
+    Case(
+        "a window far longer than any video",
+        5,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--window", "100000", "--checkpoint", s["checkpoint"]),
+        message="the temporal window must be from 1 to 64 frames, got 100000",
+    ),
     Case(
         "SIGTERM while writing",
         5,

@@ -188,7 +188,7 @@ def test_fusion_in_the_denoiser_beats_the_model_alone_and_tiles_agree():
 def test_clean_fuses_by_default_and_not_with_no_fusion(tmp_path, capsys, monkeypatch):
     from fractions import Fraction
 
-    from videodenoise.io.readers import read_video
+    from videodenoise.io.video import read_video
     from videodenoise.io.writers import write_video
 
     from helpers import run_cli

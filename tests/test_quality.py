@@ -406,7 +406,7 @@ def test_patch_stride_applies_the_same_weights_on_a_denser_grid():
 def test_clean_quality_presets(tmp_path, capsys, monkeypatch):
     from fractions import Fraction
 
-    from videodenoise.io.readers import read_video
+    from videodenoise.io.video import read_video
     from videodenoise.io.writers import write_video
 
     from helpers import run_cli

@@ -13,7 +13,7 @@ import skimage
 import torch
 
 from videodenoise.errors import VideoReadError, VideoWriteError
-from videodenoise.io.readers import open_video, probe_video, read_video
+from videodenoise.io.video import open_video, probe_video, read_video
 from videodenoise.io.writers import VideoWriter, write_video
 
 

@@ -32,8 +32,8 @@ _PUBLIC = {
     "MotionFusion": "videodenoise.denoise.fusion",
     "FusionSettings": "videodenoise.denoise.settings",
     # video files
-    "open_video": "videodenoise.io.readers",
-    "read_video": "videodenoise.io.readers",
+    "open_video": "videodenoise.io.video",
+    "read_video": "videodenoise.io.video",
     "write_video": "videodenoise.io.writers",
     "VideoWriter": "videodenoise.io.writers",
     # datasets and noise

@@ -45,6 +45,11 @@ class RunFolderError(VideodenoiseError):
     """A run folder cannot be created, is not a run folder, or is damaged."""
 
 
+class TrainingDivergedError(VideodenoiseError):
+    """Training went non-finite (the loss or the weights became NaN or infinity); the run folder keeps
+    its last good checkpoint."""
+
+
 class CheckpointError(VideodenoiseError):
     """A weights file or training checkpoint is missing, damaged, or holds non-finite numbers."""
 

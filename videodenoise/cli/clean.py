@@ -76,6 +76,11 @@ def clean(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing outputs (never the input)."),
     audio: bool = typer.Option(True, "--audio/--no-audio", help="Keep the input's audio."),
     fps: float | None = typer.Option(None, "--fps", help="Frame rate of frame-folder inputs (default: 25)."),
+    stream: int | None = typer.Option(
+        None,
+        "--stream",
+        help="Which video stream of the inputs, counted from 0 (default: the main one, as ffmpeg picks).",
+    ),
     crf: int = typer.Option(17, "--crf", help="H.264 quality (lower is better and bigger)."),
     quiet: bool = typer.Option(
         False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."
@@ -100,7 +105,14 @@ def clean(
     # every input checked before any work; with several, a bad one is reported and the others go on
     failures: list = []
     plans = outputs.plan_outputs(
-        inputs, output, format, side_by_side, overwrite, fps=fps, failures=failures if len(inputs) > 1 else None
+        inputs,
+        output,
+        format,
+        side_by_side,
+        overwrite,
+        fps=fps,
+        failures=failures if len(inputs) > 1 else None,
+        stream=stream,
     )
     for source, error in failures:
         print_error(f"{source}: {one_line(error)}")

@@ -29,6 +29,7 @@ from typing import Any, Union
 import typer
 
 from videodenoise.errors import VideodenoiseError
+from videodenoise.settings import describe, fits
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,6 +145,8 @@ def _convert(setting: CliSetting, raw: Any) -> Any:
     try:
         if kind in (int, float):
             value = kind(raw)
+            if not fits(value, kind):  # "nan" and "inf" read as floats, but no setting takes them
+                raise ValueError
             return value / setting.scale if setting.scale != 1 else value
         if kind is str:
             return raw
@@ -153,6 +156,8 @@ def _convert(setting: CliSetting, raw: Any) -> Any:
             if raw.strip().lower() == "none":
                 return []
             values = [item(part) for part in split_list(raw)]
+            if not fits(values, kind):
+                raise ValueError
             return [v / setting.scale for v in values] if setting.scale != 1 else values
         if origin is dict:
             value = json.loads(raw)
@@ -170,7 +175,7 @@ def _expected(setting: CliSetting) -> str:
         return f"a comma-separated list of {'numbers' if typing.get_args(kind)[0] in (int, float) else 'names'}"
     if typing.get_origin(kind) is dict:
         return "a JSON table, e.g. '{}'"
-    return f"a{'n' if kind is int else ''} {kind.__name__}" + (" or none" if setting.optional else "")
+    return describe(kind) + (" or none" if setting.optional else "")
 
 
 def split_list(text: str) -> list[str]:

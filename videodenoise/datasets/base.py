@@ -13,7 +13,8 @@ from pathlib import Path
 
 from videodenoise.errors import DatasetError
 from videodenoise.io.frames import IMAGE_SUFFIXES, VIDEO_SUFFIXES, is_junk, list_frame_files, numeric_sort_key
-from videodenoise.io.readers import FrameFolderReader, VideoReader, open_video
+from videodenoise.io.readers import FrameFolderReader, VideoReader
+from videodenoise.io.video import open_video
 
 
 class LabelMismatchWarning(UserWarning):

@@ -13,7 +13,7 @@ import torch
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoised_view, noisy_view, side_by_side_view, stream_pairs, write_frames
 from videodenoise.errors import DenoiseError, VideoWriteError
-from videodenoise.io.readers import open_video
+from videodenoise.io.video import open_video
 from videodenoise.metrics import frame_rmse, psnr_from_rmse
 from videodenoise.noise.kinds import make_noise
 from videodenoise.noise.levels import check_sigma

@@ -37,11 +37,12 @@ def noisy_view(noisy: torch.Tensor, denoised: torch.Tensor) -> torch.Tensor:
 
 
 def denoised_view(noisy: torch.Tensor, denoised: torch.Tensor) -> torch.Tensor:
-    return denoised
+    """The denoised picture, with the input's alpha channel (what passed by the model) untouched."""
+    return torch.cat([denoised, noisy[denoised.shape[0] :]]) if len(noisy) > len(denoised) else denoised
 
 
 def side_by_side_view(noisy: torch.Tensor, denoised: torch.Tensor) -> torch.Tensor:
-    return torch.cat([noisy, denoised], dim=2)
+    return torch.cat([noisy, denoised_view(noisy, denoised)], dim=2)
 
 
 @dataclass
@@ -67,15 +68,17 @@ class DenoiseResult:
 
 
 def stream_pairs(
-    denoiser: Denoiser, frames: Iterable[torch.Tensor], sigma: float | None
+    denoiser: Denoiser, frames: Iterable[torch.Tensor], sigma: float | None, channels: int | None = None
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    """(input frame, denoised frame) in order, holding only the inputs whose output is still to come."""
+    """(input frame, denoised frame) in order, holding only the inputs whose output is still to come.
+    channels: the picture's channels, the first of each frame (None: all); the rest (an alpha
+    channel) passes by the model."""
     pending: dict[int, torch.Tensor] = {}
 
     def remembered() -> Iterator[torch.Tensor]:
         for index, frame in enumerate(frames):
             pending[index] = frame
-            yield frame
+            yield frame if channels is None else frame[:channels]
 
     for index, denoised in enumerate(denoiser.denoise_frames(remembered(), sigma)):
         yield pending.pop(index), denoised
@@ -86,16 +89,19 @@ def write_frames(
     views: list[View],
     pairs: Iterable[tuple[torch.Tensor, torch.Tensor]],
     progress: Callable[[int], None] | None = None,
+    timestamps: dict[int, int | None] | None = None,
 ) -> int:
     """Open a VideoWriter per dict of options, write views[i](input, denoised) of every pair to writer
     i, and close them all; on any failure every output is dropped and none is left under its final
-    name. Returns the number of frames written."""
+    name. timestamps: frame index → its timestamp, taken out as each frame is written. Returns the
+    number of frames written."""
     opened = open_writers(writers)
     count = 0
     try:
         for noisy, denoised in pairs:
+            pts = None if timestamps is None else timestamps.pop(count, None)
             for writer, view in zip(opened, views):
-                writer.write(view(noisy, denoised))
+                writer.write(view(noisy, denoised), pts)
             count += 1
             if progress is not None:
                 progress(count)
@@ -129,6 +135,7 @@ def denoise_video(
     keep_audio: bool = True,
     fps: float | None = None,
     crf: int = 17,
+    stream: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | None, str], None] | None = None,
 ) -> DenoiseResult:
@@ -138,9 +145,10 @@ def denoise_video(
     trained. format: "mp4" (H.264), "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from
     the output's suffix. side_by_side: True (NAME.side-by-side.* beside the output) or a path: also
     write the noisy and denoised frames next to each other. fps: a frame folder's rate (default 25).
+    stream: which of a file's video streams (None: the main one, as ffmpeg picks it).
     See `denoise_plan` for the rest.
     """
-    plan = plan_output(input, output, format, side_by_side, overwrite, fps=fps)
+    plan = plan_output(input, output, format, side_by_side, overwrite, fps=fps, stream=stream)
     return denoise_plan(
         plan,
         denoiser,
@@ -177,15 +185,21 @@ def denoise_plan(
     if keep_audio and plan.codec == "png" and info.has_audio:
         warnings.warn(f"a frame folder holds no audio: the audio of '{plan.input}' is not kept", stacklevel=2)
     rate = info.frame_rate(fps)
+    properties = reader.properties()  # kept in the output: rotation, aspect, colour tags, depth, alpha, clock
+    # the frames keep their own timestamps, so the audio keeps its own too
+    audio_offset = 0.0 if properties.time_base is not None else None
 
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
 
+    timestamps: dict[int, int | None] = {}  # of the frames read and not yet written
+
     def frames() -> Iterator[torch.Tensor]:
         count = 0
-        for frame in reader.frames():
+        for frame, pts in reader.timed_frames():
+            timestamps[count] = pts
             count += 1
             yield frame
         if count == 0:
@@ -195,15 +209,25 @@ def denoise_plan(
     if plan.side_by_side:
         outputs.append((plan.side_by_side, plan.side_by_side_codec, side_by_side_view))
     options = [
-        dict(path=path, fps=rate, codec=codec, crf=crf, overwrite=overwrite, audio_from=audio_source)
+        dict(
+            path=path,
+            fps=rate,
+            codec=codec,
+            crf=crf,
+            overwrite=overwrite,
+            audio_from=audio_source,
+            audio_offset=audio_offset,
+            properties=properties,
+        )
         for path, codec, _ in outputs
     ]
     try:
         done = write_frames(
             options,
             [view for _, _, view in outputs],
-            stream_pairs(denoiser, frames(), sigma_value),
+            stream_pairs(denoiser, frames(), sigma_value, channels=info.channels),
             None if progress is None else lambda count: progress(count, info.n_frames),
+            timestamps,
         )
     except (OSError, av.FFmpegError) as error:  # e.g. a full disk
         raise VideoWriteError(f"cannot denoise '{plan.input}' into '{plan.output}': {short_error(error)}") from None

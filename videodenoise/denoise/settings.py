@@ -18,10 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from videodenoise.errors import DenoiseError
-from videodenoise.settings import setting
+from videodenoise.settings import check_fields, setting
 
 DEFAULT_WINDOW = 5  # the training clip length
 DEFAULT_STRIDE = 3  # without fusion: the centre 3 frames of each 5-frame window, a neighbour on each side
+MAX_WINDOW = 64  # a window is held in memory whole, however short the video: bounded whatever is asked
 COLOURS = ("opponent", "rgb")
 SCALINGS = ("rescale", "none")
 FLOW_PRESETS = ("ultrafast", "fast", "medium")  # OpenCV's DIS presets, cv2.DISOPTICAL_FLOW_PRESET_*
@@ -39,6 +40,7 @@ class FusionSettings:
     strength: float = 0.7  # h = strength·σ: how large an unexplained difference still counts
 
     def __post_init__(self):
+        check_fields(self, DenoiseError, "fusion setting")
         if self.radius < 0:
             raise DenoiseError(f"the fusion radius must be >= 0 frames, got {self.radius}")
         if self.flow_preset not in FLOW_PRESETS:
@@ -84,8 +86,12 @@ class DenoiseSettings:
     precision: str = setting("auto", "auto (bf16 on GPU, fp32 on CPU), fp32 or bf16.")
 
     def __post_init__(self):
-        if self.window < 1:
-            raise DenoiseError(f"the temporal window must be at least 1 frame, got {self.window}")
+        check_fields(self, DenoiseError, "denoise setting")
+        if not 1 <= self.window <= MAX_WINDOW:
+            raise DenoiseError(
+                f"the temporal window must be from 1 to {MAX_WINDOW} frames, got {self.window}; the models were "
+                f"trained on {DEFAULT_WINDOW}-frame clips"
+            )
         if self.stride is not None and self.stride < 1:
             raise DenoiseError(f"the stride must be at least 1 frame, got {self.stride}")
         if self.tile is not None and self.tile < 0:

@@ -12,7 +12,7 @@ from videodenoise.datasets.registry import DATASET_HELP
 from videodenoise.errors import EvaluationError
 from videodenoise.evaluation.baselines import BASELINE_NAMES, BASELINES
 from videodenoise.noise.levels import DEFAULT_GAMMAS, gamma_sweep, sigma_from_255
-from videodenoise.settings import from_mapping, setting
+from videodenoise.settings import MAX_SEED, check_fields, from_mapping, is_seed, setting
 
 SITES = ("input", "layers")
 
@@ -59,6 +59,7 @@ class EvalConfig:
     def __post_init__(self) -> None:
         from videodenoise.noise.kinds import NOISE_KINDS  # torch: not for reading the settings' names
 
+        check_fields(self, EvaluationError, "evaluation option")
         normalised = dict(
             gammas=[float(g) for g in self.gammas],
             noises=list(self.noises),
@@ -83,6 +84,10 @@ class EvalConfig:
                 f"unknown perturbation site in {self.sites}; choose from: {', '.join(SITES)}",
             ),
             (bool(self.seeds), "give at least one noise seed"),
+            (
+                all(is_seed(seed) for seed in self.seeds),
+                f"noise seeds must be integers from 0 to {MAX_SEED}, got {self.seeds}",
+            ),
             (len(set(self.seeds)) == len(self.seeds), f"noise seeds repeat: {self.seeds}"),
             (len(set(self.baselines)) == len(self.baselines), f"baselines repeat: {self.baselines}"),
             (
@@ -94,6 +99,11 @@ class EvalConfig:
                 f"unknown baseline in {self.baselines}; choose from: {', '.join(BASELINE_NAMES)}",
             ),
             (self.clip_length >= 1, f"clip length must be at least 1, got {self.clip_length}"),
+            (self.crop is None or self.crop >= 1, f"crop must be at least 1 pixel or none, got {self.crop}"),
+            (
+                self.resize is None or self.resize > 0,
+                f"resize must be a positive scale factor (e.g. 0.5) or none, got {self.resize}",
+            ),
             (self.channels in (None, 1, 3), f"channels must be 1 or 3, got {self.channels}"),
             (self.clips_per_video is None or self.clips_per_video >= 1, "clips per video must be at least 1"),
             (self.max_clips is None or self.max_clips >= 1, "max clips must be at least 1"),

@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from videodenoise.devices import distributed_environment
-from videodenoise.errors import ConfigError, ExperimentError
+from videodenoise.errors import ConfigError, EvaluationError, ExperimentError
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.evaluation.experiment_report import RunRecord, compare_arms, seed_rows, write_experiment_report
 from videodenoise.evaluation.reports import write_evaluation_outputs
@@ -64,7 +64,7 @@ from videodenoise.evaluation.results import EvaluationResult, read_results
 from videodenoise.evaluation.sweep import evaluate
 from videodenoise.io.atomic import check_folder, write_text
 from videodenoise.io.config_files import read_config_file
-from videodenoise.settings import from_mapping
+from videodenoise.settings import MAX_SEED, check_fields, from_mapping, is_seed
 
 CHECKPOINT_FILES = {"best": "best.safetensors", "last": "last.safetensors"}
 # training options a resumed run may change without counting as a different run
@@ -79,6 +79,9 @@ class DatasetEntry:
     data: dict[str, Any] = field(default_factory=dict)  # overrides of [training.data]
     evaluation: dict[str, Any] = field(default_factory=dict)  # overrides of [evaluation]
 
+    def __post_init__(self) -> None:
+        check_fields(self, ExperimentError, "dataset option")
+
     @property
     def key(self) -> str:
         return self.label or self.name
@@ -87,7 +90,7 @@ class DatasetEntry:
 @dataclass
 class ExperimentConfig:
     name: str = "experiment"
-    datasets: list[DatasetEntry] = field(default_factory=list)
+    datasets: list[DatasetEntry | str] = field(default_factory=list)  # a name alone: {name = NAME}; made DatasetEntry
     models: list[str] = field(default_factory=lambda: ["dust", "ut"])
     modes: list[str] | None = None  # shorthand for arms named after plain modes; default erm, constrained
     arms: dict[str, dict[str, Any]] = field(default_factory=dict)  # name → {mode, overrides, per_model}
@@ -102,7 +105,23 @@ class ExperimentConfig:
         from videodenoise.models.config import MODEL_NAMES
         from videodenoise.training.config import MODES
 
-        self.datasets = [entry if isinstance(entry, DatasetEntry) else _dataset_entry(entry) for entry in self.datasets]
+        if isinstance(self.datasets, (list, tuple)):
+            self.datasets = [
+                entry if isinstance(entry, DatasetEntry) else _dataset_entry(entry) for entry in self.datasets
+            ]
+        check_fields(self, ExperimentError, "experiment option")
+        nested = [  # tables the checks below and train_config merge key by key
+            (f"[training.{key}]", self.training.get(key, {})) for key in ("data", "descent")
+        ] + [(f"[arms.{name}.per_model]", arm.get("per_model", {})) for name, arm in self.arms.items()]
+        nested += [
+            (f"[arms.{name}.per_model.{model}]", options)
+            for name, arm in self.arms.items()
+            if isinstance(arm.get("per_model", {}), dict)
+            for model, options in arm.get("per_model", {}).items()
+        ]
+        for where, table in nested:
+            if not isinstance(table, dict):
+                raise ExperimentError(f"{where} must be a table of options, got {table!r}")
         if self.arms and self.modes is not None:
             raise ExperimentError("give either modes or [arms.NAME] tables, not both")
         if not self.arms:
@@ -127,6 +146,10 @@ class ExperimentConfig:
                 "an arm's per_model table names a model the grid does not train",
             ),
             (bool(self.seeds) and len(set(self.seeds)) == len(self.seeds), f"seeds must be distinct, got {self.seeds}"),
+            (
+                all(is_seed(seed) for seed in self.seeds),
+                f"seeds must be integers from 0 to {MAX_SEED}, got {self.seeds}",
+            ),
             (self.checkpoint in CHECKPOINT_FILES, f"checkpoint must be 'best' or 'last', got {self.checkpoint!r}"),
             (
                 len({d.key for d in self.datasets}) == len(self.datasets),
@@ -184,7 +207,10 @@ class ExperimentConfig:
         values = {**self.evaluation, **entry.evaluation, "dataset": entry.name, "root": entry.root}
         if device is not None:
             values["device"] = device
-        return EvalConfig.from_dict(values)
+        try:
+            return EvalConfig.from_dict(values)
+        except EvaluationError as error:  # named with where they came from, as the training options are
+            raise ExperimentError(f"invalid evaluation options for {entry.key}: {error}") from None
 
     def to_dict(self) -> dict:
         return asdict(self)

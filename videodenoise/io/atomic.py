@@ -17,6 +17,7 @@ SIGTERM in the main thread is turned into `Terminated` (a KeyboardInterrupt) so 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import shutil
 import signal
@@ -120,11 +121,50 @@ def check_output(
     return path
 
 
-def _temporary_name(path: Path) -> Path:
-    # hidden, beside the target (same file system, so the rename is atomic), keeping the suffix so
-    # that writers choosing a format by suffix (FFmpeg, torch) still do; per process, so that two
-    # processes never share one
-    return path.with_name(f".{path.name}.partial-{os.getpid()}{path.suffix}")
+NAME_MAX = 255  # bytes in a file name, on every common file system
+
+
+def temporary_name(path: Path, kind: str = "partial", pid: int | None = None) -> Path:
+    """Where `path` is written until it is complete: hidden, beside the target (same file system, so
+    the rename is atomic), keeping the suffix so that writers choosing a format by it (FFmpeg, torch)
+    still do, and per process, so that two processes never share one. A name too long to take the
+    extra characters is replaced by a digest of it."""
+    tag = f".{kind}-{os.getpid() if pid is None else pid}{path.suffix}"
+    name = f".{path.name}{tag}"
+    if len(name.encode()) > NAME_MAX:
+        name = f".{hashlib.sha1(path.name.encode()).hexdigest()[:20]}{tag}"
+    return path.with_name(name)
+
+
+def remove_dead_temporaries(path: Path) -> list[Path]:
+    """Remove what processes that no longer run left while writing `path` (killed with -9, a power
+    cut): only names `temporary_name` makes for this very target, and only when their process is
+    gone. Returns what was removed."""
+    removed = []
+    folder = path.parent
+    if not folder.is_dir():
+        return removed
+    prefixes = {temporary_name(path, kind, 0).name.rsplit("-", 1)[0] + "-" for kind in ("partial", "audio", "old")}
+    for candidate in folder.iterdir():
+        prefix = next((p for p in prefixes if candidate.name.startswith(p)), None)
+        if prefix is None:
+            continue
+        pid = candidate.name[len(prefix) :][: len(candidate.name) - len(prefix) - len(path.suffix)]
+        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        AtomicOutput._remove(candidate)
+        removed.append(candidate)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _raise_terminated(signum, frame) -> None:
@@ -170,8 +210,9 @@ class AtomicOutput:
     ):
         self.path = check_output(path, overwrite, directory, create_parent, hint)
         self.overwrite, self.directory = overwrite, directory
-        self.temporary = _temporary_name(self.path)
+        self.temporary = temporary_name(self.path)
         self._remove(self.temporary)  # left over by a process with our pid that was killed (-9)
+        remove_dead_temporaries(self.path)
         if directory:
             self.temporary.mkdir()
         self.done = False
@@ -186,7 +227,7 @@ class AtomicOutput:
                 raise OutputError(f"'{self.path}' appeared while it was being written; nothing was replaced")
             if self.directory and self.path.is_dir():
                 # a folder cannot be renamed over a non-empty one: move the old one aside first
-                old = self.path.with_name(f".{self.path.name}.old-{os.getpid()}")
+                old = temporary_name(self.path, "old")
                 os.replace(self.path, old)
                 os.replace(self.temporary, self.path)
                 shutil.rmtree(old, ignore_errors=True)

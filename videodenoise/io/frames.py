@@ -59,13 +59,24 @@ def to_tensor(image: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(image.transpose(2, 0, 1))).float().div_(scale)
 
 
-def to_uint8(frame: torch.Tensor | np.ndarray) -> np.ndarray:
-    """A (C, H, W) float frame in [0, 1] (or an (H, W, C) uint8 array) -> (H, W, C) uint8, rounded."""
-    if isinstance(frame, np.ndarray) and frame.dtype == np.uint8:
-        return frame if frame.ndim == 3 else frame[:, :, None]
+def to_integer(frame: torch.Tensor | np.ndarray, bits: int = 8) -> np.ndarray:
+    """A (C, H, W) float frame in [0, 1] (or an (H, W, C) integer array) -> (H, W, C) uint8, or uint16
+    with bits = 16, rounded."""
+    dtype = np.uint16 if bits > 8 else np.uint8
+    if isinstance(frame, np.ndarray) and np.issubdtype(frame.dtype, np.integer):
+        frame = frame if frame.ndim == 3 else frame[:, :, None]
+        if frame.dtype == dtype:
+            return frame
+        frame = torch.from_numpy(frame.astype(np.float32) / np.iinfo(frame.dtype).max).permute(2, 0, 1)
     if isinstance(frame, np.ndarray):
         frame = torch.from_numpy(frame)
     if frame.ndim != 3:
         raise VideoWriteError(f"a frame must be (C, H, W), got shape {tuple(frame.shape)}")
-    array = frame.detach().float().clamp(0, 1).mul(255).round().to(torch.uint8).cpu().numpy()
+    peak = float(np.iinfo(dtype).max)
+    array = frame.detach().double().clamp(0, 1).mul(peak).round().cpu().numpy().astype(dtype)
     return np.ascontiguousarray(array.transpose(1, 2, 0))
+
+
+def to_uint8(frame: torch.Tensor | np.ndarray) -> np.ndarray:
+    """A (C, H, W) float frame in [0, 1] (or an (H, W, C) uint8 array) -> (H, W, C) uint8, rounded."""
+    return to_integer(frame, 8)

@@ -1,5 +1,6 @@
 """Where `clean` writes: output names, formats, and the checks every output passes before any work
-(exists without --overwrite, is the input, its folder missing or a file, two inputs on one output)."""
+(exists without --overwrite, is the input or another input of the batch, its folder missing or a
+file, two inputs on one output)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from videodenoise.errors import DenoiseError, VideodenoiseError, VideoWriteError
-from videodenoise.io.readers import VideoReader, open_video
+from videodenoise.io.atomic import NAME_MAX
+from videodenoise.io.readers import VideoReader
+from videodenoise.io.video import open_video
 
 FORMATS = {"mp4": ("h264", ".mp4"), "lossless": ("ffv1", ".mkv"), "frames": ("png", "")}
 
@@ -22,7 +25,13 @@ def default_output(input: str | os.PathLike, format: str = "mp4", folder: str | 
     name = input.name if input.is_dir() else input.stem
     suffix = FORMATS[format][1]
     target = Path(folder) if folder is not None else input.parent
-    return target / (f"{name}.denoised{suffix}" if suffix else f"{name.replace('.', '_')}-denoised")
+    ending = f".denoised{suffix}" if suffix else "-denoised"
+    if not suffix:
+        name = name.replace(".", "_")
+    # a name as long as the file system allows has no room for the ending: shorten it, not the ending
+    while len((name + ending).encode()) > NAME_MAX:
+        name = name[:-1]
+    return target / (name + ending)
 
 
 def side_by_side_path(output: Path) -> Path:
@@ -98,13 +107,15 @@ def plan_output(
     overwrite: bool = False,
     fps: float | None = None,
     folder: str | os.PathLike | None = None,
+    stream: int | None = None,
 ) -> OutputPlan:
     """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`); side_by_side
-    True is NAME.side-by-side.* beside the output, a path is that path. fps: a frame folder's rate."""
+    True is NAME.side-by-side.* beside the output, a path is that path. fps: a frame folder's rate;
+    stream: which of a file's video streams (None: the main one, as ffmpeg picks it)."""
     source = Path(input)
     if format is not None and format not in FORMATS:
         raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
-    reader = open_video(source, fps=fps)  # missing, not a video, no frames: a one-line error here
+    reader = open_video(source, fps=fps, stream=stream)  # missing, not a video, no frames: one line here
     target = Path(output) if output is not None else default_output(source, format or "mp4", folder=folder)
     codec = _codec_for(target, format)
     extra = extra_codec = None
@@ -126,6 +137,7 @@ def plan_outputs(
     overwrite: bool = False,
     fps: float | None = None,
     failures: list[tuple[Path, Exception]] | None = None,
+    stream: int | None = None,
 ) -> list[OutputPlan]:
     """The plan of every input of a batch, each checked before any work.
 
@@ -152,7 +164,7 @@ def plan_outputs(
     for raw in inputs:
         source = Path(raw)
         try:
-            plan = plan_output(source, output, format, side_by_side, overwrite, fps=fps, folder=folder)
+            plan = plan_output(source, output, format, side_by_side, overwrite, fps=fps, folder=folder, stream=stream)
         except VideodenoiseError as error:
             if failures is None:
                 raise
@@ -169,4 +181,15 @@ def plan_outputs(
                 )
             seen[key] = source
         plans.append(plan)
+    # an output of the batch that is one of its inputs would be destroyed before it is read (or after,
+    # if --overwrite): refuse the whole batch before any work
+    sources = [Path(raw) for raw in inputs]
+    for plan in plans:
+        for path in (plan.output, plan.side_by_side):
+            clash = next((source for source in sources if path is not None and _same_path(path, source)), None)
+            if clash is not None:
+                raise DenoiseError(
+                    f"the output '{path}' of '{plan.input}' is another input of this batch; it would be overwritten: "
+                    "write the outputs elsewhere (-o FOLDER)"
+                )
     return plans

@@ -1,9 +1,8 @@
-"""Reading videos and frame folders, lazily and frame-accurately.
+"""The readers: what a video holds (`VideoInfo`, `VideoProperties`), the interface every reader has,
+and the readers of frame folders and of files through OpenCV (the fallback). The PyAV reader is
+`videodenoise.io.pyav_reader`; `videodenoise.io.video.open_video` picks the reader for a path.
 
-Any file PyAV (FFmpeg) can open, falling back to OpenCV when PyAV cannot decode it, and any folder of
-image frames (tif, png, jpg, bmp) sorted numerically. `open_video` returns a reader whose `info` comes
-from the container header (or, at worst, from demuxing packets) without decoding the whole file, and
-whose frames are decoded lazily as (C, H, W) float32 tensors in [0, 1] (see `videodenoise.io.frames`).
+Frames are decoded lazily as (C, H, W) float32 tensors in [0, 1] (see `videodenoise.io.frames`).
 """
 
 from __future__ import annotations
@@ -21,8 +20,6 @@ import torch
 from videodenoise.errors import VideoReadError
 from videodenoise.io.frames import IMAGE_SUFFIXES, list_frame_files, to_channels, to_tensor
 
-_GREY_PIX_FMTS = {"gray", "gray8", "gray10le", "gray12le", "gray16le", "gray16be", "ya8", "monow", "monob"}
-
 
 class CorruptFrameWarning(UserWarning):
     """A frame could not be decoded and was replaced by its nearest readable neighbour."""
@@ -33,8 +30,9 @@ class VideoInfo:
     """What a video holds, read without decoding it.
 
     fps is None for frame folders, which carry no frame rate; rate is the container's exact rate
-    (e.g. 30000/1001) when it has one. channels is the source's native channel count (1 for grey
-    pixel formats and single-channel images, else 3). has_audio: the file has an audio stream.
+    (e.g. 30000/1001) when it has one. channels is the source's colour channel count (1 for grey
+    pixel formats and single-channel images, else 3); alpha says whether an alpha channel comes with
+    them; bit_depth is bits per component (8, or up to 16). has_audio: the file has an audio stream.
     """
 
     path: Path
@@ -46,6 +44,8 @@ class VideoInfo:
     kind: str  # "video" or "frames"
     rate: Fraction | None = None
     has_audio: bool = False
+    alpha: bool = False
+    bit_depth: int = 8
 
     @property
     def duration(self) -> float | None:
@@ -57,6 +57,28 @@ class VideoInfo:
         if self.rate:
             return self.rate
         return Fraction(self.fps or default or 25.0).limit_denominator(1001)
+
+
+@dataclass(frozen=True)
+class VideoProperties:
+    """What a video carries besides its pixels, which an output keeps (`VideoWriter(properties=...)`).
+
+    rotation: degrees counter-clockwise the picture is turned for display (the display matrix).
+    sample_aspect_ratio: the width of a pixel over its height (None: square). The colour tags are
+    FFmpeg's enumerations (AVColorRange: 0 unknown, 1 limited, 2 full; AVColorSpace, AVColorTransfer-
+    Characteristic, AVColorPrimaries: 2 unknown). time_base and start: the stream's clock and its
+    first timestamp, in which every frame's own timestamp is counted (None: a frame folder)."""
+
+    rotation: int = 0
+    sample_aspect_ratio: Fraction | None = None
+    color_range: int = 0
+    colorspace: int = 2
+    color_trc: int = 2
+    color_primaries: int = 2
+    bit_depth: int = 8
+    alpha: bool = False
+    time_base: Fraction | None = None
+    start: int | None = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -72,9 +94,22 @@ class VideoReader:
         return self.info.n_frames
 
     def frames(self, channels: int | None = None, start: int = 0, count: int | None = None) -> Iterator[torch.Tensor]:
-        """Yield (C, H, W) float32 frames in [0, 1], from `start`, at most `count` of them."""
-        for image in self._images(start, count):
+        """Yield (C, H, W) float32 frames in [0, 1], from `start`, at most `count` of them, with
+        `channels` colour channels (None: the source's own); an alpha channel is left out."""
+        for image, _ in self._images(start, count):
+            if self.info.alpha:
+                image = image[:, :, :-1]
             yield to_tensor(to_channels(image, channels))
+
+    def timed_frames(self) -> Iterator[tuple[torch.Tensor, int | None]]:
+        """Every frame as it is stored, (C, H, W) in [0, 1] with its alpha channel last when it has
+        one, and its timestamp in `properties().time_base` (None where the source has none)."""
+        for image, pts in self._images(0, None):
+            yield to_tensor(image), pts
+
+    def properties(self) -> VideoProperties:
+        """What the source carries besides its pixels (see VideoProperties)."""
+        return VideoProperties(bit_depth=self.info.bit_depth, alpha=self.info.alpha)
 
     def read(self, start: int = 0, count: int | None = None, channels: int | None = None) -> torch.Tensor:
         """Frames [start, start + count) as one (T, C, H, W) tensor."""
@@ -92,7 +127,8 @@ class VideoReader:
             )
         return torch.stack(clip)
 
-    def _images(self, start: int, count: int | None) -> Iterator[np.ndarray]:
+    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
+        """(H, W, C) integer images, alpha last when the source has one, with their timestamps."""
         raise NotImplementedError
 
 
@@ -111,9 +147,11 @@ class FrameFolderReader(VideoReader):
             n_frames=len(self.files),
             width=first.shape[1],
             height=first.shape[0],
-            channels=first.shape[2],
+            channels=1 if first.shape[2] in (1, 2) else 3,
             fps=fps,
             kind="frames",
+            alpha=first.shape[2] in (2, 4),
+            bit_depth=8 * first.dtype.itemsize,
         )
 
     @staticmethod
@@ -128,7 +166,7 @@ class FrameFolderReader(VideoReader):
         if image.ndim == 2:
             return image[:, :, None]
         if image.shape[2] == 4:
-            image = image[:, :, :3]
+            return cv2.cvtColor(image, cv2.COLOR_BGRA2RGBA)
         return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
 
     def _load_nearest(self, index: int) -> np.ndarray:
@@ -149,7 +187,7 @@ class FrameFolderReader(VideoReader):
                         return image
         raise VideoReadError(f"no frame of '{self.folder}' can be read; the folder's images are all corrupt")
 
-    def _images(self, start: int, count: int | None) -> Iterator[np.ndarray]:
+    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
         stop = len(self.files) if count is None else min(len(self.files), start + count)
         for index in range(start, stop):
             image = self._load_nearest(index)
@@ -160,142 +198,12 @@ class FrameFolderReader(VideoReader):
                     "the same size: resize or remove the odd ones"
                 )
             # a grey frame among colour ones (or the reverse) is read with the folder's channel count
-            yield to_channels(image, self.info.channels)
-
-
-class PyAVReader(VideoReader):
-    """A video file decoded with PyAV. Frame-accurate random access comes from an index of the
-    packets' presentation timestamps, built by demuxing alone (no decoding)."""
-
-    def __init__(self, path: Path):
-        import av
-
-        self.path = Path(path)
-        self._pts_index: list[int] | None = None
-        with av.open(str(self.path)) as container:
-            if not container.streams.video:
-                raise VideoReadError(f"'{self.path}' has no video stream")
-            stream = container.streams.video[0]
-            fps = stream.average_rate or stream.guessed_rate or stream.base_rate
-            n_frames = stream.frames
-            if n_frames <= 0:  # mkv, webm and gif headers often carry no frame count
-                n_frames = len(self._build_pts_index(container, stream))
-            width, height = stream.codec_context.width, stream.codec_context.height
-            pix_fmt = stream.codec_context.pix_fmt or ""
-            audio = len(container.streams.audio) > 0
-        if n_frames <= 0 or width <= 0 or height <= 0:
-            raise VideoReadError(f"'{self.path}' holds no decodable video frames")
-        self.info = VideoInfo(
-            path=self.path,
-            n_frames=n_frames,
-            width=width,
-            height=height,
-            channels=1 if pix_fmt in _GREY_PIX_FMTS else 3,
-            fps=float(fps) if fps else None,
-            kind="video",
-            rate=Fraction(fps.numerator, fps.denominator) if fps else None,
-            has_audio=audio,
-        )
-        self._grey = self.info.channels == 1
-
-    def _build_pts_index(self, container, stream) -> list[int]:
-        pts = [p.pts for p in container.demux(stream) if p.size > 0]
-        self._pts_index = sorted(pts) if all(p is not None for p in pts) else []
-        return pts
-
-    def _decode(self, frame) -> np.ndarray | None:
-        if isinstance(frame, _LostFrame):
-            return None
-        if self._grey:
-            return frame.to_ndarray(format="gray")[:, :, None]
-        return frame.to_ndarray(format="rgb24")
-
-    def _images(self, start: int, count: int | None) -> Iterator[np.ndarray]:
-        """The decoded images; a packet the decoder rejects becomes a copy of the previous image (the
-        next one when it is the first) with a CorruptFrameWarning, so frame indices stay aligned."""
-        previous, lost = None, []  # lost: positions of undecodable frames before the first good one
-        for position, image in enumerate(self._decoded_images(start, count), start=start):
-            if image is None and previous is None:
-                lost.append(position)
-                continue
-            for missing in lost + ([position] if image is None else []):
-                warnings.warn(
-                    f"frame {missing} of '{self.path}' cannot be decoded (corrupt data); "
-                    "repeating its neighbour in its place",
-                    CorruptFrameWarning,
-                    stacklevel=3,
-                )
-            image = previous if image is None else image
-            for _ in lost:
-                yield image
-            lost, previous = [], image
-            yield image
-        if lost:
-            raise VideoReadError(f"no frame of '{self.path}' can be decoded; the file is corrupt")
-
-    def _decoded_images(self, start: int, count: int | None) -> Iterator[np.ndarray | None]:
-        import av
-
-        with av.open(str(self.path)) as container:
-            stream = container.streams.video[0]
-            stream.thread_type = "AUTO"
-            if self._pts_index is None:
-                self._build_pts_index(container, stream)
-                container.seek(0)
-            index = self._pts_index or []
-            wanted_end = None if count is None else start + count
-            if start > 0 and len(index) > start:
-                # Seek to the keyframe before the first wanted frame, then decode forward and keep
-                # exactly the frames whose timestamps are in the wanted range.
-                container.seek(index[start], stream=stream, backward=True, any_frame=False)
-                first_pts = index[start]
-                last_pts = index[wanted_end - 1] if wanted_end is not None and wanted_end <= len(index) else None
-                produced = 0
-                for frame in _decode_packets(container, stream):
-                    if frame.pts is None:
-                        break  # no timestamps after all: fall back to counting from the start
-                    if produced == 0 and frame.pts > first_pts:
-                        break  # the seek overshot: fall back
-                    if frame.pts < first_pts:
-                        continue
-                    if last_pts is not None and frame.pts > last_pts:
-                        return
-                    yield self._decode(frame)
-                    produced += 1
-                    if count is not None and produced >= count:
-                        return
-                if produced > 0:
-                    return
-                container.seek(0)
-            # Sequential decode, counting frames: always correct, slower for late starts.
-            for position, frame in enumerate(_decode_packets(container, stream)):
-                if position < start:
-                    continue
-                if wanted_end is not None and position >= wanted_end:
-                    return
-                yield self._decode(frame)
-
-
-class _LostFrame:
-    """Stands in for the frame of a packet the decoder rejected."""
-
-    def __init__(self, pts: int | None):
-        self.pts = pts
-
-
-def _decode_packets(container, stream) -> Iterator:
-    """Decode packet by packet, so that one corrupt packet costs one frame (a _LostFrame in its
-    place) instead of ending the decode."""
-    import av
-
-    for packet in container.demux(stream):
-        try:
-            frames = packet.decode()
-        except av.FFmpegError:
-            if packet.size > 0:
-                yield _LostFrame(packet.pts)
-            continue
-        yield from frames
+            colour, alpha = (image[:, :, :-1], image[:, :, -1:]) if image.shape[2] in (2, 4) else (image, None)
+            colour = to_channels(colour, self.info.channels)
+            if self.info.alpha:
+                alpha = alpha if alpha is not None else np.full_like(colour[:, :, :1], np.iinfo(colour.dtype).max)
+                colour = np.concatenate([colour, alpha.astype(colour.dtype)], axis=2)
+            yield colour.astype(np.uint16 if self.info.bit_depth > 8 else np.uint8, copy=False), None
 
 
 class OpenCVReader(VideoReader):
@@ -305,7 +213,7 @@ class OpenCVReader(VideoReader):
         import cv2
 
         self.path = Path(path)
-        capture = cv2.VideoCapture(str(self.path))
+        capture = cv2.VideoCapture(av_path(self.path))
         try:
             if not capture.isOpened():
                 raise VideoReadError(f"'{self.path}' is not a video that PyAV or OpenCV can decode")
@@ -326,10 +234,10 @@ class OpenCVReader(VideoReader):
             kind="video",
         )
 
-    def _images(self, start: int, count: int | None) -> Iterator[np.ndarray]:
+    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
         import cv2
 
-        capture = cv2.VideoCapture(str(self.path))
+        capture = cv2.VideoCapture(av_path(self.path))
         try:
             if start > 0:
                 capture.set(cv2.CAP_PROP_POS_FRAMES, start)
@@ -338,21 +246,24 @@ class OpenCVReader(VideoReader):
                 ok, image = capture.read()
                 if not ok:
                     return
-                yield cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+                yield cv2.cvtColor(image, cv2.COLOR_BGR2RGB), None
                 produced += 1
         finally:
             capture.release()
 
 
-class _FallbackReader(VideoReader):
+class FallbackReader(VideoReader):
     """PyAV first; if its decoding fails part-way, the same frames again through OpenCV."""
 
-    def __init__(self, primary: PyAVReader):
+    def __init__(self, primary: VideoReader):
         self.primary = primary
         self.info = primary.info
         self._fallback: OpenCVReader | None = None
 
-    def _images(self, start: int, count: int | None) -> Iterator[np.ndarray]:
+    def properties(self) -> VideoProperties:
+        return self.primary.properties()
+
+    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
         import av
 
         if self._fallback is not None:
@@ -360,8 +271,8 @@ class _FallbackReader(VideoReader):
             return
         produced = 0
         try:
-            for image in self.primary._images(start, count):
-                yield image
+            for image, pts in self.primary._images(start, count):
+                yield image, pts
                 produced += 1
         except (av.FFmpegError, ValueError) as error:
             warnings.warn(
@@ -373,50 +284,13 @@ class _FallbackReader(VideoReader):
             yield from self._fallback._images(start + produced, None if count is None else count - produced)
 
 
-def open_video(path: str | os.PathLike, fps: float | None = None) -> VideoReader:
-    """Open a video file or a folder of frames for lazy reading.
-
-    `fps` sets the frame rate of a frame folder (which has none of its own); it is ignored for
-    video files, whose rate comes from the container.
-    """
-    import av
-
-    path = Path(path)
-    if fps is not None and not fps > 0:
-        raise VideoReadError(f"the frame rate of a frame folder must be positive, got {fps:g}; e.g. --fps 25")
-    if not path.exists():
-        raise VideoReadError(f"'{path}' does not exist; check the path")
-    if path.is_dir():
-        return FrameFolderReader(path, fps=fps)
-    if path.suffix.lower() in IMAGE_SUFFIXES:
-        raise VideoReadError(f"'{path}' is a single image; pass the folder that holds the frames")
-    try:
-        return _FallbackReader(PyAVReader(path))
-    except (av.FFmpegError, UnicodeDecodeError, ValueError, VideoReadError) as pyav_error:
-        try:
-            return OpenCVReader(path)
-        except VideoReadError:
-            raise VideoReadError(
-                f"'{path}' is not a video that PyAV or OpenCV can decode ({short_error(pyav_error)}); "
-                "check that the file is complete and is a video"
-            ) from None
+def av_path(path: str | os.PathLike) -> str:
+    """A path FFmpeg (PyAV's and OpenCV's) opens as a plain file: `12:30.mp4` would otherwise name a
+    protocol "12"."""
+    return "file:" + os.fspath(path)
 
 
 def short_error(error: Exception) -> str:
     """The first line of an error, without FFmpeg's errno prefix and repeated file name."""
     text = getattr(error, "strerror", None) or str(error).strip() or type(error).__name__
     return text.splitlines()[0][:120]
-
-
-def probe_video(path: str | os.PathLike) -> VideoInfo:
-    """Metadata of a video or frame folder without decoding the frames."""
-    return open_video(path).info
-
-
-def read_video(
-    path: str | os.PathLike, channels: int | None = None, start: int = 0, max_frames: int | None = None
-) -> torch.Tensor:
-    """A whole video (or `max_frames` of it from `start`) as a (T, C, H, W) float32 tensor in [0, 1]."""
-    reader = open_video(path)
-    count = None if max_frames is None else min(max_frames, len(reader) - start)
-    return reader.read(start, count, channels)

@@ -9,6 +9,7 @@ name. The input's audio is copied in when the video is closed.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -17,9 +18,10 @@ import numpy as np
 import torch
 
 from videodenoise.errors import OutputError, VideoWriteError
-from videodenoise.io.atomic import AtomicOutput, describe_os_error
-from videodenoise.io.frames import to_uint8
-from videodenoise.io.readers import short_error
+from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_name
+from videodenoise.io.audio import mux_audio
+from videodenoise.io.frames import to_integer
+from videodenoise.io.readers import VideoProperties, av_path, short_error
 
 H264_CONTAINERS = {".mp4", ".mkv", ".mov", ".m4v", ".avi"}
 
@@ -30,16 +32,24 @@ MAX_CRF = 51  # libx264's 8-bit CRF range is 0-51
 class VideoWriter:
     """Write frames to a video file or a PNG frame folder, atomically.
 
-    codec: "h264" (default for .mp4/.mov/.mkv/.avi; yuv420p, or yuv444p when a side is odd, since
-    4:2:0 chroma needs even sides), "ffv1" (lossless, .mkv), "png" (lossless frame folder; the
-    default when the path has no suffix). Frames are (C, H, W) float tensors in [0, 1] or (H, W, C)
-    uint8 arrays; every frame must have the size and channel count of the first.
+    codec: "h264" (default for .mp4/.mov/.mkv/.avi; 4:2:0 chroma, or 4:4:4 when a side is odd, since
+    4:2:0 needs even sides), "ffv1" (lossless, .mkv), "png" (lossless frame folder; the default when
+    the path has no suffix). Frames are (C, H, W) float tensors in [0, 1] or (H, W, C) integer arrays
+    with C = 1 or 3, plus an alpha channel last when `properties.alpha`; every frame must have the size
+    and channel count of the first.
+
+    properties: what the output keeps of its source (`VideoProperties`): the bit depth (H.264 holds
+    up to 10 bits, FFV1 and PNG 16), the alpha channel (FFV1 and PNG), the rotation (a display matrix;
+    applied to the pixels of a PNG folder), the sample aspect ratio and colour tags (files; the RGB to
+    YUV conversion uses the tags), and the clock: with `properties.time_base`, `write(frame, pts)`
+    takes each frame's own timestamp in it, so variable frame rates stay variable. Whatever a format
+    cannot hold is said once, as a warning.
 
     Use as a context manager: on normal exit the file is renamed into place; on an exception the
     partial output is deleted and the final name is never touched.
 
     audio_from: a video file whose audio streams are copied into the output when it is closed (see
-    `mux_audio`); not for PNG frame folders.
+    `videodenoise.io.audio.mux_audio`, which takes `audio_offset`); not for PNG frame folders.
     """
 
     def __init__(
@@ -51,6 +61,8 @@ class VideoWriter:
         keyframe_interval: int | None = None,
         overwrite: bool = False,
         audio_from: str | os.PathLike | None = None,
+        audio_offset: float | None = None,
+        properties: VideoProperties | None = None,
     ):
         self.path = Path(path)
         self.codec = codec or ("png" if self.path.suffix == "" else "h264")
@@ -69,6 +81,7 @@ class VideoWriter:
         if audio_from is not None and self.codec == "png":
             raise VideoWriteError(f"a PNG frame folder cannot hold audio; write a video file instead of '{self.path}'")
         self.audio_from = None if audio_from is None else Path(audio_from)
+        self.audio_offset = audio_offset
         try:
             self.rate = fps if isinstance(fps, Fraction) else Fraction(fps).limit_denominator(1001)
         except (TypeError, ValueError, OverflowError):
@@ -82,6 +95,8 @@ class VideoWriter:
             )
         self.crf = crf
         self.keyframe_interval = keyframe_interval
+        self.properties = properties or VideoProperties()
+        self.bits = 16 if self.properties.bit_depth > 8 else 8  # how frames are held: 8 or 16 bits
         # checks the output (exists without overwrite, folder missing or a file) before any frame
         try:
             self._output = AtomicOutput(
@@ -98,6 +113,7 @@ class VideoWriter:
         self._stream = None
         self._shape: tuple[int, int, int] | None = None
         self._closed = False
+        self._last_pts: int | None = None
 
     def __enter__(self) -> VideoWriter:
         return self
@@ -112,55 +128,115 @@ class VideoWriter:
         import av
 
         self._shape = (height, width, channels)
+        colour, alpha = (channels - 1, True) if self.properties.alpha else (channels, False)
+        lost = []
         if self.codec == "png":
+            if self.properties.sample_aspect_ratio not in (None, 1):
+                lost.append(f"its pixel aspect ratio {self.properties.sample_aspect_ratio}")
+            self._warn(lost)
             return
         try:
-            self._container = av.open(str(self.partial), mode="w")
+            self._container = av.open(av_path(self.partial), mode="w")
         except (av.FFmpegError, OSError) as error:
             raise VideoWriteError(f"cannot write '{self.path}': {short_error(error)}") from None
         stream = self._container.add_stream("libx264" if self.codec == "h264" else "ffv1", rate=self.rate)
         stream.width, stream.height = width, height
-        stream.codec_context.time_base = 1 / self.rate
+        self._clock = self.properties.time_base or 1 / self.rate
+        stream.codec_context.time_base = self._clock
+        stream.time_base = self._clock
         if self.keyframe_interval:
             stream.codec_context.gop_size = self.keyframe_interval
+        stream.pix_fmt, dropped = pixel_format(self.codec, colour, alpha, self.properties.bit_depth, width, height)
+        lost += dropped
         if self.codec == "h264":
-            stream.pix_fmt = "yuv420p" if width % 2 == 0 and height % 2 == 0 else "yuv444p"
             stream.options = {"crf": str(self.crf), "preset": "medium"}
-        else:
-            stream.pix_fmt = "gray" if channels == 1 else "bgr0"  # both lossless for 8-bit input
+        context, properties = stream.codec_context, self.properties
+        if properties.sample_aspect_ratio:
+            context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 records it in its bitstream
+            if self.codec == "ffv1" and properties.sample_aspect_ratio != 1:
+                # Matroska records it per stream, which PyAV cannot set: say so rather than lose it quietly
+                lost.append(f"its pixel aspect ratio {properties.sample_aspect_ratio} (the default mp4 keeps it)")
+        for tag in ("color_range", "colorspace", "color_trc", "color_primaries"):
+            setattr(context, tag, getattr(properties, tag))
+        if properties.rotation:
+            stream.set_display_rotation(properties.rotation)
         self._stream = stream
+        self._warn(lost)
 
-    def write(self, frame: torch.Tensor | np.ndarray) -> None:
-        import av
+    def _warn(self, lost: list[str]) -> None:
+        if lost:
+            formats = {"h264": "H.264", "ffv1": "FFV1", "png": "a PNG frame folder"}
+            warnings.warn(
+                f"{formats[self.codec]} cannot hold {' and '.join(lost)} of the input: '{self.path}' is written "
+                "without it (--format lossless keeps bit depth and alpha)",
+                stacklevel=4,
+            )
 
-        image = to_uint8(frame)
-        if image.shape[2] not in (1, 3):
-            raise VideoWriteError(f"frames must have 1 or 3 channels, got {image.shape[2]}")
+    def write(self, frame: torch.Tensor | np.ndarray, pts: int | None = None) -> None:
+        """Add one frame; pts: its timestamp in `properties.time_base` (None: one frame after the last)."""
+        image = to_integer(frame, self.bits)
+        if image.shape[2] not in ((2, 4) if self.properties.alpha else (1, 3)):
+            expected = "1 or 3 channels" + (", plus alpha" if self.properties.alpha else "")
+            raise VideoWriteError(f"frames must have {expected}, got {image.shape[2]}")
         if self._shape is None:
             self._open(*image.shape)
         elif image.shape != self._shape:
             raise VideoWriteError(f"frame {self.n_written} is {image.shape}, the first frame was {self._shape}")
         if self.codec == "png":
-            import cv2
-
-            bgr = image if image.shape[2] == 1 else cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
-            encoded, data = cv2.imencode(".png", bgr)
-            if not encoded:
-                raise VideoWriteError(f"cannot encode frame {self.n_written} of '{self.path}' as PNG")
-            # written by Python, not libpng, so that a full disk is reported as one (ENOSPC)
-            write_frame_file(self.partial / f"{self.n_written:06d}.png", data.tobytes(), self.path)
+            write_frame_file(self.partial / f"{self.n_written:06d}.png", self._png(image), self.path)
         else:
-            if image.shape[2] == 1:
-                if self.codec == "ffv1":
-                    video_frame = av.VideoFrame.from_ndarray(image[:, :, 0], format="gray")
-                else:
-                    video_frame = av.VideoFrame.from_ndarray(np.repeat(image, 3, axis=2), format="rgb24")
-            else:
-                video_frame = av.VideoFrame.from_ndarray(image, format="rgb24")
-            video_frame.pts = self.n_written
+            video_frame = self._video_frame(image)
+            video_frame.pts, video_frame.time_base = self._timestamp(pts), self._clock
             for packet in self._stream.encode(video_frame):
                 self._container.mux(packet)
         self.n_written += 1
+
+    def _timestamp(self, pts: int | None) -> int:
+        """The frame's own timestamp where it has one that moves the clock forward; else one frame
+        after the last (the clock is then the frame rate's)."""
+        if self.properties.time_base is None or pts is None or (self._last_pts is not None and pts <= self._last_pts):
+            pts = 0 if self._last_pts is None else self._last_pts + max(1, round(1 / (self.rate * self._clock)))
+        self._last_pts = pts
+        return pts
+
+    def _png(self, image: np.ndarray) -> bytes:
+        import cv2
+
+        turns = (self.properties.rotation // 90) % 4
+        if turns:  # a folder of pictures holds no display matrix: apply the rotation to the pixels
+            image = np.ascontiguousarray(np.rot90(image, k=turns))
+        conversion = {2: None, 3: cv2.COLOR_RGB2BGR, 4: cv2.COLOR_RGBA2BGRA}.get(image.shape[2])
+        if image.shape[2] == 2:  # grey with alpha: PNG has it, OpenCV writes it as BGRA
+            image = np.concatenate([np.repeat(image[:, :, :1], 3, axis=2), image[:, :, 1:]], axis=2)
+            conversion = cv2.COLOR_RGBA2BGRA
+        encoded, data = cv2.imencode(".png", image if conversion is None else cv2.cvtColor(image, conversion))
+        if not encoded:
+            raise VideoWriteError(f"cannot encode frame {self.n_written} of '{self.path}' as PNG")
+        return data.tobytes()
+
+    def _video_frame(self, image: np.ndarray):
+        """The frame in the stream's pixel format, converted to YUV with the output's own colour tags."""
+        import av
+
+        channels = image.shape[2]
+        if channels in (1, 2) and (self.codec == "h264" or channels == 2):  # grey in a colour format
+            image = np.concatenate([np.repeat(image[:, :, :1], 3, axis=2), image[:, :, 1:]], axis=2)
+            channels = image.shape[2]
+        layout = (
+            {1: "gray", 3: "rgb24", 4: "rgba"}[channels]
+            if self.bits == 8
+            else {1: "gray16le", 3: "rgb48le", 4: "rgba64le"}[channels]
+        )
+        frame = av.VideoFrame.from_ndarray(image if channels > 1 else image[:, :, 0], format=layout)
+        tags = self.properties
+        frame = frame.reformat(
+            format=self._stream.pix_fmt,
+            dst_colorspace=tags.colorspace if tags.colorspace not in (0, 2) else None,
+            dst_color_range=tags.color_range or None,
+        )
+        for tag in ("color_range", "colorspace", "color_trc", "color_primaries"):
+            setattr(frame, tag, getattr(tags, tag))
+        return frame
 
     def close(self) -> Path:
         """Flush, then move the finished output to its final name."""
@@ -176,9 +252,9 @@ class VideoWriter:
                 self._container.close()
                 self._container = None
             if self.audio_from is not None:
-                with_audio = self.partial.with_name(f".{self.path.name}.audio-{os.getpid()}{self.path.suffix}")
+                with_audio = temporary_name(self.path, "audio")
                 try:
-                    mux_audio(self.partial, self.audio_from, with_audio)
+                    mux_audio(self.partial, self.audio_from, with_audio, self.audio_offset)
                     os.replace(with_audio, self.partial)
                 finally:
                     with_audio.unlink(missing_ok=True)
@@ -199,6 +275,24 @@ class VideoWriter:
             except Exception:  # the container may be unusable after the error that brought us here
                 pass
         self._output.discard()
+
+
+def pixel_format(codec: str, colour: int, alpha: bool, bits: int, width: int, height: int) -> tuple[str, list[str]]:
+    """The pixel format a stream is written in, and what of the input it cannot hold."""
+    lost = []
+    if codec == "h264":  # libx264: 8 or 10 bits, no alpha; grey as colour, which every player shows
+        if alpha:
+            lost.append("the alpha channel")
+        if bits > 10:
+            lost.append(f"{bits}-bit precision (it keeps 10 bits)")
+        chroma = "yuv420p" if width % 2 == 0 and height % 2 == 0 else "yuv444p"
+        return chroma + ("10le" if bits > 8 else ""), lost
+    depth = min(16, max(10, bits)) if bits > 8 else 8  # FFV1: lossless RGB or grey, 8 to 16 bits
+    if colour == 1 and not alpha:
+        return ("gray" if depth == 8 else f"gray{depth}le"), lost
+    if depth == 8:
+        return ("bgra" if alpha else "bgr0"), lost
+    return (f"gbrap{depth}le" if alpha and depth != 14 else f"gbrp{depth}le" if not alpha else "gbrap16le"), lost
 
 
 def open_writers(options: list[dict]) -> list[VideoWriter]:
@@ -223,95 +317,6 @@ def write_frame_file(path: Path, data: bytes, output: Path) -> None:
             handle.write(data)
     except OSError as error:
         raise VideoWriteError(describe_os_error(error, output)) from None
-
-
-def mux_audio(video_file: str | os.PathLike, audio_source: str | os.PathLike, output: str | os.PathLike) -> int:
-    """Write `output` with the video stream of `video_file` and every audio stream of `audio_source`.
-
-    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes
-    AAC. Audio timestamps are shifted by the start time of `audio_source`'s first video stream, so
-    audio that was in sync with that stream stays in sync with `video_file` (which starts at 0).
-    Packets are interleaved by time. Returns the number of audio streams written.
-    """
-    import heapq
-
-    import av
-
-    try:
-        with (
-            av.open(str(video_file)) as video_in,
-            av.open(str(audio_source)) as audio_in,
-            av.open(str(output), mode="w") as out,
-        ):
-            video_stream = video_in.streams.video[0]
-            out_video = out.add_stream_from_template(video_stream)
-            offset = 0.0
-            if audio_in.streams.video and audio_in.streams.video[0].start_time is not None:
-                first = audio_in.streams.video[0]
-                offset = float(first.start_time * first.time_base)
-            routes = {}  # input audio stream index -> (output stream, resampler or None for a copy)
-            for stream in audio_in.streams.audio:
-                if stream.codec_context.name in out.supported_codecs:
-                    routes[stream.index] = (out.add_stream_from_template(stream), None)
-                else:
-                    rate = stream.codec_context.sample_rate or 48000
-                    layout = _named_layout(stream.codec_context.layout)
-                    encoder = out.add_stream("aac", rate=rate, layout=layout)
-                    # AAC takes planar float in frames of 1024 samples
-                    resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
-                    routes[stream.index] = (encoder, resampler)
-
-            def timed(packets, shift: float = 0.0):
-                for packet in packets:
-                    if packet.size == 0:
-                        continue
-                    stamp = packet.dts if packet.dts is not None else packet.pts
-                    seconds = float(stamp * packet.time_base) - shift if stamp is not None else 0.0
-                    yield seconds, packet
-
-            def shift_packet(packet, shift: float) -> None:
-                ticks = round(shift / packet.time_base)
-                if packet.pts is not None:
-                    packet.pts -= ticks
-                if packet.dts is not None:
-                    packet.dts -= ticks
-
-            video_packets = timed(video_in.demux(video_stream))
-            audio_packets = timed(audio_in.demux(*audio_in.streams.audio), offset) if routes else iter(())
-            for _, packet in heapq.merge(video_packets, audio_packets, key=lambda item: item[0]):
-                if packet.stream.type == "video":
-                    packet.stream = out_video
-                    out.mux(packet)
-                    continue
-                target, resampler = routes[packet.stream.index]
-                if resampler is None:
-                    shift_packet(packet, offset)
-                    packet.stream = target
-                    out.mux(packet)
-                    continue
-                for frame in packet.decode():
-                    frame.pts = None
-                    for resampled in resampler.resample(frame):
-                        out.mux(target.encode(resampled))
-            for target, resampler in routes.values():
-                if resampler is not None:
-                    for resampled in resampler.resample(None):
-                        out.mux(target.encode(resampled))
-                    out.mux(target.encode(None))
-            return len(routes)
-    except av.FFmpegError as error:
-        raise VideoWriteError(
-            f"cannot copy the audio of '{audio_source}' into '{output}': {short_error(error)}"
-        ) from None
-
-
-def _named_layout(layout) -> str:
-    """A channel layout the AAC encoder accepts: the source's own, or FFmpeg's default for its
-    channel count when the source only says 'N channels' (e.g. PCM in AVI)."""
-    if not layout.name.endswith("channels"):
-        return layout.name
-    defaults = {1: "mono", 2: "stereo", 3: "3.0", 4: "4.0", 5: "5.0", 6: "5.1", 7: "6.1", 8: "7.1"}
-    return defaults.get(layout.nb_channels, "stereo")
 
 
 def write_video(

@@ -87,7 +87,7 @@ def load_checkpoints(
                 model_name=metadata["videodenoise_model"],
                 mode=metadata.get("mode"),
                 sigma_train=read_sigma_train(metadata, path),
-                step=int(metadata["step"]) if metadata.get("step", "").isdigit() else None,
+                step=read_step(metadata),
                 trained_on=metadata.get("dataset"),
                 channels=model.config.channels,
                 layers=model.num_layers,
@@ -109,6 +109,13 @@ def _unique_labels(infos: list[CheckpointInfo]) -> None:
         seen[info.label] = count + 1
         if count:
             info.label = f"{info.label}#{count + 1}"
+
+
+def read_step(metadata: dict[str, str]) -> int | None:
+    """The training step a checkpoint was saved at, from its metadata (None when absent or not a count)."""
+    raw = metadata.get("step", "")
+    # ASCII digits only, and few: int() takes other scripts' digits, refuses "²" and very long numbers
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
 
 
 def read_sigma_train(metadata: dict[str, str], path: str | os.PathLike) -> float | None:
@@ -164,7 +171,7 @@ def read_sigma_range(metadata: dict[str, str], path: str | os.PathLike) -> tuple
         return None
     try:
         values = tuple(float(v) for v in json.loads(raw))
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError, RecursionError):  # not a list of numbers, or absurd ones
         values = ()
     if len(values) != 2 or not all(math.isfinite(v) for v in values) or not 0 <= values[0] <= values[1]:
         raise CheckpointError(

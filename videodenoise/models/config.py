@@ -2,31 +2,32 @@
 
 A config is everything needed to rebuild a model's architecture; it travels with the weights as JSON
 metadata (see registry.py), so a checkpoint can be rebuilt without running code from the file.
+
+A config read from a file is untrusted: its sizes are held to the bounds below before anything is
+built, so a file claiming ten million layers is one line of error instead of all the memory there is.
+They are far above anything the project trains (the shipped DUST: 8×8 patches, 5 layers, 256 atoms,
+1 head of 16); what a model within them costs is then bounded by what the file really holds, since
+registry.load_model compares the tensors with the config's model (built on the "meta" device, which
+allocates nothing) before building it for real.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from videodenoise.errors import ModelError
+from videodenoise.settings import field_problem
 
 FEED_FORWARD_STEPS = ("proximal", "mlp")
 TOKEN_SETS = ("temporal", "spatiotemporal", "nonlocal")
 MODEL_NAMES = ("dust", "ut")  # registry.MODELS holds their classes
 
-
-def _type_ok(value, annotation: str) -> bool:
-    """Whether a JSON-able value fits a field annotation ("int", "float", "bool", "str", "int | None")."""
-    if value is None:
-        return annotation.endswith("| None")
-    kind = annotation.split("|")[0].strip()
-    if kind == "bool":
-        return isinstance(value, bool)
-    if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "float":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return isinstance(value, str)
+MAX_LAYERS = 64  # unrolled layers
+MAX_PATCH_SIZE = 32  # pixels per patch side (a colour token then holds 3·32² = 3072 values)
+MAX_WIDTH = 8192  # DUST's code_size, UT's width and ffn_hidden
+MAX_HEADS = 64  # attention heads
+MAX_HEAD_DIM = 1024  # query/key width per head
+MAX_NEIGHBOURHOOD = 15  # side of the spatio-temporal / non-local window, in patch locations
 
 
 @dataclass(frozen=True)
@@ -49,22 +50,23 @@ class PatchConfig:
     attention_gain: float = 0.0
 
     def __post_init__(self):
-        for field in fields(self):
-            value = getattr(self, field.name)
-            self._require(_type_ok(value, str(field.type)), f"{field.name} must be of type {field.type}, got {value!r}")
+        problem = field_problem(self)  # each value of the type its field says, every float finite
+        self._require(problem is None, problem)
         self._require(self.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.channels}")
-        self._require(self.patch_size >= 1, f"patch_size must be at least 1, got {self.patch_size}")
+        self._within("patch_size", self.patch_size, MAX_PATCH_SIZE, "MAX_PATCH_SIZE")
         self._require(
             1 <= self.stride <= self.patch_size,
             f"stride must be between 1 and patch_size={self.patch_size}, got {self.stride}",
         )
-        self._require(self.layers >= 1, f"layers must be at least 1, got {self.layers}")
-        self._require(self.heads >= 1 and self.head_dim >= 1, "heads and head_dim must be at least 1")
+        self._within("layers", self.layers, MAX_LAYERS, "MAX_LAYERS")
+        self._within("heads", self.heads, MAX_HEADS, "MAX_HEADS")
+        self._within("head_dim", self.head_dim, MAX_HEAD_DIM, "MAX_HEAD_DIM")
         self._require(
             self.token_set in TOKEN_SETS, f"token_set must be one of {', '.join(TOKEN_SETS)}, got {self.token_set!r}"
         )
+        self._within("neighbourhood", self.neighbourhood, MAX_NEIGHBOURHOOD, "MAX_NEIGHBOURHOOD")
         self._require(
-            self.neighbourhood >= 1 and self.neighbourhood % 2 == 1,
+            self.neighbourhood % 2 == 1,
             f"neighbourhood must be an odd number of patch locations, got {self.neighbourhood}",
         )
         self._require(0 <= self.attention_gain <= 1, f"attention_gain must be in [0, 1], got {self.attention_gain}")
@@ -72,6 +74,16 @@ class PatchConfig:
     def _require(self, ok: bool, message: str) -> None:
         if not ok:
             raise ModelError(f"invalid {type(self).__name__}: {message}")
+
+    def _within(self, name: str, value: int | None, bound: int, bound_name: str, optional: str = "") -> None:
+        """A size between 1 and its bound (or None, when `optional` says what None means)."""
+        if value is None and optional:
+            return
+        self._require(
+            1 <= value <= bound,
+            f"{name} must be between 1 and {bound} (models.config.{bound_name})"
+            f"{' or null (' + optional + ')' if optional else ''}, got {value}",
+        )
 
     @property
     def patch_dim(self) -> int:
@@ -100,10 +112,7 @@ class DUSTConfig(PatchConfig):
 
     def __post_init__(self):
         super().__post_init__()
-        self._require(
-            self.code_size is None or self.code_size >= 1,
-            f"code_size must be a positive number of atoms or null (= 4·C·p²), got {self.code_size}",
-        )
+        self._within("code_size", self.code_size, MAX_WIDTH, "MAX_WIDTH", optional="= 4·C·p²")
         self._require(self.sigma >= 0, f"sigma must be a noise level >= 0 on the [0, 1] scale, got {self.sigma}")
         self._require(
             self.threshold_scale >= 0 and self.final_threshold_scale >= 0,
@@ -131,15 +140,12 @@ class UTConfig(PatchConfig):
 
     def __post_init__(self):
         super().__post_init__()
-        self._require(self.width >= 1, f"width must be at least 1, got {self.width}")
+        self._within("width", self.width, MAX_WIDTH, "MAX_WIDTH")
         self._require(
             self.feed_forward in FEED_FORWARD_STEPS,
             f"feed_forward must be one of {', '.join(FEED_FORWARD_STEPS)}, got {self.feed_forward!r}",
         )
-        self._require(
-            self.ffn_hidden is None or self.ffn_hidden >= 1,
-            f"ffn_hidden must be a positive integer or null (= 2·width), got {self.ffn_hidden}",
-        )
+        self._within("ffn_hidden", self.ffn_hidden, MAX_WIDTH, "MAX_WIDTH", optional="= 2·width")
         self._require(self.width % self.heads == 0, f"heads={self.heads} must divide width={self.width}")
         self._require(self.sigma > 0, f"sigma must be a positive noise level on the [0, 1] scale, got {self.sigma}")
 

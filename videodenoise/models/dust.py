@@ -81,7 +81,8 @@ class DUST(UnrolledDenoiser):
         self.config = config = config or DUSTConfig()
         dictionary = dct_dictionary(config.patch_size, config.channels, config.atoms)
         # c ≥ the largest eigenvalue of DᵀD makes 1/c a step size for which ISTA converges
-        lipschitz = float(torch.linalg.matrix_norm(dictionary.double(), ord=2) ** 2)
+        # (built on the "meta" device, as a weights file's config is checked, there are shapes but no values)
+        lipschitz = 1.0 if dictionary.is_meta else float(torch.linalg.matrix_norm(dictionary.double(), ord=2) ** 2)
         is_dc = dc_atoms(dictionary, config.channels)
 
         self.dictionary = nn.Parameter(dictionary)  # D (n, k): the shared readout x̂ = D h

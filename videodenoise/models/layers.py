@@ -156,10 +156,14 @@ def dct_dictionary(patch_size: int, channels: int = 1, num_atoms: int | None = N
     axis_atoms = dct_1d_atoms(patch_size, per_axis)
     spatial = torch.kron(axis_atoms, axis_atoms)  # (p², per_axis²), atom (i, j) at column i·per_axis + j
     atoms = torch.kron(colour_basis(channels), spatial)  # (n, C·per_axis²)
-    i, j = torch.meshgrid(torch.arange(per_axis), torch.arange(per_axis), indexing="ij")
-    frequency = (i + j).flatten().repeat(channels)
-    colour = torch.arange(channels).repeat_interleave(per_axis**2)
-    order = sorted(range(atoms.shape[1]), key=lambda a: (frequency[a].item(), colour[a].item(), a))
+
+    # atom a is colour a // per_axis², spatial frequency i + j with (i, j) = divmod(a % per_axis², per_axis);
+    # plain integers, so the order is also known when the model is built on the "meta" device (shapes only)
+    def frequency_colour(a: int) -> tuple[int, int, int]:
+        colour, spatial_index = divmod(a, per_axis**2)
+        return sum(divmod(spatial_index, per_axis)), colour, a
+
+    order = sorted(range(atoms.shape[1]), key=frequency_colour)
     return atoms[:, order[:num_atoms]].float()
 
 

@@ -3,6 +3,12 @@
 A weights file is a safetensors file: tensors plus string metadata {"videodenoise_model": name,
 "config": JSON of the config dataclass, ...}. Loading parses JSON and reads raw tensors, so it never
 runs code from the file (unlike pickle-based torch.load), and the config rebuilds the architecture.
+
+A file is untrusted until it has been checked, and memory stays bounded whatever it claims: its
+header must be the size safetensors writes for a model, its config within the bounds of
+models/config.py, and the names and shapes of its tensors (read from the header, not the data) those
+of the config's model built on the "meta" device, which allocates nothing. Only then is the model
+built and the data read, so loading costs what the file really holds.
 """
 
 from __future__ import annotations
@@ -27,6 +33,11 @@ from videodenoise.settings import from_mapping
 MODELS: dict[str, tuple[type, type]] = {"dust": (DUST, DUSTConfig), "ut": (UT, UTConfig)}
 assert tuple(MODELS) == MODEL_NAMES
 FORMAT_VERSION = "1"
+# A safetensors file starts with the 8-byte length of its JSON header (tensor names, dtypes, shapes,
+# offsets, metadata), which safetensors reads whole before anything can be checked. save_model's are
+# a few kB even at the config bounds; anything past this is not a weights file of ours.
+MAX_HEADER_BYTES = 16 << 20
+FLOAT_DTYPES = ("F16", "BF16", "F32", "F64")  # as the header names them; a model holds nothing else
 
 
 def _lookup(name: str) -> tuple[type, type]:
@@ -90,6 +101,7 @@ def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"weights file not found: {path}; check the path")
+    _check_header_size(path)
     try:
         with safe_open(str(path), framework="pt") as file:
             metadata = file.metadata() or {}
@@ -108,37 +120,78 @@ def load_model(
     """Rebuild a model from a file written by save_model, in eval mode, on `map_location`.
 
     expected_name (e.g. "dust") makes a file holding a different model an error instead of a surprise.
+    The file is checked before anything is built (see the module docstring): a one-line ModelError
+    for a config out of bounds or tensors that do not fit it.
     """
     path = Path(path)
     metadata = read_metadata(path)
     name = metadata["videodenoise_model"]
     if expected_name is not None and name != expected_name:
         raise ModelError(f"{path} holds a {name!r} model, not {expected_name!r}; pass a {expected_name} weights file")
-    _, config_class = _lookup(name)
-    try:
-        options = json.loads(metadata["config"])
-    except json.JSONDecodeError:
-        raise ModelError(f"{path} has a corrupt config in its metadata; re-save the model") from None
-    if not isinstance(options, dict):
-        raise ModelError(f"{path} has a corrupt config in its metadata; re-save the model")
-    if name == "ut":  # files written before the proximal step was the default hold the MLP layer
-        options.setdefault("feed_forward", "mlp")
-    model = build_model(name, **options)
+    config = _file_config(path, name, metadata["config"])
+    with torch.device("meta"):  # names and shapes only: no memory, whatever the config says
+        skeleton = model_from_config(config)
+    check_fits(skeleton, _stored_shapes(path), source=str(path))
+    model = model_from_config(config)
     with safe_open(str(path), framework="pt", device="cpu") as file:
         state = {key: file.get_tensor(key) for key in file.keys()}
     load_state(model, state, source=str(path))
     return model.to(map_location).eval()
 
 
-def load_state(model: nn.Module, state: dict[str, torch.Tensor], source: str = "state dict") -> None:
-    """Copy `state` into `model`, with a one-line ModelError for missing, extra or mis-shaped tensors."""
-    expected = model.state_dict()
-    missing = sorted(set(expected) - set(state))
-    unexpected = sorted(set(state) - set(expected))
+def _check_header_size(path: Path) -> None:
+    """Refuse a file whose first 8 bytes do not give a header length a model's file could have."""
+    with open(path, "rb") as file:
+        head = file.read(8)
+    length = int.from_bytes(head, "little") if len(head) == 8 else -1
+    if not 0 < length <= min(MAX_HEADER_BYTES, path.stat().st_size - 8):
+        shown = "no header" if length < 0 else f"a header of {length} bytes"
+        raise ModelError(
+            f"{path} is not a safetensors weights file ({shown}, in a file of {path.stat().st_size} bytes; "
+            f"a model's header is at most {MAX_HEADER_BYTES >> 20} MiB); pass a file written by save_model"
+        )
+
+
+def _file_config(path: Path, name: str, text: str) -> DUSTConfig | UTConfig:
+    """The config in a file's metadata, checked (types, bounds) before anything is built."""
+    try:
+        options = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        options = None
+    if not isinstance(options, dict):
+        raise ModelError(f"{path} has a corrupt config in its metadata; re-save the model")
+    if name == "ut":  # files written before the proximal step was the default hold the MLP layer
+        options.setdefault("feed_forward", "mlp")
+    try:
+        return make_config(name, **options)
+    except ModelError as error:
+        raise ModelError(f"{path} holds an invalid model config ({error}); pass a file written by save_model") from None
+
+
+def _stored_shapes(path: Path) -> dict[str, tuple[int, ...]]:
+    """Each tensor's shape, from the file's header without reading its data; floating-point tensors only."""
+    shapes = {}
+    with safe_open(str(path), framework="pt", device="cpu") as file:
+        for key in file.keys():
+            part = file.get_slice(key)
+            # (an older safetensors may lack get_dtype: the shapes alone still bound what the file holds)
+            dtype = part.get_dtype() if hasattr(part, "get_dtype") else "F32"
+            if dtype not in FLOAT_DTYPES:
+                raise ModelError(
+                    f"{path} holds {key} as {dtype}, not floating point; pass a file written by save_model"
+                )
+            shapes[key] = tuple(part.get_shape())
+    return shapes
+
+
+def check_fits(model: nn.Module, shapes: dict[str, tuple[int, ...]], source: str = "state dict") -> None:
+    """A one-line ModelError unless `shapes` (tensor name → shape) are exactly the model's state: none
+    missing, none extra, none of another shape. So a file can hold no more than the model it claims."""
+    expected = {key: tuple(value.shape) for key, value in model.state_dict().items()}
+    missing = sorted(set(expected) - set(shapes))
+    unexpected = sorted(set(shapes) - set(expected))
     mismatched = [
-        f"{key} {tuple(state[key].shape)} vs {tuple(value.shape)}"
-        for key, value in expected.items()
-        if key in state and state[key].shape != value.shape
+        f"{key} {shapes[key]} vs {value}" for key, value in expected.items() if key in shapes and shapes[key] != value
     ]
     problems = []
     if missing:
@@ -153,4 +206,9 @@ def load_state(model: nn.Module, state: dict[str, torch.Tensor], source: str = "
             f"{source} does not fit a {name} model with this config ({'; '.join(problems)}); "
             f"use the config the weights were saved with"
         )
+
+
+def load_state(model: nn.Module, state: dict[str, torch.Tensor], source: str = "state dict") -> None:
+    """Copy `state` into `model`, with a one-line ModelError for missing, extra or mis-shaped tensors."""
+    check_fits(model, {key: tuple(value.shape) for key, value in state.items()}, source)
     model.load_state_dict(state)

@@ -8,7 +8,6 @@ the option.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -17,7 +16,7 @@ from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import ConfigError, VideodenoiseError
 from videodenoise.models.config import MODEL_NAMES
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN
-from videodenoise.settings import from_mapping, setting
+from videodenoise.settings import MAX_SEED, check_fields, from_mapping, is_seed, setting
 
 MODES = ("erm", "deep-supervision", "constrained")
 LR_SCHEDULES = ("cosine", "constant")
@@ -61,13 +60,30 @@ class DataConfig:
     )
 
     def __post_init__(self) -> None:
+        check_fields(self, ConfigError, "data option")
         _require(
             [
                 (self.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.channels}"),
+                (self.clip_length >= 1, f"clip_length must be at least 1 frame, got {self.clip_length}"),
+                (self.crop >= 1, f"crop must be at least 1 pixel, got {self.crop}"),
                 (
-                    isinstance(self.workers, int) and self.workers >= 0,
+                    self.resize is None or self.resize > 0,
+                    f"resize must be a positive scale factor (e.g. 0.5) or none, got {self.resize}",
+                ),
+                (
+                    self.val_crop is None or self.val_crop >= 1,
+                    f"val_crop must be at least 1 pixel or none (whole frames), got {self.val_crop}",
+                ),
+                (
+                    self.val_clips_per_video >= 1,
+                    f"val_clips_per_video must be at least 1, got {self.val_clips_per_video}",
+                ),
+                (self.samples_per_epoch >= 1, f"samples_per_epoch must be at least 1, got {self.samples_per_epoch}"),
+                (
+                    self.workers >= 0,
                     f"--workers must be 0 (load clips in the training process) or more, got {self.workers}",
                 ),
+                (self.cache_mb >= 0, f"cache_mb must be 0 (no cache) or more megabytes, got {self.cache_mb}"),
                 (0 <= self.motion_fraction <= 1, f"motion_fraction must be in [0, 1], got {self.motion_fraction}"),
             ]
         )
@@ -121,6 +137,7 @@ class DescentConfig:
     )
 
     def __post_init__(self) -> None:
+        check_fields(self, ConfigError, "descent option")
         _require(
             [
                 (
@@ -138,6 +155,7 @@ class DescentConfig:
                 ),
                 (self.alpha_warmup_epochs >= 0, f"alpha warm-up epochs must be ≥ 0, got {self.alpha_warmup_epochs}"),
                 (self.penalty > 0, f"the augmented-Lagrangian penalty must be positive, got {self.penalty}"),
+                (self.nupi_kp >= 0, f"the nupi gain nupi_kp must be >= 0, got {self.nupi_kp}"),
             ]
         )
 
@@ -214,6 +232,7 @@ class TrainConfig:
 
         object.__setattr__(self, "data", from_mapping(DataConfig, self.data, ConfigError, "data option"))
         object.__setattr__(self, "descent", from_mapping(DescentConfig, self.descent, ConfigError, "descent option"))
+        check_fields(self, ConfigError, "training option")
         if self.sigma_range is not None:
             object.__setattr__(self, "sigma_range", list(self.sigma_range))
         _require(
@@ -226,6 +245,17 @@ class TrainConfig:
                 (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
                 (self.batch_size >= 1, f"batch size must be at least 1, got {self.batch_size}"),
                 (self.lr > 0, f"learning rate must be positive, got {self.lr}"),
+                (self.warmup_steps >= 0, f"warmup_steps must be 0 (no warm-up) or more, got {self.warmup_steps}"),
+                (is_seed(self.seed), f"seed must be an integer from 0 to {MAX_SEED}, got {self.seed}"),
+                (
+                    self.checkpoint_every >= 0,
+                    f"checkpoint_every must be 0 (at the end of every epoch only) or more steps, got "
+                    f"{self.checkpoint_every}",
+                ),
+                (
+                    self.max_steps is None or self.max_steps >= 1,
+                    f"max_steps must be at least 1 (or none: no limit), got {self.max_steps}",
+                ),
                 (self.data.samples_per_epoch >= self.batch_size, "samples per epoch must be at least the batch size"),
                 (
                     self.sigma_range is None
@@ -254,13 +284,12 @@ class TrainConfig:
     def fusion_settings(self) -> FusionSettings | None:
         if self.fusion is None:
             return None
-        try:
-            return FusionSettings(**self.fusion)
-        except (TypeError, VideodenoiseError) as error:
-            raise ConfigError(
-                f"bad fusion settings {self.fusion}: {error}; fields: "
-                f"{', '.join(f.name for f in dataclasses.fields(FusionSettings))}"
-            ) from None
+        try:  # unknown keys and values of the wrong type are one line naming the key
+            return from_mapping(FusionSettings, self.fusion, ConfigError, "fusion setting")
+        except ConfigError:
+            raise
+        except VideodenoiseError as error:  # FusionSettings' own checks
+            raise ConfigError(f"bad fusion settings {self.fusion}: {error}") from None
 
     def to_dict(self) -> dict:
         return asdict(self)

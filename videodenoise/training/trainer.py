@@ -15,6 +15,9 @@ Every run writes a run folder:
     best.safetensors   the weights with the lowest validation loss of the final layer
     summary.json       written at the end: best and final validation losses, time, hardware
 
+Training that goes non-finite stops at the step it happened, before anything non-finite is written
+(`divergence.py`): the folder keeps its last good checkpoint, which resumes as any other.
+
 Randomness is a pure function of (seed, epoch, sample index) for the clips and (seed, step, rank)
 for the noise, so a run resumed from `last.pt` continues exactly as if it had never stopped. Under
 `torchrun` the same loop trains with DistributedDataParallel: each rank takes its own slice of every
@@ -49,6 +52,7 @@ from videodenoise.training.constraints import (
     primal_dual_backward,
 )
 from videodenoise.training.data import training_sets
+from videodenoise.training.divergence import diverged, loss_problem, state_problem
 from videodenoise.training.inputs import VALIDATION_SEED, TrainingInputs
 from videodenoise.training.runs import STATE_FORMAT, RunFolder
 from videodenoise.training.schedule import build_scheduler, load_scheduler
@@ -115,6 +119,7 @@ class Trainer:
             )
         self.step = 0
         self.epoch = 0
+        self.saved_step: int | None = None  # the step of the last checkpoint written (or resumed from)
         self.best_val = math.inf
         self.elapsed = 0.0
         self._epoch_sums = torch.zeros(self.n_layers + 1, dtype=torch.float64)
@@ -209,6 +214,7 @@ class Trainer:
             state["best_val"],
             state["elapsed"],
         )
+        self.saved_step = self.step
         self._epoch_sums, self._epoch_batches = state["epoch_sums"], state["epoch_batches"]
         if "active_steps" in state:
             self._active_steps = state["active_steps"].to(self.device)
@@ -222,10 +228,23 @@ class Trainer:
             self.run.write_metrics(kept)
 
     def _checkpoint(self) -> None:
+        self._check_finite()  # on every rank (the weights are the same on all): they stop together
+        self.saved_step = self.step
         if self.rank != 0:
             return
         self.run.save_state(self._state())
         save_model(self.model, self.run_dir / "last.safetensors", self._weights_metadata())
+
+    def _check_finite(self, losses: torch.Tensor | None = None) -> None:
+        """Stop with a TrainingDivergedError if this step's losses (given) or the state to be saved are not finite."""
+        if losses is not None:
+            what = loss_problem(losses, self.world, self.device)
+        else:
+            what = state_problem(
+                self.model, self.adam, None if self.problem is None else self.problem.multipliers_value
+            )
+        if what is not None:
+            raise diverged(what, self.step, self.epoch + 1, self.run_dir, self.saved_step, self.config.lr)
 
     def _weights_metadata(self) -> dict[str, str]:
         # sigma_range in the weights means "noise-conditional over this range" (denoise tells it σ); a
@@ -388,8 +407,10 @@ class Trainer:
                     break
                 layer_losses = self.train_step(clean.to(self.device))
                 self.step += 1
+                losses = layer_losses.double().cpu()  # the step's one copy to the host, for the sums and the check
+                self._check_finite(losses)
                 samples += clean.shape[0] * self.world
-                self._epoch_sums += layer_losses.double().cpu()
+                self._epoch_sums += losses
                 self._epoch_batches += 1
                 speed = samples / max(1e-9, time.perf_counter() - started)
                 if report is not None:
@@ -397,7 +418,7 @@ class Trainer:
                         self.step,
                         self.total_steps,
                         f"epoch {epoch + 1}/{self.config.epochs}  loss "
-                        f"{float(layer_losses[-1]) / self.config.sigma_train**2:.4f} σ²  {speed:.1f} clips/s",
+                        f"{float(losses[-1]) / self.config.sigma_train**2:.4f} σ²  {speed:.1f} clips/s",
                     )
                 if self.config.checkpoint_every and self.step % self.config.checkpoint_every == 0:
                     self.elapsed += time.perf_counter() - started
@@ -419,6 +440,7 @@ class Trainer:
         return summary
 
     def _end_epoch(self, epoch: int, speed: float) -> dict:
+        self._check_finite()  # before validation, the metrics line and best.safetensors
         if self.problem is not None and self.config.descent.dual_update == "epoch":
             self._epoch_dual_step(epoch)
         if self.world > 1 and self.problem is not None:

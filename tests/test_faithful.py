@@ -1,0 +1,274 @@
+"""`clean` keeps everything but the noise, ffmpeg's behaviour as the reference: files with rotation,
+variable frame rate, audio before the first frame, 10- and 16-bit pictures, alpha, a pixel aspect
+ratio, colour tags, several video streams, and awkward names, written here with PyAV and denoised by an
+identity model, so that what comes out can be compared with what went in."""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import cv2
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.pipeline import denoise_video
+from videodenoise.denoise.settings import DenoiseSettings
+from videodenoise.errors import DenoiseError, VideoReadError
+from videodenoise.io.atomic import temporary_name
+from videodenoise.io.video import open_video
+from videodenoise.io.writers import write_video
+from videodenoise.models.registry import build_model, save_model
+
+from helpers import encode, picture, run_cli, size_change_stream
+
+
+class Identity(nn.Module):
+    """Hands the clip back: every difference between input and output is the pipeline's."""
+
+    def __init__(self, channels: int = 3):
+        super().__init__()
+        self.unused = nn.Parameter(torch.zeros(()))
+        self.config = type("Config", (), {"channels": channels})()
+
+    def forward(self, clip: torch.Tensor) -> torch.Tensor:
+        return clip
+
+
+def identity(channels: int = 3) -> Denoiser:
+    return Denoiser(Identity(channels), DenoiseSettings(device="cpu", tile=0))
+
+
+def first_stream(path: Path):
+    container = av.open(str(path))
+    return container, container.streams.video[0]
+
+
+# ----------------------------------------------------------------------------------------------- geometry
+
+
+def test_rotation_is_carried_in_files_and_applied_to_frame_folders(tmp_path):
+    source = encode(tmp_path / "phone.mp4", [picture(k) for k in range(4)], setup=lambda s: s.set_display_rotation(90))
+    result = denoise_video(source, None, identity(), sigma=None)
+    with av.open(str(result.output)) as container:
+        frame = next(container.decode(video=0))
+        assert frame.rotation == 90 and (frame.width, frame.height) == (64, 48)
+    folder = denoise_video(source, tmp_path / "upright", identity(), sigma=None).output
+    first = cv2.imread(str(sorted(folder.iterdir())[0]))[:, :, ::-1]
+    stored = open_video(source).read(0, 1)[0].mul(255).round().byte().permute(1, 2, 0).numpy()
+    assert first.shape == (64, 48, 3)  # turned upright, as ffmpeg's autorotation does (checked against it)
+    assert np.abs(first.astype(int) - np.rot90(stored, k=1)).max() <= 1
+
+
+def test_sample_aspect_ratio_and_colour_tags_are_kept_and_used(tmp_path):
+    def tag(stream):
+        context = stream.codec_context
+        context.sample_aspect_ratio = Fraction(4, 3)
+        context.color_range, context.colorspace, context.color_trc, context.color_primaries = 2, 1, 1, 1
+
+    source = encode(tmp_path / "tagged.mp4", [picture(k) for k in range(3)], pix_fmt="yuv444p", setup=tag)
+    result = denoise_video(source, None, identity(), sigma=None)
+    with av.open(str(result.output)) as container:
+        stream = container.streams.video[0]
+        context = stream.codec_context
+        assert stream.sample_aspect_ratio == Fraction(4, 3)
+        assert (context.color_range, context.colorspace, context.color_trc, context.color_primaries) == (2, 1, 1, 1)
+    # read as RGB with the input's tags and written back with the same: the pictures agree (up to 4:2:0)
+    original = open_video(source).read()
+    assert (open_video(result.output).read() - original).abs().mean() < 0.02
+    # RGB in FFV1 needs no tags; Matroska's pixel aspect ratio is out of PyAV's reach, and it is said
+    with pytest.warns(UserWarning, match="FFV1 cannot hold its pixel aspect ratio 4/3"):
+        lossless = denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None, format="lossless")
+    assert (open_video(lossless.output).read() - original).abs().max() <= 1 / 255 + 1e-6
+
+
+def test_the_main_video_stream_is_the_one_ffmpeg_picks(tmp_path):
+    path = tmp_path / "two.mkv"
+    with av.open(str(path), "w") as container:
+        preview = container.add_stream("ffv1", rate=25)
+        preview.width, preview.height, preview.pix_fmt = 32, 24, "bgr0"
+        main = container.add_stream("ffv1", rate=25)
+        main.width, main.height, main.pix_fmt = 64, 48, "bgr0"
+        for index in range(3):
+            for stream, size in ((preview, (24, 32)), (main, (48, 64))):
+                frame = av.VideoFrame.from_ndarray(picture(index, *size), format="rgb24")
+                frame.pts = index
+                for packet in stream.encode(frame):
+                    container.mux(packet)
+        for stream in (preview, main):
+            for packet in stream.encode(None):
+                container.mux(packet)
+    assert (open_video(path).info.width, open_video(path).info.height) == (64, 48)
+    result = denoise_video(path, None, identity(), sigma=None)
+    assert (result.width, result.height) == (64, 48)
+    preview_only = denoise_video(path, tmp_path / "preview.mkv", identity(), sigma=None, stream=0)
+    assert (preview_only.width, preview_only.height) == (32, 24)
+    with pytest.raises(VideoReadError, match="has 2 video stream"):
+        open_video(path, stream=5)
+
+
+def test_a_picture_size_that_changes_mid_stream_is_refused_in_one_line(tmp_path):
+    joined = size_change_stream(tmp_path / "joined.h264")
+    with pytest.raises(VideoReadError, match=r"changes its picture size mid-stream \(64×48 → 48×32"):
+        open_video(joined).read()
+
+
+# ------------------------------------------------------------------------------------------------- timing
+
+
+def frame_times(path: Path) -> list[float]:
+    with av.open(str(path)) as container:
+        return [float(frame.time) for frame in container.decode(video=0)]
+
+
+def test_variable_frame_rate_keeps_every_timestamp(tmp_path):
+    times = [0, 40, 100, 110, 300, 340, 900]  # ms: a phone's irregular frames
+    source = encode(
+        tmp_path / "vfr.mkv",
+        [picture(k) for k in range(len(times))],
+        codec="ffv1",
+        pix_fmt="bgr0",
+        pts=times,
+        time_base=Fraction(1, 1000),
+    )
+    for output in ("out.mp4", "out.mkv"):
+        result = denoise_video(source, tmp_path / output, identity(), sigma=None)
+        assert frame_times(result.output) == pytest.approx([t / 1000 for t in times], abs=1e-3)
+
+
+def audio_span(path: Path) -> tuple[float, float]:
+    with av.open(str(path)) as container:
+        frames = list(container.decode(audio=0))
+        return float(frames[0].time), sum(frame.samples for frame in frames) / frames[0].sample_rate
+
+
+def test_audio_before_the_first_frame_is_kept_and_stays_in_sync(tmp_path):
+    # the video starts 0.48 s after the audio, as a camera's often does
+    source = encode(
+        tmp_path / "late.mp4", [picture(k) for k in range(12)], pts=[12 + k for k in range(12)], audio_seconds=1.0
+    )
+    result = denoise_video(source, None, identity(), sigma=None)
+    assert result.audio
+    assert frame_times(result.output)[0] == pytest.approx(frame_times(source)[0], abs=0.01)
+    start, seconds = audio_span(result.output)
+    original_start, original_seconds = audio_span(source)
+    assert start == pytest.approx(original_start, abs=0.03) and seconds == pytest.approx(original_seconds, abs=0.13)
+
+
+# -------------------------------------------------------------------------------------- precision and alpha
+
+
+def test_ten_bit_video_comes_out_ten_bit(tmp_path):
+    frames = [picture(k, peak=65535) for k in range(3)]
+    source = encode(tmp_path / "ten.mp4", frames, pix_fmt="yuv420p10le", layout="rgb48le")
+    info = open_video(source).info
+    assert info.bit_depth == 10
+    assert len(torch.unique(open_video(source).read(0, 1))) > 256  # read at its own precision
+    for output, expected in (("out.mp4", "yuv420p10le"), ("out.mkv", "gbrp10le")):
+        result = denoise_video(
+            source, tmp_path / output, identity(), sigma=None, format="lossless" if "mkv" in output else None
+        )
+        container, stream = first_stream(result.output)
+        with container:
+            assert stream.codec_context.pix_fmt == expected
+        assert len(torch.unique(open_video(result.output).read(0, 1))) > 256
+
+
+def test_sixteen_bit_png_frames_stay_sixteen_bit(tmp_path):
+    folder = tmp_path / "scan"
+    folder.mkdir()
+    for index in range(3):
+        cv2.imwrite(str(folder / f"{index:03d}.png"), picture(index, peak=65535)[:, :, ::-1])
+    result = denoise_video(folder, tmp_path / "out", identity(), sigma=None)
+    written = cv2.imread(str(sorted(result.output.iterdir())[0]), cv2.IMREAD_UNCHANGED)
+    original = cv2.imread(str(folder / "000.png"), cv2.IMREAD_UNCHANGED)
+    assert written.dtype == np.uint16 and np.abs(written.astype(int) - original).max() <= 1
+
+
+@pytest.mark.parametrize("output", ["out.mkv", "out"])
+def test_alpha_is_carried_through_untouched(tmp_path, output):
+    frames = [
+        np.concatenate([picture(k), (np.arange(64)[None, :, None] * 4 * np.ones((48, 1, 1))).astype(np.uint8)], axis=2)
+        for k in range(3)
+    ]
+    source = encode(tmp_path / "logo.mkv", frames, codec="ffv1", pix_fmt="bgra", layout="rgba")
+    reader = open_video(source)
+    assert reader.info.alpha and reader.info.channels == 3 and reader.read().shape[1] == 3  # models see RGB
+    result = denoise_video(
+        source, tmp_path / output, identity(), sigma=None, format="lossless" if output.endswith(".mkv") else None
+    )
+    back = next(open_video(result.output).timed_frames())[0]
+    assert back.shape[0] == 4
+    assert torch.equal(back[3], torch.from_numpy(frames[0][:, :, 3]).float() / 255)
+
+
+def test_a_format_that_cannot_hold_alpha_says_so_in_one_line(tmp_path):
+    frames = [np.concatenate([picture(k), np.full((48, 64, 1), 200, np.uint8)], axis=2) for k in range(2)]
+    source = encode(tmp_path / "logo.mkv", frames, codec="ffv1", pix_fmt="bgra", layout="rgba")
+    with pytest.warns(UserWarning, match=r"H\.264 cannot hold the alpha channel of the input: .*\(--format lossless"):
+        result = denoise_video(source, tmp_path / "flat.mp4", identity(), sigma=None)
+    assert not open_video(result.output).info.alpha
+
+
+# -------------------------------------------------------------------------------------------- names and batches
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("weights") / "dust.safetensors"
+    save_model(build_model("dust", layers=2, patch_size=4, stride=2), path)
+    return path
+
+
+def test_names_a_shell_user_has_work(tmp_path, capsys, monkeypatch, weights):
+    clip = torch.rand(3, 3, 16, 16)
+    timed = write_video(tmp_path / "12:30:00.mp4", clip)
+    long_name = write_video(tmp_path / ("x" * 240 + ".mp4"), clip)  # 244 bytes: as long as names go, nearly
+    code, out, err = run_cli(
+        ["clean", timed, long_name, "--checkpoint", weights, "--sigma", "5", "--quiet"], capsys, monkeypatch
+    )
+    assert code == 0, err
+    assert (tmp_path / "12:30:00.denoised.mp4").is_file()
+    (made,) = [p for p in tmp_path.iterdir() if p.name.startswith("xxx") and p.name.endswith(".denoised.mp4")]
+    assert len(made.name.encode()) <= 255 and open_video(made).info.n_frames == 3
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_no_output_of_a_batch_may_be_one_of_its_inputs(tmp_path, capsys, monkeypatch, weights):
+    first = write_video(tmp_path / "a.mp4", torch.rand(3, 3, 16, 16))
+    second = write_video(tmp_path / "a.denoised.mp4", torch.rand(3, 3, 16, 16))  # another video, named like it
+    before = {path.name: path.read_bytes() for path in (first, second)}
+    code, out, err = run_cli(
+        ["clean", first, second, "--overwrite", "--checkpoint", weights, "--sigma", "5"], capsys, monkeypatch
+    )
+    assert code == 1 and "is another input of this batch" in err and err.count("\n") == 1
+    assert {path.name: path.read_bytes() for path in (first, second)} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.denoised.mp4", "a.mp4"]
+
+
+def test_temporaries_of_dead_runs_are_removed_and_live_ones_kept(tmp_path):
+    source = write_video(tmp_path / "in.mp4", torch.rand(3, 3, 16, 16))
+    target = tmp_path / "in.denoised.mp4"
+    dead = temporary_name(target, pid=2**22 + 12345)  # no such process
+    alive = temporary_name(target, pid=os.getppid())
+    other = tmp_path / ".unrelated.partial-1.mp4"
+    for path in (dead, alive, other):
+        path.write_bytes(b"left behind")
+    denoise_video(source, target, identity(), sigma=None)
+    assert target.is_file() and not dead.exists() and alive.exists() and other.exists()
+
+
+def test_long_names_get_short_temporaries(tmp_path):
+    target = tmp_path / ("y" * 250 + ".mp4")
+    assert len(temporary_name(target).name.encode()) <= 255
+    assert temporary_name(target).suffix == ".mp4" and temporary_name(target).name.startswith(".")
+
+
+def test_a_window_longer_than_any_video_is_refused(tmp_path):
+    with pytest.raises(DenoiseError, match="from 1 to 64 frames"):
+        DenoiseSettings(window=100_000)

@@ -1,0 +1,106 @@
+"""Copying a video file's audio into a denoised output, whole and in sync."""
+
+from __future__ import annotations
+
+import os
+
+from videodenoise.errors import VideoWriteError
+from videodenoise.io.pyav_reader import main_video_stream
+from videodenoise.io.readers import av_path, short_error
+
+
+def mux_audio(
+    video_file: str | os.PathLike,
+    audio_source: str | os.PathLike,
+    output: str | os.PathLike,
+    offset: float | None = None,
+) -> int:
+    """Write `output` with the video stream of `video_file` and every audio stream of `audio_source`,
+    whole: audio before the first video frame and after the last is kept.
+
+    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes
+    AAC. offset: seconds subtracted from the audio's timestamps, so that audio in sync with the
+    source's video stays in sync with `video_file`: 0 when `video_file` kept the source's timestamps,
+    None for the start time of the source's main video stream (a `video_file` that starts at 0).
+    Packets are interleaved by time. Returns the number of audio streams written.
+    """
+    import heapq
+
+    import av
+
+    try:
+        with (
+            av.open(av_path(video_file)) as video_in,
+            av.open(av_path(audio_source)) as audio_in,
+            av.open(av_path(output), mode="w") as out,
+        ):
+            video_stream = video_in.streams.video[0]
+            out_video = out.add_stream_from_template(video_stream)
+            if offset is None:
+                offset = 0.0
+                first = main_video_stream(audio_in) if audio_in.streams.video else None
+                if first is not None and first.start_time is not None:
+                    offset = float(first.start_time * first.time_base)
+            routes = {}  # input audio stream index -> (output stream, resampler or None for a copy)
+            for stream in audio_in.streams.audio:
+                if stream.codec_context.name in out.supported_codecs:
+                    routes[stream.index] = (out.add_stream_from_template(stream), None)
+                else:
+                    rate = stream.codec_context.sample_rate or 48000
+                    layout = _named_layout(stream.codec_context.layout)
+                    encoder = out.add_stream("aac", rate=rate, layout=layout)
+                    # AAC takes planar float in frames of 1024 samples
+                    resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
+                    routes[stream.index] = (encoder, resampler)
+
+            def timed(packets, shift: float = 0.0):
+                for packet in packets:
+                    if packet.size == 0:
+                        continue
+                    stamp = packet.dts if packet.dts is not None else packet.pts
+                    seconds = float(stamp * packet.time_base) - shift if stamp is not None else 0.0
+                    yield seconds, packet
+
+            def shift_packet(packet, shift: float) -> None:
+                ticks = round(shift / packet.time_base)
+                if packet.pts is not None:
+                    packet.pts -= ticks
+                if packet.dts is not None:
+                    packet.dts -= ticks
+
+            video_packets = timed(video_in.demux(video_stream))
+            audio_packets = timed(audio_in.demux(*audio_in.streams.audio), offset) if routes else iter(())
+            for _, packet in heapq.merge(video_packets, audio_packets, key=lambda item: item[0]):
+                if packet.stream.type == "video":
+                    packet.stream = out_video
+                    out.mux(packet)
+                    continue
+                target, resampler = routes[packet.stream.index]
+                if resampler is None:
+                    shift_packet(packet, offset)
+                    packet.stream = target
+                    out.mux(packet)
+                    continue
+                for frame in packet.decode():
+                    frame.pts = None
+                    for resampled in resampler.resample(frame):
+                        out.mux(target.encode(resampled))
+            for target, resampler in routes.values():
+                if resampler is not None:
+                    for resampled in resampler.resample(None):
+                        out.mux(target.encode(resampled))
+                    out.mux(target.encode(None))
+            return len(routes)
+    except av.FFmpegError as error:
+        raise VideoWriteError(
+            f"cannot copy the audio of '{audio_source}' into '{output}': {short_error(error)}"
+        ) from None
+
+
+def _named_layout(layout) -> str:
+    """A channel layout the AAC encoder accepts: the source's own, or FFmpeg's default for its
+    channel count when the source only says 'N channels' (e.g. PCM in AVI)."""
+    if not layout.name.endswith("channels"):
+        return layout.name
+    defaults = {1: "mono", 2: "stereo", 3: "3.0", 4: "4.0", 5: "5.0", 6: "5.1", 7: "6.1", 8: "7.1"}
+    return defaults.get(layout.nb_channels, "stereo")

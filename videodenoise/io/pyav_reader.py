@@ -1,0 +1,237 @@
+"""A video file decoded with PyAV (FFmpeg): the main video stream, every frame with its timestamp,
+at the file's bit depth, with its alpha channel, converted to RGB with the file's own colour tags.
+
+The main stream is the one ffmpeg picks: the largest picture, a stream marked default ahead of the
+rest, never an attached cover picture. Frame-accurate random access comes from an index of the
+packets' presentation timestamps, built by demuxing alone (no decoding).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from videodenoise.errors import VideoReadError
+from videodenoise.io.readers import CorruptFrameWarning, VideoInfo, VideoProperties, VideoReader, av_path
+
+
+def main_video_stream(container, index: int | None = None):
+    """The video stream ffmpeg maps by default (largest picture, then the default disposition; attached
+    pictures such as cover art never), or the video stream numbered `index` among the video streams."""
+    streams = list(container.streams.video)
+    if index is not None:
+        if not 0 <= index < len(streams):
+            raise VideoReadError(
+                f"'{container.name}' has {len(streams)} video stream(s); --stream must be from 0 to {len(streams) - 1}"
+            )
+        return streams[index]
+    pictures = [s for s in streams if not s.disposition & s.disposition.attached_pic] or streams
+
+    def score(stream) -> int:
+        context = stream.codec_context
+        return context.width * context.height + 5_000_000 * bool(stream.disposition & stream.disposition.default)
+
+    return max(pictures, key=score)  # the first of equals, as ffmpeg
+
+
+def pixel_layout(pix_fmt: str) -> tuple[int, bool, int]:
+    """(colour channels, alpha, bits per component) of an FFmpeg pixel format."""
+    import av
+
+    try:
+        descriptor = av.VideoFormat(pix_fmt)
+    except (ValueError, TypeError):
+        return 3, False, 8
+    components = len(descriptor.components)
+    alpha = components in (2, 4)
+    colour = 1 if components in (1, 2) and not descriptor.has_palette else 3
+    return colour, alpha, max(component.bits for component in descriptor.components)
+
+
+class PyAVReader(VideoReader):
+    """A video file decoded with PyAV; see the module notes. stream: which video stream (None: the main)."""
+
+    def __init__(self, path: Path, stream: int | None = None):
+        import av
+
+        self.path = Path(path)
+        self._pts_index: list[int] | None = None
+        with av.open(av_path(self.path)) as container:
+            if not container.streams.video:
+                raise VideoReadError(f"'{self.path}' has no video stream")
+            chosen = main_video_stream(container, stream)
+            self.stream_index = chosen.index
+            fps = chosen.average_rate or chosen.guessed_rate or chosen.base_rate
+            n_frames = chosen.frames
+            if n_frames <= 0:  # mkv, webm and gif headers often carry no frame count
+                n_frames = len(self._build_pts_index(container, chosen))
+            context = chosen.codec_context
+            width, height = context.width, context.height
+            channels, alpha, bits = pixel_layout(context.pix_fmt or "")
+            audio = len(container.streams.audio) > 0
+            self._tags = dict(
+                sample_aspect_ratio=chosen.sample_aspect_ratio or context.sample_aspect_ratio or None,
+                color_range=int(context.color_range or 0),
+                colorspace=int(context.colorspace or 2),
+                color_trc=int(context.color_trc or 2),
+                color_primaries=int(context.color_primaries or 2),
+                time_base=chosen.time_base,
+                start_time=chosen.start_time,
+            )
+        if n_frames <= 0 or width <= 0 or height <= 0:
+            raise VideoReadError(f"'{self.path}' holds no decodable video frames")
+        self.info = VideoInfo(
+            path=self.path,
+            n_frames=n_frames,
+            width=width,
+            height=height,
+            channels=channels,
+            fps=float(fps) if fps else None,
+            kind="video",
+            rate=Fraction(fps.numerator, fps.denominator) if fps else None,
+            has_audio=audio,
+            alpha=alpha,
+            bit_depth=bits,
+        )
+        self._format = {  # what to_ndarray converts each frame to, by (grey, alpha, more than 8 bits)
+            (True, False, False): "gray",
+            (True, False, True): "gray16le",
+            (False, False, False): "rgb24",
+            (False, False, True): "rgb48le",
+        }.get((channels == 1, alpha, bits > 8), "rgba64le" if bits > 8 else "rgba")
+
+    def properties(self) -> VideoProperties:
+        """What the file carries besides its pixels (decodes the first frame for its rotation)."""
+        import av
+
+        rotation = 0
+        with av.open(av_path(self.path)) as container:
+            stream = container.streams[self.stream_index]
+            for frame in _decode_packets(container, stream):
+                if not isinstance(frame, _LostFrame):
+                    rotation = int(round(frame.rotation or 0)) % 360
+                    break
+        tags = self._tags
+        return VideoProperties(
+            rotation=rotation,
+            sample_aspect_ratio=Fraction(tags["sample_aspect_ratio"]) if tags["sample_aspect_ratio"] else None,
+            color_range=tags["color_range"],
+            colorspace=tags["colorspace"],
+            color_trc=tags["color_trc"],
+            color_primaries=tags["color_primaries"],
+            bit_depth=self.info.bit_depth,
+            alpha=self.info.alpha,
+            time_base=Fraction(tags["time_base"]) if tags["time_base"] else None,
+            start=int(tags["start_time"]) if tags["start_time"] is not None else None,
+        )
+
+    def _build_pts_index(self, container, stream) -> list[int]:
+        pts = [p.pts for p in container.demux(stream) if p.size > 0]
+        self._pts_index = sorted(pts) if all(p is not None for p in pts) else []
+        return pts
+
+    def _decode(self, frame) -> tuple[np.ndarray | None, int | None]:
+        if isinstance(frame, _LostFrame):
+            return None, frame.pts
+        if (frame.width, frame.height) != (self.info.width, self.info.height):
+            raise VideoReadError(
+                f"'{self.path}' changes its picture size mid-stream ({self.info.width}×{self.info.height} → "
+                f"{frame.width}×{frame.height}, at {float(frame.time or 0):.3f} s); denoise each part on its own, "
+                "or scale it to one size first (ffmpeg -vf scale=W:H)"
+            )
+        image = frame.to_ndarray(format=self._format)  # converted with the frame's own colour tags
+        if self._format in ("rgba", "rgba64le") and self.info.channels == 1:
+            image = image[:, :, [0, 3]]  # grey with alpha: the grey value and the alpha
+        return (image[:, :, None] if image.ndim == 2 else image), frame.pts
+
+    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
+        """The decoded images with their timestamps; a packet the decoder rejects becomes a copy of the
+        previous image (the next one when it is the first) with a CorruptFrameWarning, so frame indices
+        stay aligned."""
+        previous, lost = None, []  # lost: (position, pts) of undecodable frames before the first good one
+        for position, (image, pts) in enumerate(self._decoded_images(start, count), start=start):
+            if image is None and previous is None:
+                lost.append((position, pts))
+                continue
+            for missing, _ in lost + ([(position, pts)] if image is None else []):
+                warnings.warn(
+                    f"frame {missing} of '{self.path}' cannot be decoded (corrupt data); "
+                    "repeating its neighbour in its place",
+                    CorruptFrameWarning,
+                    stacklevel=3,
+                )
+            image = previous if image is None else image
+            for _, lost_pts in lost:
+                yield image, lost_pts
+            lost, previous = [], image
+            yield image, pts
+        if lost:
+            raise VideoReadError(f"no frame of '{self.path}' can be decoded; the file is corrupt")
+
+    def _decoded_images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray | None, int | None]]:
+        import av
+
+        with av.open(av_path(self.path)) as container:
+            stream = container.streams[self.stream_index]
+            stream.thread_type = "AUTO"
+            if self._pts_index is None:
+                self._build_pts_index(container, stream)
+                container.seek(0)
+            index = self._pts_index or []
+            wanted_end = None if count is None else start + count
+            if start > 0 and len(index) > start:
+                # Seek to the keyframe before the first wanted frame, then decode forward and keep
+                # exactly the frames whose timestamps are in the wanted range.
+                container.seek(index[start], stream=stream, backward=True, any_frame=False)
+                first_pts = index[start]
+                last_pts = index[wanted_end - 1] if wanted_end is not None and wanted_end <= len(index) else None
+                produced = 0
+                for frame in _decode_packets(container, stream):
+                    if frame.pts is None:
+                        break  # no timestamps after all: fall back to counting from the start
+                    if produced == 0 and frame.pts > first_pts:
+                        break  # the seek overshot: fall back
+                    if frame.pts < first_pts:
+                        continue
+                    if last_pts is not None and frame.pts > last_pts:
+                        return
+                    yield self._decode(frame)
+                    produced += 1
+                    if count is not None and produced >= count:
+                        return
+                if produced > 0:
+                    return
+                container.seek(0)
+            # Sequential decode, counting frames: always correct, slower for late starts.
+            for position, frame in enumerate(_decode_packets(container, stream)):
+                if position < start:
+                    continue
+                if wanted_end is not None and position >= wanted_end:
+                    return
+                yield self._decode(frame)
+
+
+class _LostFrame:
+    """Stands in for the frame of a packet the decoder rejected."""
+
+    def __init__(self, pts: int | None):
+        self.pts = pts
+
+
+def _decode_packets(container, stream) -> Iterator:
+    """Decode packet by packet, so that one corrupt packet costs one frame (a _LostFrame in its
+    place) instead of ending the decode."""
+    import av
+
+    for packet in container.demux(stream):
+        try:
+            frames = packet.decode()
+        except av.FFmpegError:
+            if packet.size > 0:
+                yield _LostFrame(packet.pts)
+            continue
+        yield from frames

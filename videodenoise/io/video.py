@@ -1,0 +1,67 @@
+"""Opening a video file or frame folder with the reader that fits it.
+
+    reader = open_video("input.mp4")          # reader.info: frames, size, rate, channels, alpha, bits
+    for frame in reader.frames(channels=3):   # lazily, (C, H, W) float32 in [0, 1]
+        ...
+
+Files go to PyAV (FFmpeg), falling back to OpenCV for the few PyAV cannot decode; folders of image
+frames (tif, png, jpg, bmp) are read in numeric order.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+
+from videodenoise.errors import VideoReadError
+from videodenoise.io.frames import IMAGE_SUFFIXES
+from videodenoise.io.pyav_reader import PyAVReader
+from videodenoise.io.readers import FallbackReader, FrameFolderReader, OpenCVReader, VideoInfo, VideoReader, short_error
+
+
+def open_video(path: str | os.PathLike, fps: float | None = None, stream: int | None = None) -> VideoReader:
+    """Open a video file or a folder of frames for lazy reading.
+
+    `fps` sets the frame rate of a frame folder (which has none of its own); it is ignored for
+    video files, whose rate comes from the container. `stream`: which of a file's video streams
+    (None: the main one, as ffmpeg picks it).
+    """
+    import av
+
+    path = Path(path)
+    if fps is not None and not fps > 0:
+        raise VideoReadError(f"the frame rate of a frame folder must be positive, got {fps:g}; e.g. --fps 25")
+    if not path.exists():
+        raise VideoReadError(f"'{path}' does not exist; check the path")
+    if path.is_dir():
+        return FrameFolderReader(path, fps=fps)
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        raise VideoReadError(f"'{path}' is a single image; pass the folder that holds the frames")
+    try:
+        return FallbackReader(PyAVReader(path, stream))
+    except (av.FFmpegError, UnicodeDecodeError, ValueError, VideoReadError) as pyav_error:
+        if isinstance(pyav_error, VideoReadError) and stream is not None:
+            raise  # the stream asked for is not there: OpenCV cannot choose streams either
+        try:
+            return OpenCVReader(path)
+        except VideoReadError:
+            raise VideoReadError(
+                f"'{path}' is not a video that PyAV or OpenCV can decode ({short_error(pyav_error)}); "
+                "check that the file is complete and is a video"
+            ) from None
+
+
+def probe_video(path: str | os.PathLike) -> VideoInfo:
+    """Metadata of a video or frame folder without decoding the frames."""
+    return open_video(path).info
+
+
+def read_video(
+    path: str | os.PathLike, channels: int | None = None, start: int = 0, max_frames: int | None = None
+) -> torch.Tensor:
+    """A whole video (or `max_frames` of it from `start`) as a (T, C, H, W) float32 tensor in [0, 1]."""
+    reader = open_video(path)
+    count = None if max_frames is None else min(max_frames, len(reader) - start)
+    return reader.read(start, count, channels)
