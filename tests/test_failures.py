@@ -13,8 +13,10 @@ full disk, silently accepted options). `test_the_table_covers_every_class` count
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import hashlib
+import json
 import math
 import os
 import re
@@ -58,6 +60,17 @@ def save_checkpoint(path: Path, nan: bool = False, **metadata) -> Path:
         with torch.no_grad():
             next(model.parameters()).fill_(math.nan)
     save_model(model, path, {"mode": "erm", "sigma_train": repr(25 / 255), "step": "0", "dataset": "test", **metadata})
+    return path
+
+
+def hostile_checkpoint(path: Path) -> Path:
+    """A small, well-formed weights file whose config claims ten million layers."""
+    from safetensors.torch import save_file
+
+    model = build_model("dust", channels=1, **TINY_DUST)
+    config = {**dataclasses.asdict(model.config), "layers": 10_000_000}
+    tensors = {key: value.contiguous() for key, value in model.state_dict().items()}
+    save_file(tensors, str(path), metadata={"videodenoise_model": "dust", "config": json.dumps(config)})
     return path
 
 
@@ -646,6 +659,42 @@ CASES = [
         3,
         lambda tmp, s, mp: clean_args(a_video(tmp), "--stream", "3", "--checkpoint", s["checkpoint"]),
         message="has 1 video stream(s); --stream must be from 0 to 0",
+    ),
+    Case(
+        "a checkpoint whose config claims ten million layers",
+        3,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--checkpoint", hostile_checkpoint(tmp / "huge.safetensors")),
+        message="layers must be between 1 and 64",
+    ),
+    Case(
+        "a learning rate that is not a number",
+        3,
+        lambda tmp, s, mp: train_args(s, "--lr", "nan", "--run-dir", tmp / "run"),
+        message="--lr must be a finite number",
+    ),
+    Case(
+        "a negative seed",
+        3,
+        lambda tmp, s, mp: train_args(s, "--seed", "-1", "--run-dir", tmp / "run"),
+        message="seed",
+        absent="unexpectedly",
+    ),
+    Case(
+        "a config value of the wrong type",
+        3,
+        lambda tmp, s, mp: ["train", "--config", (tmp / "c.toml").write_text('epochs = "ten"\n') and tmp / "c.toml"],
+        message="epochs",
+        absent="unexpectedly",
+    ),
+    Case(
+        "a JSON config that gives a key twice",
+        3,
+        lambda tmp, s, mp: [
+            "train",
+            "--config",
+            (tmp / "c.json").write_text('{"lr": 0.1, "lr": 0.001}') and tmp / "c.json",
+        ],
+        message="gives the key 'lr' twice",
     ),
     # 4. a batch stopping at the first error ------------------------------------------------------
     Case(
