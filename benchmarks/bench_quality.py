@@ -685,10 +685,15 @@ def interval_table(rows: list[dict], ours: list[str], others: list[str], sigma: 
     return format_table(header, body), summary
 
 
-def read_csv(path: Path) -> list[dict]:
-    """The rows of a quality.csv this script wrote, numbers as numbers (for --from-csv)."""
-    numeric = {"sigma_255", "sigma_used_255", "psnr", "ssim", "rmse", "noisy_psnr", "seconds", "seconds_per_frame"}
-    integer = {"frames", "height", "width"}
+CSV_NUMERIC = frozenset(
+    {"sigma_255", "sigma_used_255", "psnr", "ssim", "rmse", "noisy_psnr", "seconds", "seconds_per_frame"}
+)
+CSV_INTEGER = frozenset({"frames", "height", "width"})
+
+
+def read_csv(path: Path, numeric: frozenset[str] = CSV_NUMERIC, integer: frozenset[str] = CSV_INTEGER) -> list[dict]:
+    """The rows of a quality.csv this script wrote, numbers as numbers (for --from-csv); `numeric`
+    and `integer` name the columns read as floats (empty: NaN) and as integers (empty: None)."""
     with open(path, newline="") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
@@ -793,15 +798,16 @@ def atomic_write(path: Path, text: str) -> Path:
     return write_text(path, text, overwrite=True, create_parent=True)
 
 
-def write_csv(rows: list[dict], path: Path) -> Path:
+def write_csv(rows: list[dict], path: Path, columns: tuple[str, ...] = CSV_COLUMNS) -> Path:
+    """`rows` as CSV with `columns` (floats to 6 significant digits), written atomically."""
     import io
 
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for row in rows:
         line = {}
-        for key in CSV_COLUMNS:
+        for key in columns:
             value = row.get(key, "")
             line[key] = f"{value:.6g}" if isinstance(value, float) else value
         writer.writerow(line)

@@ -19,6 +19,9 @@ deviation on a mid-grey image (x = 0.5) equals σ. For Gaussian and uniform nois
 everywhere; salt-and-pepper and Poisson-Gaussian noise depend on the signal, so mid-grey is where
 they are matched. `noise.std_at(level)` gives any model's std at a grey level, and
 `noise.std_at(0.5)` is the common level to compare kinds by.
+
+"camera" is the odd one out: sensor noise in linear light, 8 bits and a real codec
+(`videodenoise.noise.camera`), so it wants clips (T, C, H, W) and its σ is the std before the codec.
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ import math
 import torch
 
 from videodenoise.errors import VideodenoiseError
+from videodenoise.noise.camera import CameraNoise, camera_noise_for_sigma
 from videodenoise.noise.levels import check_sigma
 
-NOISE_KINDS: tuple[str, ...] = ("gaussian", "uniform", "salt-and-pepper", "poisson-gaussian")
+NOISE_KINDS: tuple[str, ...] = ("gaussian", "uniform", "salt-and-pepper", "poisson-gaussian", "camera")
 MID_GREY: float = 0.5
 
 
@@ -229,7 +233,7 @@ def _normalise_kind(kind: str) -> str:
     return aliases.get(k, k)
 
 
-def make_noise(kind: str, sigma: float, clip: bool = False) -> Noise:
+def make_noise(kind: str, sigma: float, clip: bool = False) -> Noise | CameraNoise:
     """The noise of `kind` whose std on a mid-grey image (x = 0.5) equals `sigma` ([0,1] scale).
 
     Mapping from σ to each kind's parameters:
@@ -241,6 +245,10 @@ def make_noise(kind: str, sigma: float, clip: bool = False) -> Noise:
       the output is already in [0, 1].
     - "poisson-gaussian": `PoissonGaussianNoise(gain=σ², sigma=σ/√2, clip)`: half the variance
       from each part at x = 0.5 (gain·0.5 = σ²/2 and (σ/√2)² = σ²/2).
+    - "camera": `camera_noise_for_sigma(σ)`, a `CameraNoise` with H.264 at CRF 23: half the variance from
+      shot and half from read noise at mid-grey in linear light, scaled so that the std on mid-grey after
+      the gamma and the 8-bit rounding, before the codec, is σ (the codec then removes a share of it that
+      depends on the picture). No channel spread or mixing; `clip` is moot, the output is 8-bit.
     """
     k = _normalise_kind(kind)
     s = check_sigma(sigma)
@@ -257,4 +265,6 @@ def make_noise(kind: str, sigma: float, clip: bool = False) -> Noise:
         return SaltPepperNoise(amount=min(4.0 * s * s, 1.0), salt_ratio=0.5)
     if k == "poisson-gaussian":
         return PoissonGaussianNoise(gain=s * s, sigma=s / math.sqrt(2.0), clip=clip)
+    if k == "camera":
+        return camera_noise_for_sigma(s)
     raise VideodenoiseError(f"unknown noise kind {kind!r}; choose one of: {', '.join(NOISE_KINDS)}.")

@@ -9,7 +9,7 @@ the option.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from videodenoise.datasets.registry import DATASET_HELP
 from videodenoise.denoise.settings import FusionSettings
@@ -17,6 +17,9 @@ from videodenoise.errors import ConfigError, VideodenoiseError
 from videodenoise.models.config import MODEL_NAMES
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN
 from videodenoise.settings import MAX_SEED, check_fields, from_mapping, is_seed, setting
+
+if TYPE_CHECKING:
+    from videodenoise.noise.camera import CameraNoiseRange
 
 MODES = ("erm", "deep-supervision", "constrained")
 LR_SCHEDULES = ("cosine", "constant")
@@ -177,7 +180,7 @@ class TrainConfig:
     mode: str = setting("constrained", "erm, deep-supervision or constrained.")
     data: DataConfig = setting(default_factory=DataConfig)
     descent: DescentConfig = setting(default_factory=DescentConfig)
-    noise: str = setting("gaussian", "gaussian, uniform, salt-and-pepper or poisson-gaussian.")
+    noise: str = setting("gaussian", "gaussian, uniform, salt-and-pepper, poisson-gaussian or camera.")
     sigma_train: float = setting(
         DEFAULT_SIGMA_TRAIN,
         "Training noise σ. sigma_train stays the reference with "
@@ -201,6 +204,19 @@ class TrainConfig:
         True,
         "With --sigma-range: weight each clip's loss by (sigma_train / max(σ, 1/255))², so light noise counts "
         "as much as heavy noise (equal weight in dB).",
+    )
+    camera_fraction: float = setting(
+        0.0,
+        "With --sigma-range: share of training clips that get camera noise (sensor noise in linear light, "
+        "8 bits, H.264/H.265; videodenoise.noise.camera) drawn from --camera-range instead of Gaussian noise; "
+        "the model is told its std on mid-grey before the codec. Validation stays Gaussian at --sigma.",
+    )
+    camera_range: dict[str, Any] = setting(
+        default_factory=dict,
+        help="The range camera noise is drawn from: a JSON table of CameraNoiseRange fields, e.g. "
+        '{"crf": [18, 30], "codecs": ["h264", "h265"]} ({} = the defaults: a phone in daylight to low-light '
+        "surveillance).",
+        metavar="JSON",
     )
     clip_noise: bool = setting(False, "Clip noisy clips to [0, 1].")
     fusion: dict[str, Any] | None = setting(
@@ -272,6 +288,18 @@ class TrainConfig:
                     f"gradient clipping must be positive or off, got {self.grad_clip}",
                 ),
                 (
+                    0 <= self.camera_fraction <= 1,
+                    f"camera_fraction must be in [0, 1] (a share of the training clips), got {self.camera_fraction}",
+                ),
+                (
+                    self.camera_fraction == 0 or self.sigma_range is not None,
+                    "camera noise is told to the model as a noise level per clip: camera_fraction needs sigma_range",
+                ),
+                (
+                    self.camera_fraction > 0 or not self.camera_range,
+                    "camera_range is set but camera_fraction is 0: no clip would get camera noise",
+                ),
+                (
                     self.fusion is None or (self.sigma_range is not None and self.sigma_conditioning),
                     "fusion tells the model the noise left at each pixel: it needs sigma_range and sigma_conditioning "
                     "= true",
@@ -280,6 +308,8 @@ class TrainConfig:
         )
         if self.fusion is not None:
             self.fusion_settings()  # unknown fields or values: a ConfigError now, not at the first step
+        if self.camera_fraction > 0:
+            self.camera_noise_range()  # likewise
 
     def fusion_settings(self) -> FusionSettings | None:
         if self.fusion is None:
@@ -290,6 +320,19 @@ class TrainConfig:
             raise
         except VideodenoiseError as error:  # FusionSettings' own checks
             raise ConfigError(f"bad fusion settings {self.fusion}: {error}") from None
+
+    def camera_noise_range(self) -> CameraNoiseRange | None:
+        """The CameraNoiseRange training clips' camera noise is drawn from; None without camera noise."""
+        if self.camera_fraction == 0:
+            return None
+        from videodenoise.noise.camera import CameraNoiseRange  # torch: not for reading the settings' names
+
+        try:  # unknown keys and values of the wrong type are one line naming the key
+            return from_mapping(CameraNoiseRange, self.camera_range, ConfigError, "camera range setting")
+        except ConfigError:
+            raise
+        except VideodenoiseError as error:  # CameraNoiseRange's own checks
+            raise ConfigError(f"bad camera_range {self.camera_range}: {error}") from None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -4,6 +4,14 @@ Noise is a pure function of (seed, step, rank) for training and of (seed, VALIDA
 validation, so a resumed run draws exactly the noise the uninterrupted one would have. With a σ range
 every clip gets its own σ, and a noise-conditional model is told it; with fusion the model sees the
 fused clip and is told the noise map fusion leaves.
+
+With camera_fraction > 0 (which needs a σ range) that share of the training clips, on average, gets
+camera noise drawn from the config's CameraNoiseRange in place of its Gaussian noise. Its σ (told to a
+noise-conditional model, and weighting its loss) stands for what a noise-level estimator would report
+on the clip; for now it is `camera_noise_std` on mid-grey, the std before the codec, until the
+estimator of videodenoise.noise.estimation takes its place (it will also see what the codec removed).
+The camera draws come after the Gaussian ones from the same generator, so a run without camera noise
+draws exactly what it drew before camera noise existed. Validation stays Gaussian at sigma_train.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ import torch
 
 from videodenoise.denoise.fusion import MotionFusion
 from videodenoise.errors import ConfigError
+from videodenoise.noise.camera import MID_GREY, camera_noise_std
 from videodenoise.noise.kinds import make_noise
 from videodenoise.training.config import TrainConfig
 
@@ -39,6 +48,7 @@ class TrainingInputs:
             )
         self.fusion = None if fusion is None else MotionFusion(fusion)
         self.tells_sigma = noise_conditional and config.sigma_conditioning
+        self.camera_range = config.camera_noise_range()
 
     def noisy(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The noisy batch and, with sigma_range, each clip's σ (None otherwise); validation (seed parts
@@ -55,7 +65,20 @@ class TrainingInputs:
         noisy = clean + sigma.view(-1, *[1] * (clean.dim() - 1)) * noise
         if self.config.clip_noise:
             noisy = noisy.clamp(0, 1)
+        if self.camera_range is not None and seed_parts[0] != VALIDATION_SEED:
+            self._camera(clean, noisy, sigma, generator)
         return noisy, sigma
+
+    def _camera(
+        self, clean: torch.Tensor, noisy: torch.Tensor, sigma: torch.Tensor, generator: torch.Generator
+    ) -> None:
+        """Camera noise in place of the Gaussian (noisy and sigma, in place) for each clip that a draw
+        below camera_fraction picks."""
+        chosen = torch.rand(clean.shape[0], generator=generator, device=self.device) < self.config.camera_fraction
+        for index in chosen.nonzero().flatten().tolist():
+            camera = self.camera_range.sample(generator)
+            noisy[index] = camera(clean[index], generator=generator)
+            sigma[index] = camera_noise_std(camera, MID_GREY)
 
     def __call__(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None, dict]:
         """(what the model sees, each clip's σ or None, what the model is told besides the clip).

@@ -1,0 +1,348 @@
+"""Camera noise: the sensor model's statistics, the codec, shapes, `make_noise("camera", σ)` in the γ sweep,
+and training runs that mix camera noise into their clips."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from videodenoise.errors import ConfigError, VideodenoiseError
+from videodenoise.evaluation.config import EvalConfig
+from videodenoise.evaluation.sweep import evaluate
+from videodenoise.noise.camera import (
+    CAMERA_PRESETS,
+    CameraNoise,
+    CameraNoiseRange,
+    camera_noise_std,
+    linear_to_srgb,
+    srgb_to_linear,
+)
+from videodenoise.noise.kinds import make_noise
+from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.inputs import VALIDATION_SEED, TrainingInputs
+from videodenoise.training.trainer import Trainer
+
+import replicas as R
+from helpers import run_cli
+
+
+def gen(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def smooth_clip(channels: int, frames: int = 5, height: int = 48, width: int = 64) -> torch.Tensor:
+    """A smooth moving pattern in [0.3, 0.7]: almost no energy at the finest scale of its own."""
+    y, x = torch.meshgrid(torch.linspace(0, 1, height), torch.linspace(0, 1, width), indexing="ij")
+    pictures = [
+        0.5 + 0.2 * torch.sin(6 * x + t / 2 + c) * torch.cos(4 * y - c) for t in range(frames) for c in range(channels)
+    ]
+    return torch.stack(pictures).reshape(frames, channels, height, width)
+
+
+def on_8_bits(x: torch.Tensor) -> bool:
+    return bool(((x * 255 - (x * 255).round()).abs() < 1e-4).all())
+
+
+# ---------------------------------------------------------------------------------------------------
+# the sensor model
+
+
+def test_srgb_transfer_function_round_trips():
+    v = torch.linspace(0, 1, 1001, dtype=torch.float64)
+    assert torch.allclose(linear_to_srgb(srgb_to_linear(v)), v, atol=1e-12)
+    assert float(srgb_to_linear(torch.tensor(0.5, dtype=torch.float64))) == pytest.approx(0.21404, abs=1e-5)
+
+
+@pytest.mark.parametrize("a, b", [(0.01, 4e-4), (0.003, 1e-4)])
+def test_shot_and_read_noise_come_back_from_a_ramp(a, b):
+    # columns step through ten grey levels, away from black and white so that clipping does not bite
+    levels = torch.linspace(0.35, 0.8, 10)
+    ramp = levels.repeat_interleave(32).expand(8, 1, 64, 320).contiguous()
+    noisy = CameraNoise(a=a, b=b, spread=0.0, mix=0.0, codec="none")(ramp, gen())
+    linear = srgb_to_linear(noisy.double()).reshape(8, 64, 10, 32)
+    variance = linear.permute(2, 0, 1, 3).reshape(10, -1).var(dim=1)
+    x = srgb_to_linear(levels.double())
+    fitted_a, fitted_b = torch.linalg.lstsq(torch.stack([x, torch.ones_like(x)], 1), variance[:, None]).solution
+    assert float(fitted_a) == pytest.approx(a, rel=0.1)
+    assert float(fitted_b) == pytest.approx(b, rel=0.1)
+
+
+def test_channel_spread_scales_shot_noise_by_the_gain_and_read_noise_by_its_square():
+    spread, a, b = 0.2, 0.01, 4e-4
+    levels = torch.linspace(0.35, 0.8, 10)
+    ramp = levels.repeat_interleave(32).expand(8, 3, 64, 320).contiguous()
+    noisy = CameraNoise(a=a, b=b, spread=spread, mix=0.0, codec="none")(ramp, gen(1))
+    linear = srgb_to_linear(noisy.double()).reshape(8, 3, 64, 10, 32)
+    x = srgb_to_linear(levels.double())
+    design = torch.stack([x, torch.ones_like(x)], 1)
+    for channel, gain in enumerate((1.0, 1 - spread, 1 + spread)):
+        variance = linear[:, channel].permute(2, 0, 1, 3).reshape(10, -1).var(dim=1)
+        fitted_a, fitted_b = torch.linalg.lstsq(design, variance[:, None]).solution
+        assert float(fitted_a) == pytest.approx(a * gain, rel=0.1)
+        assert float(fitted_b) == pytest.approx(b * gain**2, rel=0.15)
+
+
+@pytest.mark.parametrize("mix", [0.0, 0.1, 0.3, -0.3])
+def test_mixing_correlates_the_channels_noise_as_the_matrix_implies(mix):
+    grey = torch.full((4, 3, 64, 64), 0.5)
+    noise = CameraNoise(a=0.01, b=4e-4, spread=0.0, mix=mix, codec="none")
+    residual = srgb_to_linear(noise(grey, gen(2))) - srgb_to_linear(torch.tensor(0.5))
+    correlations = torch.corrcoef(residual.transpose(0, 1).reshape(3, -1))
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        assert float(correlations[i, j]) == pytest.approx(noise.correlation, abs=0.04)
+    # each channel keeps its variance: mixing moves noise between channels, it adds none
+    assert float(residual.var()) == pytest.approx(0.01 * 0.21404 + 4e-4, rel=0.05)
+    assert CameraNoise(mix=0.0).correlation == 0.0
+
+
+def test_noise_std_on_the_srgb_scale_is_the_gamma_slope_times_the_linear_std_for_light_noise():
+    noise = CameraNoise(a=0.0005, b=1e-5)
+    x = float(srgb_to_linear(torch.tensor(0.5, dtype=torch.float64)))
+    first_order = 1.055 / 2.4 * x ** (1 / 2.4 - 1) * math.sqrt(noise.a * x + noise.b)
+    assert camera_noise_std(noise, 0.5) == pytest.approx(first_order, rel=0.02)
+    assert noise.std_at(0.5) == noise.sigma == camera_noise_std(noise)
+    sampled = CameraNoise(a=0.02, b=1e-3, codec="none")(torch.full((1, 1, 500, 500), 0.3), gen(3))
+    assert float(sampled.std()) == pytest.approx(camera_noise_std(CameraNoise(a=0.02, b=1e-3), 0.3), rel=0.02)
+    stds = [preset.sigma for preset in CAMERA_PRESETS.values()]
+    assert list(CAMERA_PRESETS) == ["light", "medium", "heavy"] and stds == sorted(stds)
+
+
+# ---------------------------------------------------------------------------------------------------
+# the codec
+
+
+@pytest.mark.parametrize("codec", ["h264", "h265"])
+@pytest.mark.parametrize("channels", [1, 3])
+def test_the_codec_is_deterministic_and_takes_energy_from_the_finest_scale(codec, channels):
+    clip = smooth_clip(channels)
+    noise = CameraNoise(a=0.01, b=4e-4, codec=codec, crf=23)
+    first, again, other = noise(clip, gen(4)), noise(clip, gen(4)), noise(clip, gen(5))
+    assert torch.equal(first, again) and not torch.equal(first, other)
+    assert on_8_bits(first) and first.min() >= 0 and first.max() <= 1
+
+    def finest(x: torch.Tensor) -> float:  # variance of the horizontal pixel difference
+        return float((x[..., 1:] - x[..., :-1]).var())
+
+    before = dataclasses.replace(noise, codec="none")(clip, gen(4))
+    assert finest(first) < finest(before)
+    if channels == 3:  # 4:2:0 halves the chroma's resolution: much of the colour noise goes
+        assert finest(first) < 0.8 * finest(before)
+
+
+@pytest.mark.parametrize(
+    "shape", [(1, 3, 17, 23), (3, 1, 9, 11), (1, 1, 5, 7), (2, 3, 1, 10, 12), (3, 9, 7), (9, 7), (1000,), ()]
+)
+def test_any_clip_shape_keeps_its_shape_dtype_and_range(shape):
+    clip = torch.rand(shape, generator=gen(6), dtype=torch.float64)
+    noisy = CameraNoise(a=0.01, b=4e-4)(clip, gen())
+    assert noisy.shape == clip.shape and noisy.dtype == torch.float64
+    assert on_8_bits(noisy) and noisy.min() >= 0 and noisy.max() <= 1
+    assert CameraNoise()(torch.zeros(0, 3, 4, 4), gen()).shape == (0, 3, 4, 4)
+
+
+def test_clips_of_a_batch_are_coded_one_by_one():
+    batch = torch.stack([smooth_clip(1, 3, 16, 16), smooth_clip(1, 3, 16, 16).flip(-1)])
+    noise = CameraNoise(a=0.0, b=0.0)  # no sensor noise: the codec alone
+    together = noise(batch, gen())
+    assert torch.equal(together[1], noise(batch[1], gen()))
+
+
+def test_bad_input_and_options_are_one_line_errors():
+    with pytest.raises(VideodenoiseError, match="C = 1 or 3") as error:
+        CameraNoise()(torch.zeros(4, 2, 8, 8))
+    assert "\n" not in str(error.value)
+    with pytest.raises(VideodenoiseError, match="float tensor"):
+        CameraNoise()(torch.zeros(1, 1, 8, 8, dtype=torch.uint8))
+    for options, message in [
+        ({"codec": "vp9"}, "unknown camera codec 'vp9'"),
+        ({"crf": 60}, "crf must lie in"),
+        ({"crf": 23.5}, "crf must be an integer"),
+        ({"mix": 2.0}, "mix must lie in"),
+        ({"spread": 0.7}, "spread must lie in"),
+        ({"a": -0.1}, "a must be >= 0"),
+        ({"b": float("nan")}, "b must be a finite number"),
+    ]:
+        with pytest.raises(VideodenoiseError, match=message) as error:
+            CameraNoise(**options)
+        assert "\n" not in str(error.value)
+    with pytest.raises(VideodenoiseError, match="at most std"):
+        make_noise("camera", 0.5)
+
+
+# ---------------------------------------------------------------------------------------------------
+# ranges
+
+
+def test_a_range_draws_reproducible_cameras_inside_its_bounds():
+    bounds = CameraNoiseRange(codecs=["h264", "h265", "none"])
+    drawn = [bounds.sample(gen(seed)) for seed in range(200)]
+    assert bounds.sample(gen(7)) == drawn[7]
+    assert all(0.0005 <= n.a <= 0.02 and 1e-5 <= n.b <= 1e-3 and 18 <= n.crf <= 30 for n in drawn)
+    assert all(0 <= n.spread <= 0.2 and 0 <= n.mix <= 0.3 for n in drawn)
+    assert {n.codec for n in drawn} == {"h264", "h265", "none"} and {n.crf for n in drawn} == set(range(18, 31))
+    # log-uniform: about half of the shot-noise draws lie below the geometric middle of the range
+    below = np.mean([n.a < math.sqrt(0.0005 * 0.02) for n in drawn])
+    assert 0.4 < below < 0.6
+    for options in ({"a": [0.0, 0.01]}, {"crf": [30, 18]}, {"codecs": []}, {"codecs": ["h264", "h264"]}):
+        with pytest.raises(VideodenoiseError, match="camera noise range"):
+            CameraNoiseRange(**options)
+
+
+# ---------------------------------------------------------------------------------------------------
+# make_noise("camera", σ) and the γ sweep
+
+
+@pytest.mark.parametrize("sigma", [10 / 255, 25 / 255, 50 / 255])
+def test_make_noise_camera_has_std_sigma_on_mid_grey(sigma):
+    noise = make_noise("camera", sigma)
+    assert isinstance(noise, CameraNoise) and (noise.codec, noise.crf) == ("h264", 23)
+    assert noise.std_at(0.5) == pytest.approx(sigma)  # before the codec, exactly
+    assert noise.a * 0.21404 == pytest.approx(noise.b, rel=1e-3)  # half the variance from each part
+    grey, colour = torch.full((5, 1, 64, 64), 0.5), torch.full((5, 3, 64, 64), 0.5)
+    without_codec = dataclasses.replace(noise, codec="none")
+    assert float((without_codec(grey, gen()) - 0.5).std()) == pytest.approx(sigma, rel=0.03)
+    # H.264 at CRF 23 leaves a flat grey clip's luma noise nearly whole; 4:2:0 takes a share of the
+    # colour noise, so a colour clip's std falls below σ
+    assert float((noise(grey, gen()) - 0.5).std()) == pytest.approx(sigma, rel=0.15)
+    assert 0.6 * sigma < float((noise(colour, gen()) - 0.5).std()) < sigma
+
+
+def test_the_evaluation_sweep_runs_with_camera_noise(tmp_path):
+    R.make_repackaged(tmp_path, "ped2", size=(40, 48))
+    config = EvalConfig(
+        dataset="ucsd-ped2",
+        root=str(tmp_path),
+        split="test",
+        clip_length=3,
+        crop=24,
+        gammas=[1.0, 2.0],
+        seeds=[0],
+        noises=["gaussian", "camera"],
+        baselines=["noisy"],
+        max_clips=2,
+        clamp=False,
+        device="cpu",
+    )
+    result = evaluate([], config)
+    again = evaluate([], config)
+    camera = result.samples[("noisy", "camera", "input")]["rmse"]
+    np.testing.assert_array_equal(camera, again.samples[("noisy", "camera", "input")]["rmse"])
+    for level, rmse in zip(result.levels, camera):
+        assert np.isfinite(rmse).all() and (0.3 * level.sigma < rmse).all() and (rmse < 1.5 * level.sigma).all()
+
+
+# ---------------------------------------------------------------------------------------------------
+# training
+
+
+@pytest.fixture(scope="module")
+def ped2(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ped2")
+    R.make_repackaged(root, "ped2", size=(40, 48))
+    return root
+
+
+def camera_config(root, **overrides) -> TrainConfig:
+    values = dict(
+        model="dust",
+        model_options=dict(layers=2, patch_size=4, stride=2),
+        mode="erm",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(root),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=8,
+            val_clips_per_video=1,
+        ),
+        sigma_range=[0.0, 0.2],
+        camera_fraction=0.5,
+        epochs=1,
+        batch_size=4,
+        device="cpu",
+    )
+    values.update(overrides)
+    return TrainConfig(**values)
+
+
+def test_training_mixes_camera_noise_into_its_clips_and_tells_each_clips_sigma(ped2, tmp_path):
+    config = camera_config(ped2)
+    trainer = Trainer(config, tmp_path / "run", quiet=True)
+    clean = torch.full((8, 3, 1, 16, 16), 0.5)
+    noisy, sigmas, told = trainer.inputs(clean, 7, 0)
+    assert told["sigma"] is sigmas and sigmas.shape == (8,)
+    camera = torch.tensor([on_8_bits(clip) for clip in noisy])
+    assert 0 < int(camera.sum()) < 8  # some clips of each kind
+    lightest = camera_noise_std(CameraNoise(a=0.0005, b=1e-5))
+    heaviest = camera_noise_std(CameraNoise(a=0.02, b=1e-3))
+    assert ((sigmas[camera] >= lightest) & (sigmas[camera] <= heaviest)).all()
+    measured = (noisy[camera] - 0.5).flatten(1).std(dim=1)
+    assert torch.allclose(measured, sigmas[camera], rtol=0.35, atol=1 / 255)
+    # reproducible from (seed, step, rank), and the Gaussian clips are those of a run without camera noise
+    again, again_sigmas, _ = trainer.inputs(clean, 7, 0)
+    assert torch.equal(again, noisy) and torch.equal(again_sigmas, sigmas)
+    plain = TrainingInputs(camera_config(ped2, camera_fraction=0.0), torch.device("cpu"), True)
+    plain_noisy, plain_sigmas = plain.noisy(clean, 7, 0)
+    assert torch.equal(plain_noisy[~camera], noisy[~camera]) and torch.equal(plain_sigmas[~camera], sigmas[~camera])
+    # validation stays Gaussian at sigma_train
+    validation, validation_sigmas, _ = trainer.inputs(clean, VALIDATION_SEED, 0)
+    assert not any(on_8_bits(clip) for clip in validation)
+    assert torch.allclose(validation_sigmas, torch.full((8,), config.sigma_train))
+    summary = trainer.fit()
+    assert summary["steps"] == 2 and math.isfinite(summary["final"]["val_rmse"])
+
+
+def test_camera_range_settings_reach_the_draws(ped2):
+    config = camera_config(ped2, camera_fraction=1.0, camera_range={"codecs": ["none"], "crf": [20, 20]})
+    assert config.camera_noise_range() == CameraNoiseRange(codecs=["none"], crf=[20, 20])
+    assert TrainConfig.from_dict(config.to_dict()) == config
+    inputs = TrainingInputs(config, torch.device("cpu"), True)
+    noisy, sigmas = inputs.noisy(torch.full((4, 3, 1, 16, 16), 0.5), 1, 0)
+    assert all(on_8_bits(clip) for clip in noisy) and (sigmas > 0).all()
+
+
+class Captured(BaseException):  # not an Exception: the command's error boundary lets it through
+    pass
+
+
+def test_the_train_command_takes_camera_noise_options(tmp_path, capsys, monkeypatch):
+    from videodenoise.training import trainer
+
+    seen = {}
+
+    def record(config, *args, **kwargs):
+        seen["config"] = config
+        raise Captured()
+
+    monkeypatch.setattr(trainer, "Trainer", record)
+    args = ["train", "--sigma-range", "0,51", "--camera-fraction", "0.5", "--camera-range", '{"crf": [18, 20]}']
+    with pytest.raises(Captured):
+        run_cli(args, capsys, monkeypatch)
+    config = seen["config"]
+    assert config.camera_fraction == 0.5 and config.camera_range == {"crf": [18, 20]}
+    assert config.camera_noise_range() == CameraNoiseRange(crf=[18, 20])
+    code, _, err = run_cli(["train", "--camera-fraction", "0.5"], capsys, monkeypatch)
+    assert code == 1 and "camera_fraction needs sigma_range" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"sigma_range": None}, "camera_fraction needs sigma_range"),
+        ({"camera_fraction": 1.5}, r"camera_fraction must be in \[0, 1\]"),
+        ({"camera_fraction": 0.0, "camera_range": {"crf": [20, 24]}}, "camera_fraction is 0"),
+        ({"camera_range": {"crf": [30, 18]}}, "bad camera_range.*crf must be"),
+        ({"camera_range": {"codecs": ["vp9"]}}, "bad camera_range.*codecs"),
+        ({"camera_range": {"shot": [0.01, 0.02]}}, "unknown camera range setting.*shot"),
+        ({"camera_range": {"a": "lots"}}, "camera range setting a must be"),
+    ],
+)
+def test_bad_camera_training_settings_are_one_line_config_errors(ped2, overrides, message):
+    with pytest.raises(ConfigError, match=message) as error:
+        camera_config(ped2, **overrides)
+    assert "\n" not in str(error.value)
