@@ -423,6 +423,24 @@ def clean_method(label: str, denoiser, sigma_255: float | None = None) -> qualit
     return quality.Method(f"clean:{label}:sigma", "clean-sweep", f"σ = {sigma_255:g}", run, checkpoint=label)
 
 
+def clean_before_method(label: str, denoiser) -> quality.Method:
+    """`clean:LABEL:before`: the same denoiser told what `clean --sigma auto` estimated before the noise
+    level function: one σ, the median of skimage's finest-band estimate over up to 5 frames spread
+    over the clip (`estimate_noise_sigma`). The paired comparison with `clean:LABEL` isolates the
+    estimator."""
+    from videodenoise.noise.estimation import estimate_noise_sigma
+
+    def run(noisy: np.ndarray, _: float) -> tuple[np.ndarray, dict]:
+        clip = torch.from_numpy(noisy).float().div_(255.0)
+        picks = sorted({round(i * (len(clip) - 1) / max(min(5, len(clip)) - 1, 1)) for i in range(min(5, len(clip)))})
+        sigma = estimate_noise_sigma(clip[picks])
+        return denoiser.denoise_clip(clip, sigma=sigma).numpy(), {"sigma_used_255": sigma * 255.0}
+
+    return quality.Method(
+        f"clean:{label}:before", "clean", "σ from skimage's estimate (as before)", run, checkpoint=label
+    )
+
+
 # ----------------------------------------------------------------------------------------------------
 # running
 
@@ -1050,6 +1068,7 @@ def main(argv: list[str] | None = None) -> int:
         if clips:  # warm-up, untimed: a torch model's first call pays for allocations later calls do not
             denoiser.denoise_clip(torch.from_numpy(clips[0].frames[:3]).float().div_(255.0), sigma=25 / 255)
         single.append(clean_method(label, denoiser))
+        single.append(clean_before_method(label, denoiser))
         if "sigma-sweep" not in args.skip:
             sweeps.append(
                 Sweep(

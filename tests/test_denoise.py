@@ -384,7 +384,7 @@ def test_clean_command_several_inputs_progress_and_quiet(tmp_path, capsys, monke
     sources = [write_video(tmp_path / f"clip{k}.mp4", add_noise(moving_clip(t=5, seed=k), 20 / 255)) for k in range(2)]
     code, out, err = run_cli(["clean", *map(str, sources), "--checkpoint", str(grey_checkpoint)], capsys, monkeypatch)
     assert code == 0, err
-    assert out.count("estimated with skimage.restoration.estimate_sigma") == 2
+    assert out.count("noise estimated from motion-aligned frame differences") == 2
     assert out.count("wrote") == 2 and "5 frames" in out
     assert "frames" in err and "fps" in err  # the progress bar (rendered once when not on a terminal)
     assert all((tmp_path / f"clip{k}.denoised.mp4").is_file() for k in range(2))

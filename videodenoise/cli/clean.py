@@ -62,8 +62,8 @@ def clean(
     sigma: str = typer.Option(
         "auto",
         "--sigma",
-        help="Noise σ on the 0-255 scale, or auto (estimated with skimage.restoration.estimate_sigma on 5 frames), or "
-        "none (apply the model as trained).",
+        help="Noise σ on the 0-255 scale, or auto (σ per intensity and channel, estimated from up to 8 pairs of "
+        "motion-aligned frames and printed), or none (apply the model as trained).",
     ),
     format: str | None = typer.Option(
         None,

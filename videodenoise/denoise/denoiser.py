@@ -47,14 +47,21 @@ How a video is processed, and why:
   The rescaled input has noise σ_train, the level the model knows; for a denoiser that is
   scale-equivariant up to the mean (DUST's soft thresholds are proportional to σ, its attention
   normalises tokens) this is nearly exact; with a trained DUST it beat applying the model unchanged
-  by 1.5-3.5 dB at σ = 10 and 50 (trained at 25). `sigma="auto"` estimates σ with
-  skimage.restoration.estimate_sigma (Donoho's wavelet MAD) on up to 5 frames spread over the video
-  and takes the median; `scaling="none"` applies the model as trained.
+  by 1.5-3.5 dB at σ = 10 and 50 (trained at 25). `scaling="none"` applies the model as trained.
   A noise-conditional checkpoint (metadata `sigma_range`, the default one: a DUST trained over σ in
   [0, 55]/255 whose thresholds scale with the σ it is told) is told σ and sees the frames unscaled
   while σ lies in its range, and is rescaled only down to the range's top above it: light noise, the
   commonest, is never blown up (the rescaling above multiplied a clean video's contrast by ~60 and
   returned it at 34.5 dB against itself; `benchmarks/bench_quality.py` measures 46-80 dB now).
+* Noise that depends on intensity. Real footage's noise grows and shrinks with intensity and differs
+  by channel; `sigma="auto"` estimates its noise level function (`videodenoise.noise.estimation`: from
+  motion-aligned differences of consecutive frames, at the pixel level a codec leaves it), and σ may be
+  given as one (`NoiseLevelFunction`). Each frame's map of σ comes from its own intensities, is what
+  fusion starts from, and what the model is told; where one σ is needed (the rescaling above) it is the
+  function's level, the RMS of its map over the frames it was estimated on, one number for the whole
+  video so that the rescaling does not change from window to window. In opponent colours, channel k
+  of independent R, G, B noise has σ_k² = Σ_c O[k, c]²·σ_c²; a colour model is told the RMS over
+  R, G and B (it takes one map).
 """
 
 from __future__ import annotations
@@ -74,8 +81,9 @@ from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, t
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
 from videodenoise.models.checkpoints import load_checkpoint, read_sigma_range, read_sigma_train, resolve_checkpoint
-from videodenoise.noise.estimation import SIGMA_ESTIMATE_FRAMES, estimate_clip_sigma
+from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN, check_sigma
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 
 class Denoiser:
@@ -162,26 +170,37 @@ class Denoiser:
         return denoiser
 
     # ---- whole clips in memory -------------------------------------------------------------------
-    def denoise_clip(self, clip: torch.Tensor, sigma: float | str | None = None) -> torch.Tensor:
-        """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32."""
+    def denoise_clip(self, clip: torch.Tensor, sigma: float | NoiseLevelFunction | str | None = None) -> torch.Tensor:
+        """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32.
+        sigma: as for `denoise_frames`, or "auto" to estimate the clip's noise level function first."""
         if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
             shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
             raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
         if sigma == "auto":
-            sigma = estimate_clip_sigma(clip)
+            sigma = estimate_clip_noise(clip)
         return torch.stack(list(self.denoise_frames(clip, sigma)))
 
     # ---- streams ---------------------------------------------------------------------------------
-    def denoise_frames(self, frames: Iterable[torch.Tensor], sigma: float | None = None) -> Iterator[torch.Tensor]:
+    def denoise_frames(
+        self, frames: Iterable[torch.Tensor], sigma: float | NoiseLevelFunction | None = None
+    ) -> Iterator[torch.Tensor]:
         """Yield one denoised (C, H, W) frame per input frame, in order, holding only a few windows.
 
-        sigma: the noise level of the frames ([0, 1] scale); None applies the model as trained.
+        sigma: the noise level of the frames ([0, 1] scale), one σ or a `NoiseLevelFunction` (each
+        frame's map of σ read from its own intensities); None applies the model as trained.
         """
+        function = sigma if isinstance(sigma, NoiseLevelFunction) else None
+        if function is not None:
+            sigma = function.level
         sigma = None if sigma is None else check_sigma(sigma, error=DenoiseError, unit_scale=True)
         if self.fusion is not None:
             if sigma is None:
                 raise DenoiseError("motion-compensated fusion needs the noise level: pass sigma (or 'auto')")
-            frames = self.fusion.stream(frames, sigma)  # (fused frame, noise map) pairs from here on
+            # (fused frame, noise map) pairs from here on
+            frames = self.fusion.stream(frames, sigma if function is None else function)
+        elif function is not None:
+            frames = ((frame, function(frame)) for frame in frames)
+        mapped = self.fusion is not None or function is not None
         size, before = self.window, (self.window - self.stride) // 2
         source, buffer = iter(frames), {}
         loaded, total = 0, None  # frames read so far; the frame count, once the source has ended
@@ -205,7 +224,7 @@ class Denoiser:
                 return
             indices = [reflect(j, total) for j in range(first - before, first - before + size)]
             kept = min(self.stride, (total if total is not None else loaded) - first)
-            if self.fusion is None:
+            if not mapped:
                 yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, before, kept)
             else:
                 clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
@@ -224,8 +243,9 @@ class Denoiser:
     ) -> torch.Tensor:
         """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
 
-        noise_map: None, or (T, H, W), each pixel's σ (at most `sigma`, the level that sets the
-        rescaling); a noise-conditional model is told it, any other model its root mean square."""
+        noise_map: None, or each pixel's σ, (T, H, W) for every channel alike or (T, C, H, W) per
+        channel (`sigma` is the one level that sets the rescaling); a noise-conditional model is told
+        it (in the channels it sees, see `_batch_noise`), any other model its root mean square."""
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
         if channels not in (1, 3):
@@ -244,8 +264,10 @@ class Denoiser:
         else:  # colour model, grey video: the grey frame in all three channels
             batch, centre = clip.expand(-1, 3, -1, -1).unsqueeze(0), 0.5
         scale, model_sigma = self.scale_for(sigma)
+        if noise_map is not None:
+            noise_map = self._batch_noise(noise_map.to(self.device, torch.float32), channels, batch.shape[0])
         if noise_map is not None and model_sigma is not None:  # the map, rescaled as the frames are
-            model_sigma = (noise_map.to(self.device, torch.float32) / scale).expand(batch.shape[0], -1, -1, -1)
+            model_sigma = noise_map / scale
         elif noise_map is not None:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
         estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma)
@@ -266,6 +288,20 @@ class Denoiser:
             )
         return out.clamp_(0, 1).float().cpu()
 
+    def _batch_noise(self, noise_map: torch.Tensor, channels: int, batch: int) -> torch.Tensor:
+        """A window's noise map, (T, H, W) or (T, C, H, W), as the (B, T, H, W) map of the clips the
+        model sees (see `denoise_window`): per-channel σ go with their channels, into opponent colours
+        as σ_k = √(Σ_c O[k, c]²·σ_c²) (independent noise in R, G and B), and as their RMS into a model
+        that sees all channels of a pixel at once."""
+        if noise_map.dim() == 3 or noise_map.shape[1] == 1:  # the same σ in every channel
+            return (noise_map if noise_map.dim() == 3 else noise_map[:, 0]).expand(batch, -1, -1, -1)
+        if channels == self.channels:  # a colour model: one map for the three channels of a pixel
+            return noise_map.square().mean(dim=1).sqrt().unsqueeze(0)
+        if self.colour == "rgb":
+            return noise_map.transpose(0, 1)
+        weights = OPPONENT.to(noise_map.device).square()
+        return torch.einsum("oc,tchw->othw", weights, noise_map.square()).sqrt()
+
     def scale_for(self, sigma: float | None) -> tuple[float, float | None]:
         """(s, σ told to the model): frames are applied as (y − c)/s + ½, i.e. with noise σ/s.
 
@@ -280,26 +316,29 @@ class Denoiser:
         # σ = 0: a noise-free input blown up 1000×, which the model all but keeps
         return max(sigma / self.sigma_train, 1e-3), None
 
-    def describe_sigma(self, sigma: float | None, how: str) -> str:
+    def describe_sigma(self, sigma: float | NoiseLevelFunction | None, how: str) -> str:
         """One line saying what σ the model is applied with and how: `how` is "given", "estimated" or
         "none" (as `denoise_plan` reports it)."""
+        function = sigma if isinstance(sigma, NoiseLevelFunction) else None
+        told = "each pixel's σ" if function is not None else "σ"
         if self.sigma_range is not None:
             low, high = (v * 255 for v in self.sigma_range)
-            trained = f"the model was trained over σ = {low:.3g}-{high:.3g} and is told σ"
+            trained = f"the model was trained over σ = {low:.3g}-{high:.3g} and is told {told}"
         else:
             trained = f"the model was trained at σ = {self.sigma_train * 255:.3g}"
         if sigma is None:
             return f"no σ given: the model is applied as trained ({trained})"
-        scale, told = self.scale_for(sigma)
-        rescale = "" if abs(scale - 1) < 1e-9 else f", rescaled to σ = {(told or self.sigma_train) * 255:.3g}"
+        level = function.level if function is not None else sigma
+        scale, told_level = self.scale_for(level)
+        rescale = "" if abs(scale - 1) < 1e-9 else f", rescaled to σ = {(told_level or self.sigma_train) * 255:.3g}"
         if self.fusion is not None:
             frames = 2 * self.fusion.settings.radius + 1
             rescale += f"; each frame first fused with its motion-aligned neighbours ({frames} frames)"
+        if function is not None:
+            what = f"noise estimated from {function.source}" if how == "estimated" else f"noise {how}"
+            return f"{what}: {function.summary()}, RMS {level * 255:.3g}; {trained}{rescale}"
         if how == "estimated":
-            return (
-                f"σ ≈ {sigma * 255:.2f} on the 0-255 scale, estimated with skimage.restoration.estimate_sigma "
-                f"(median over {SIGMA_ESTIMATE_FRAMES} frames spread over the video; {trained}{rescale})"
-            )
+            return f"σ ≈ {sigma * 255:.2f} on the 0-255 scale (estimated; {trained}{rescale})"
         return f"σ = {sigma * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
 
     def _apply_tiled(

@@ -3,6 +3,8 @@
     fusion = MotionFusion()                                   # radius 2: five frames per output frame
     for fused, noise_map in fusion.stream(frames, sigma=25 / 255):
         ...  # fused (C, H, W): the frame with less noise; noise_map (H, W): the σ left at each pixel
+    for fused, noise_map in fusion.stream(frames, sigma=nlf):  # σ per pixel and channel, from each frame
+        ...  # noise_map (C, H, W)
 
 Block matching is what puts BM4D ahead of single-image methods: it finds the same patch in the other
 frames, however the camera or the scene moved, and averages them. A patch token's attention over the
@@ -25,6 +27,17 @@ its neighbours and averaged with them, pixel by pixel, where they agree:
    noise-conditional model is told (`UnrolledDenoiser.forward(sigma=map)`), so it shrinks less where
    the frames agreed and as much as before where nothing matched.
 
+σ may be one number, a map of each pixel's σ ((H, W), or (C, H, W) per channel), or a function that
+gives each frame's map from the frame itself (a `NoiseLevelFunction`: real noise grows with intensity).
+With a map, σ² in steps 3 and 4 is each pixel's own (the mean over channels of σ_c² for the weights,
+whose squared difference is a mean over channels too), taken from the centre frame: where a neighbour
+is aligned it shows the same scene point, so the same intensity and the same σ, and where it is not
+its weight is ~0 whatever its σ. The map left over has the shape of the map given: σ_c·√(Σ w²·v) / Σ w
+per channel.
+
+`FrameAligner` (steps 1 and 2) is also what the noise estimator aligns consecutive frames with
+(`videodenoise.noise.estimation`), so the noise is measured through the same flow it is fused along.
+
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
 video are not invented: the first frame is fused with the `radius` frames after it only. The work is
 OpenCV's, on the CPU, whatever device the model runs on.
@@ -32,7 +45,8 @@ OpenCV's, on the CPU, whatever device the model runs on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -42,10 +56,26 @@ from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import DenoiseError
 
 MIN_FLOW_SIDE = 16  # DIS refuses frames of under 12 px a side (and some longer thin ones)
+TINY_VARIANCE = 1e-12  # a σ = 0 pixel of a map: only an identical neighbour is averaged in, not NaN
+
+# one σ, a map (H, W) or (C, H, W), or a function giving a (C, H, W) frame its map
+Sigma = float | np.ndarray | torch.Tensor | Callable[[torch.Tensor], torch.Tensor]
 
 
-class MotionFusion:
-    """Fuses every frame of a stream with its aligned neighbours; see the module notes."""
+class Alignment(NamedTuple):
+    """A frame resampled onto another: `warped` (H×W×C), the noise variance factor v (H×W) the bilinear
+    resampling leaves, and the coordinates it sampled (H×W each; outside [0, W − 1] × [0, H − 1] the
+    frame was reflected at its border)."""
+
+    warped: np.ndarray
+    variance: np.ndarray
+    map_x: np.ndarray
+    map_y: np.ndarray
+
+
+class FrameAligner:
+    """Aligns frames to each other: dense optical flow (OpenCV's DIS) on lightly blurred grey guides, and
+    bilinear resampling along it (steps 1 and 2 of the module notes)."""
 
     def __init__(self, settings: FusionSettings | None = None):
         self.settings = settings or FusionSettings()
@@ -54,41 +84,7 @@ class MotionFusion:
         )
         self._grids: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # pixel coordinates by frame size
 
-    # ---- streams ---------------------------------------------------------------------------------
-    def stream(self, frames: Iterable[torch.Tensor], sigma: float) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-        """Yield (fused frame (C, H, W), noise map (H, W)) per input frame (C, H, W) in [0, 1], in order.
-
-        Holds 2·radius + 1 frames at a time. sigma: the frames' noise level on the [0, 1] scale.
-        """
-        radius = self.settings.radius
-        buffer: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # index → (H×W×C frame, flow guide)
-        source, loaded, done, current = iter(frames), 0, False, 0
-        while True:
-            while not done and loaded <= current + radius:
-                try:
-                    frame = next(source)
-                except StopIteration:
-                    done = True
-                    break
-                buffer[loaded] = self._prepare(frame)
-                loaded += 1
-            if current >= loaded:
-                return
-            neighbours = [
-                buffer[i] for i in range(current - radius, current + radius + 1) if i in buffer and i != current
-            ]
-            fused, noise = self.fuse(buffer[current], neighbours, sigma)
-            yield torch.from_numpy(np.ascontiguousarray(fused.transpose(2, 0, 1))), torch.from_numpy(noise)
-            buffer.pop(current - radius, None)
-            current += 1
-
-    def fuse_clip(self, clip: torch.Tensor, sigma: float) -> tuple[torch.Tensor, torch.Tensor]:
-        """A whole (T, C, H, W) clip → (fused clip (T, C, H, W), noise maps (T, H, W))."""
-        pairs = list(self.stream(clip, sigma))
-        return torch.stack([f for f, _ in pairs]), torch.stack([n for _, n in pairs])
-
-    # ---- one frame -------------------------------------------------------------------------------
-    def _prepare(self, frame: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    def prepare(self, frame: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
         """(C, H, W) tensor → (H×W×C float32 image, uint8 grey guide the flow is computed on)."""
         if not isinstance(frame, torch.Tensor) or frame.dim() != 3 or frame.shape[0] not in (1, 3):
             shape = tuple(frame.shape) if isinstance(frame, torch.Tensor) else type(frame).__name__
@@ -99,38 +95,20 @@ class MotionFusion:
             grey = cv2.GaussianBlur(grey, (0, 0), self.settings.flow_blur)
         return image, np.clip(grey * 255.0 + 0.5, 0, 255).astype(np.uint8)
 
-    def fuse(
-        self, centre: tuple[np.ndarray, np.ndarray], neighbours: list[tuple[np.ndarray, np.ndarray]], sigma: float
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(fused H×W×C image, H×W noise map) of one frame given its neighbours (both from `_prepare`)."""
-        image, guide = centre
+    def align(self, guide: np.ndarray, other: np.ndarray, other_guide: np.ndarray) -> Alignment:
+        """`other` (H×W×C, with its guide) resampled onto the frame whose guide is `guide`."""
         height, width = guide.shape
-        if sigma <= 0 or not neighbours:
-            return image, np.full((height, width), max(float(sigma), 0.0), dtype=np.float32)
-        variance = np.float32(sigma) ** 2
-        bandwidth = (self.settings.strength * np.float32(sigma)) ** 2
         if (height, width) not in self._grids:  # every frame of a video has the same size: built once
             self._grids[height, width] = np.meshgrid(
                 np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)
             )
         columns, rows = self._grids[height, width]
-        total = image.copy()
-        weight_sum = np.ones((height, width), np.float32)
-        noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
-        for other, other_guide in neighbours:
-            flow = self._optical_flow(guide, other_guide)
-            map_x, map_y = columns + flow[..., 0], rows + flow[..., 1]
-            warped = cv2.remap(other, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-            if warped.ndim == 2:
-                warped = warped[..., None]
-            shrink = _interpolation_variance(map_x) * _interpolation_variance(map_y)
-            difference = cv2.boxFilter(np.square(warped - image).mean(axis=2), -1, (self.settings.box,) * 2)
-            weight = np.exp(-np.maximum(difference - variance * (1 + shrink), 0) / bandwidth).astype(np.float32)
-            total += weight[..., None] * warped
-            weight_sum += weight
-            noise_power += weight * weight * shrink
-        fused = total / weight_sum[..., None]
-        return fused, (np.float32(sigma) * np.sqrt(noise_power) / weight_sum).astype(np.float32)
+        flow = self._optical_flow(guide, other_guide)
+        map_x, map_y = columns + flow[..., 0], rows + flow[..., 1]
+        warped = cv2.remap(other, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        if warped.ndim == 2:
+            warped = warped[..., None]
+        return Alignment(warped, _interpolation_variance(map_x) * _interpolation_variance(map_y), map_x, map_y)
 
     def _optical_flow(self, guide: np.ndarray, other: np.ndarray) -> np.ndarray:
         """(H, W, 2) flow with guide(x) ≈ other(x + flow(x)); frames under MIN_FLOW_SIDE a side are
@@ -140,6 +118,113 @@ class MotionFusion:
         if bottom or right:
             guide, other = (cv2.copyMakeBorder(g, 0, bottom, 0, right, cv2.BORDER_REPLICATE) for g in (guide, other))
         return self._flow.calc(guide, other, None)[:height, :width]
+
+
+class MotionFusion:
+    """Fuses every frame of a stream with its aligned neighbours; see the module notes."""
+
+    def __init__(self, settings: FusionSettings | None = None):
+        self.settings = settings or FusionSettings()
+        self.aligner = FrameAligner(self.settings)
+
+    # ---- streams ---------------------------------------------------------------------------------
+    def stream(self, frames: Iterable[torch.Tensor], sigma: Sigma) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """Yield (fused frame (C, H, W), noise map) per input frame (C, H, W) in [0, 1], in order.
+
+        Holds 2·radius + 1 frames at a time. sigma: the frames' noise level on the [0, 1] scale: one
+        σ, a map (H, W) or (C, H, W) for every frame, or a function giving each frame's map; the noise
+        map has the map's shape ((H, W) for one σ).
+        """
+        radius = self.settings.radius
+        buffer: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # index → (H×W×C frame, flow guide)
+        levels: dict[int, float | np.ndarray] = {}  # index → its σ (a number, H×W or H×W×C)
+        source, loaded, done, current = iter(frames), 0, False, 0
+        while True:
+            while not done and loaded <= current + radius:
+                try:
+                    frame = next(source)
+                except StopIteration:
+                    done = True
+                    break
+                buffer[loaded] = self.aligner.prepare(frame)
+                levels[loaded] = _frame_sigma(sigma, frame)
+                loaded += 1
+            if current >= loaded:
+                return
+            neighbours = [
+                buffer[i] for i in range(current - radius, current + radius + 1) if i in buffer and i != current
+            ]
+            fused, noise = self.fuse(buffer[current], neighbours, levels.pop(current))
+            if noise.ndim == 3:
+                noise = noise.transpose(2, 0, 1)
+            yield (
+                torch.from_numpy(np.ascontiguousarray(fused.transpose(2, 0, 1))),
+                torch.from_numpy(np.ascontiguousarray(noise)),
+            )
+            buffer.pop(current - radius, None)
+            current += 1
+
+    def fuse_clip(self, clip: torch.Tensor, sigma: Sigma) -> tuple[torch.Tensor, torch.Tensor]:
+        """A whole (T, C, H, W) clip → (fused clip (T, C, H, W), noise maps (T, H, W) or (T, C, H, W))."""
+        pairs = list(self.stream(clip, sigma))
+        return torch.stack([f for f, _ in pairs]), torch.stack([n for _, n in pairs])
+
+    # ---- one frame -------------------------------------------------------------------------------
+    def fuse(
+        self,
+        centre: tuple[np.ndarray, np.ndarray],
+        neighbours: list[tuple[np.ndarray, np.ndarray]],
+        sigma: float | np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(fused H×W×C image, noise map) of one frame given its neighbours (both from
+        `FrameAligner.prepare`). sigma: the frame's σ, one number (→ an H×W map) or an H×W or H×W×C
+        map (→ a map of that shape)."""
+        image, guide = centre
+        height, width = guide.shape
+        if np.ndim(sigma) == 0:
+            if sigma <= 0 or not neighbours:
+                return image, np.full((height, width), max(float(sigma), 0.0), dtype=np.float32)
+            sigma = np.float32(sigma)
+            variance = sigma**2
+            bandwidth = (self.settings.strength * sigma) ** 2
+        else:
+            if not neighbours or not np.any(sigma > 0):
+                return image, sigma.astype(np.float32, copy=True)
+            variance = np.square(sigma) if sigma.ndim == 2 else np.square(sigma).mean(axis=2)
+            bandwidth = np.maximum(np.float32(self.settings.strength**2) * variance, np.float32(TINY_VARIANCE))
+        total = image.copy()
+        weight_sum = np.ones((height, width), np.float32)
+        noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
+        for other, other_guide in neighbours:
+            warped, shrink, _, _ = self.aligner.align(guide, other, other_guide)
+            difference = cv2.boxFilter(np.square(warped - image).mean(axis=2), -1, (self.settings.box,) * 2)
+            weight = np.exp(-np.maximum(difference - variance * (1 + shrink), 0) / bandwidth).astype(np.float32)
+            total += weight[..., None] * warped
+            weight_sum += weight
+            noise_power += weight * weight * shrink
+        fused = total / weight_sum[..., None]
+        left = np.sqrt(noise_power) / weight_sum
+        return fused, (sigma * (left if np.ndim(sigma) < 3 else left[..., None])).astype(np.float32)
+
+
+def _frame_sigma(sigma: Sigma, frame: torch.Tensor) -> float | np.ndarray:
+    """A frame's σ for `MotionFusion.fuse`: one number, or its map as H×W or H×W×C float32, checked."""
+    if callable(sigma) and not isinstance(sigma, (torch.Tensor, np.ndarray)):
+        sigma = sigma(frame)
+    if isinstance(sigma, torch.Tensor):
+        sigma = sigma.detach().cpu().float().numpy()
+    if np.ndim(sigma) == 0:
+        return float(sigma)
+    sigma = np.asarray(sigma, dtype=np.float32)
+    channels, height, width = frame.shape
+    if sigma.shape not in ((height, width), (channels, height, width), (1, height, width)):
+        raise DenoiseError(
+            f"a noise map must be shaped (H, W) = {(height, width)} or (C, H, W) = {(channels, height, width)} "
+            f"like the frame, got {sigma.shape}"
+        )
+    if not np.isfinite(sigma).all() or (sigma < 0).any():
+        raise DenoiseError("a noise map must be finite and >= 0 everywhere (a std on the [0, 1] scale)")
+    return np.ascontiguousarray(sigma.transpose(1, 2, 0)) if sigma.ndim == 3 else sigma
 
 
 def _interpolation_variance(coordinates: np.ndarray) -> np.ndarray:

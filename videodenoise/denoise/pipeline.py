@@ -1,7 +1,7 @@
 """Denoising a file: frames stream from the input through a Denoiser into the outputs, written atomically.
 
     result = denoise_video("input.mp4", None, denoiser, sigma="auto")   # writes input.denoised.mp4
-    print(result.sigma * 255, result.frames_per_second)
+    print(result.sigma * 255, result.noise.summary(), result.frames_per_second)
 
 `clean` plans a whole batch first (`videodenoise.io.outputs.plan_outputs`: every input opened and
 every output checked before any work) and runs `denoise_plan` on each plan; `denoise_video` is the
@@ -25,8 +25,9 @@ from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.readers import short_error
 from videodenoise.io.writers import open_writers
-from videodenoise.noise.estimation import estimate_video_sigma
+from videodenoise.noise.estimation import estimate_video_noise
 from videodenoise.noise.levels import check_sigma
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 # what a writer is handed for each (input frame, denoised frame)
 View = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -47,7 +48,8 @@ def side_by_side_view(noisy: torch.Tensor, denoised: torch.Tensor) -> torch.Tens
 
 @dataclass
 class DenoiseResult:
-    """What `denoise_video` did. sigma is on the [0, 1] scale (None: the model applied as trained)."""
+    """What `denoise_video` did. sigma is on the [0, 1] scale (None: the model applied as trained): the
+    level of `noise`, the noise level function, when there is one (estimated, or given as one)."""
 
     input: Path
     output: Path
@@ -61,6 +63,7 @@ class DenoiseResult:
     sigma_source: str  # "given", "estimated" or "none"
     audio: bool
     seconds: float
+    noise: NoiseLevelFunction | None = None
 
     @property
     def frames_per_second(self) -> float:
@@ -68,7 +71,10 @@ class DenoiseResult:
 
 
 def stream_pairs(
-    denoiser: Denoiser, frames: Iterable[torch.Tensor], sigma: float | None, channels: int | None = None
+    denoiser: Denoiser,
+    frames: Iterable[torch.Tensor],
+    sigma: float | NoiseLevelFunction | None,
+    channels: int | None = None,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(input frame, denoised frame) in order, holding only the inputs whose output is still to come.
     channels: the picture's channels, the first of each frame (None: all); the rest (an alpha
@@ -114,12 +120,18 @@ def write_frames(
     return count
 
 
-def resolve_sigma(sigma: float | str | None, reader) -> tuple[float | None, str]:
-    """(σ on the [0, 1] scale or None, how it was found: "given", "estimated" or "none")."""
+def resolve_sigma(
+    sigma: float | NoiseLevelFunction | str | None, reader
+) -> tuple[float | NoiseLevelFunction | None, str]:
+    """(σ on the [0, 1] scale, a noise level function or None; how it was found: "given", "estimated"
+    or "none"). "auto" estimates the video's noise level function from a bounded number of frame pairs
+    (`estimate_video_noise`), before the denoising pass streams the frames."""
     if sigma == "auto":
-        return estimate_video_sigma(reader), "estimated"
+        return estimate_video_noise(reader), "estimated"
     if sigma is None:
         return None, "none"
+    if isinstance(sigma, NoiseLevelFunction):
+        return sigma, "given"
     return check_sigma(sigma, error=DenoiseError, unit_scale=True), "given"
 
 
@@ -127,7 +139,7 @@ def denoise_video(
     input: str | os.PathLike,
     output: str | os.PathLike | None = None,
     denoiser: Denoiser | None = None,
-    sigma: float | str | None = "auto",
+    sigma: float | NoiseLevelFunction | str | None = "auto",
     *,
     format: str | None = None,
     side_by_side: str | os.PathLike | bool | None = None,
@@ -137,14 +149,15 @@ def denoise_video(
     crf: int = 17,
     stream: int | None = None,
     progress: Callable[[int, int], None] | None = None,
-    on_sigma: Callable[[float | None, str], None] | None = None,
+    on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
 ) -> DenoiseResult:
     """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
 
-    sigma: the noise level on the [0, 1] scale, "auto" to estimate it, or None to apply the model as
-    trained. format: "mp4" (H.264), "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from
-    the output's suffix. side_by_side: True (NAME.side-by-side.* beside the output) or a path: also
-    write the noisy and denoised frames next to each other. fps: a frame folder's rate (default 25).
+    sigma: the noise level on the [0, 1] scale, a `NoiseLevelFunction`, "auto" to estimate the
+    video's noise level function, or None to apply the model as trained. format: "mp4" (H.264),
+    "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from the output's suffix.
+    side_by_side: True (NAME.side-by-side.* beside the output) or a path: also write the noisy and
+    denoised frames next to each other. fps: a frame folder's rate (default 25).
     stream: which of a file's video streams (None: the main one, as ffmpeg picks it).
     See `denoise_plan` for the rest.
     """
@@ -165,14 +178,14 @@ def denoise_video(
 def denoise_plan(
     plan: OutputPlan,
     denoiser: Denoiser | None = None,
-    sigma: float | str | None = "auto",
+    sigma: float | NoiseLevelFunction | str | None = "auto",
     *,
     overwrite: bool = False,
     keep_audio: bool = True,
     fps: float | None = None,
     crf: int = 17,
     progress: Callable[[int, int], None] | None = None,
-    on_sigma: Callable[[float | None, str], None] | None = None,
+    on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
 ) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio is copied (video files only).
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known. Every
@@ -247,8 +260,9 @@ def denoise_plan(
         height=info.height,
         channels=info.channels,
         fps=float(rate),
-        sigma=sigma_value,
+        sigma=sigma_value.level if isinstance(sigma_value, NoiseLevelFunction) else sigma_value,
         sigma_source=source,
         audio=audio_source is not None,
         seconds=seconds,
+        noise=sigma_value if isinstance(sigma_value, NoiseLevelFunction) else None,
     )

@@ -36,7 +36,8 @@ class EvalConfig:
     noises: list[str] = setting(
         default_factory=lambda: ["gaussian"],
         flag="--noise",
-        help="Noise kinds: gaussian, uniform, salt-and-pepper, poisson-gaussian, camera (shot and read noise through a camera's gamma and H.264).",
+        help="Noise kinds: gaussian, uniform, salt-and-pepper, poisson-gaussian, camera (shot and read noise "
+        "through a camera's gamma and H.264).",
     )
     sites: list[str] = setting(
         default_factory=lambda: ["input"],

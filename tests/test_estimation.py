@@ -1,0 +1,276 @@
+"""Estimating a video's noise level function (σ per intensity and channel), and its maps through fusion,
+the Denoiser and `clean --sigma auto`."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import torch
+
+from videodenoise.colour import OPPONENT
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.fusion import MotionFusion
+from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.errors import DenoiseError
+from videodenoise.io.video import open_video, read_video
+from videodenoise.io.writers import write_video
+from videodenoise.models.registry import build_model, save_model
+from videodenoise.noise.estimation import (
+    estimate_clip_noise,
+    estimate_clip_sigma,
+    estimate_noise_sigma,
+    estimate_video_noise,
+)
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+from helpers import run_cli
+
+# Poisson-Gaussian per channel: variance a·x + b in the pixel domain (shot noise and read noise)
+SHOT, READ = (0.01, 0.006, 0.003), (0.0004, 0.0002, 0.0008)
+INTENSITIES = (0.3, 0.45, 0.6, 0.75)  # inside every channel's range of the clips below
+
+
+def texture(height: int, width: int, seed: int = 0) -> torch.Tensor:
+    """A (1, 1, H, W) image with structure at several scales, in [0.1, 0.9]."""
+    generator = torch.Generator().manual_seed(seed)
+    coarse = torch.rand(1, 1, height // 8, width // 8, generator=generator)
+    fine = torch.rand(1, 1, height // 2, width // 2, generator=generator)
+    image = 0.7 * torch.nn.functional.interpolate(coarse, (height, width), mode="bicubic", align_corners=False)
+    image = image + 0.3 * torch.nn.functional.interpolate(fine, (height, width), mode="bilinear", align_corners=False)
+    return image.clamp(0, 1) * 0.8 + 0.1
+
+
+def clip_of(step: float, frames: int = 8, channels: int = 3, height: int = 96, width: int = 128) -> torch.Tensor:
+    """A clean (T, C, H, W) clip: a texture panned `step` pixels a frame (sub-pixel: resampled), or still.
+    Its channels are scaled differently so that each has its own intensities."""
+    wide = texture(height + 16, width + 16 + int(abs(step) * frames) + 2)
+    rows, cols = wide.shape[-2:]
+    out = []
+    for t in range(frames):
+        y, x = torch.meshgrid(torch.arange(8.0, 8 + height), torch.arange(8.0, 8 + width) + step * t, indexing="ij")
+        grid = torch.stack([x / (cols - 1) * 2 - 1, y / (rows - 1) * 2 - 1], dim=-1)[None]
+        out.append(torch.nn.functional.grid_sample(wide, grid, mode="bicubic", align_corners=True)[0])
+    clip = torch.stack(out).expand(-1, channels, -1, -1)
+    if channels == 3:
+        clip = clip * torch.tensor([1.0, 0.85, 0.7]).view(1, 3, 1, 1) + torch.tensor([0.0, 0.1, 0.2]).view(1, 3, 1, 1)
+    return clip.clamp(0, 1).contiguous()
+
+
+def poisson_gaussian(clean: torch.Tensor, seed: int = 1) -> torch.Tensor:
+    channels = clean.shape[1]
+    a, b = (torch.tensor(v[:channels]).view(1, -1, 1, 1) for v in (SHOT, READ))
+    return clean + (a * clean + b).sqrt() * torch.randn(clean.shape, generator=torch.Generator().manual_seed(seed))
+
+
+def gaussian(clean: torch.Tensor, sigma: float, seed: int = 1) -> torch.Tensor:
+    return clean + sigma * torch.randn(clean.shape, generator=torch.Generator().manual_seed(seed))
+
+
+def to_8_bits(clip: torch.Tensor) -> torch.Tensor:
+    return clip.clamp(0, 1).mul(255).round().div(255)
+
+
+def truth(channels: int) -> np.ndarray:
+    x = np.array(INTENSITIES)
+    return np.sqrt(np.array(SHOT[:channels])[:, None] * x + np.array(READ[:channels])[:, None])
+
+
+# ---------------------------------------------------------------------------------------- the estimator
+
+
+@pytest.mark.parametrize("step", [0.0, 0.37], ids=["static", "panning"])
+@pytest.mark.parametrize("channels", [1, 3])
+def test_poisson_gaussian_parameters_are_recovered_per_channel(step, channels):
+    noise = estimate_clip_noise(poisson_gaussian(clip_of(step, channels=channels)))
+    assert noise.channels == channels and noise.source.startswith("motion-aligned frame differences (7 frame pairs)")
+    np.testing.assert_allclose(noise.at(INTENSITIES), truth(channels), rtol=0.15)
+    # and the curve rises with the shot noise: σ at 0.75 well above σ at 0.3 in the noisiest channel
+    assert noise.at(0.75)[0] > 1.3 * noise.at(0.3)[0]
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+@pytest.mark.parametrize("sigma", [5 / 255, 25 / 255])
+def test_gaussian_noise_gives_a_flat_curve_at_its_sigma(channels, sigma):
+    noisy = to_8_bits(gaussian(clip_of(0.6, channels=channels, height=144, width=192), sigma))
+    noise = estimate_clip_noise(noisy)
+    effective = np.sqrt(sigma**2 + 1 / 12 / 255**2)  # rounding to 8 bits adds a uniform step's variance
+    np.testing.assert_allclose(np.array(noise.sigmas), effective, rtol=0.05)
+    assert noise.level == pytest.approx(effective, rel=0.05)
+    assert estimate_clip_sigma(noisy) == noise.level  # one σ: the function's level
+
+
+def test_clipped_heavy_noise_still_reads_its_sigma_not_the_clipped_remainder():
+    """Noise of σ = 50 clipped to [0, 1]: the bins where clipping cuts the noise off are read off the
+    least clipped ones, so the curve stays near σ instead of falling towards the ends."""
+    noisy = to_8_bits(gaussian(clip_of(0.6, channels=1), 50 / 255))
+    noise = estimate_clip_noise(noisy)
+    np.testing.assert_allclose(np.array(noise.sigmas), 50 / 255, rtol=0.08)
+
+
+def test_frames_that_repeat_their_noise_fall_back_on_single_frames():
+    """A video whose every other frame repeats the one before: the frame differences of such pairs are
+    zero and are left out; the flat patches and finest band of single frames say σ."""
+    noisy = to_8_bits(gaussian(clip_of(0.0, frames=5, channels=1), 10 / 255))
+    repeated = noisy[[0, 0, 1, 1, 2, 2, 3, 3, 4, 4]]
+    noise = estimate_clip_noise(repeated, pairs=5)  # pairs (0, 1), (2, 3), ...: all repeats
+    assert noise.source.startswith("flat patches of single frames")
+    assert noise.level == pytest.approx(10 / 255, rel=0.25)
+    one = estimate_clip_noise(noisy[:1])
+    assert one.source == "flat patches of single frames (1 frame)" and one.level == pytest.approx(10 / 255, rel=0.25)
+
+
+def test_codec_smoothed_noise_reads_higher_than_the_finest_wavelet_band():
+    """Noise a codec has smoothed (here: blurred white noise, correlated over a few pixels) keeps most
+    of its pixel-level σ, which the frame differences see and the finest wavelet band does not."""
+    clean = clip_of(0.0, channels=1)
+    white = torch.randn(clean.shape, generator=torch.Generator().manual_seed(3))
+    smooth = torch.nn.functional.avg_pool2d(white, 3, stride=1, padding=1, count_include_pad=False)
+    smooth = smooth * (15 / 255) / smooth.std()
+    noisy = clean + smooth
+    noise = estimate_clip_noise(noisy)
+    assert noise.level == pytest.approx(15 / 255, rel=0.15)
+    assert estimate_noise_sigma(noisy[:5]) < 0.6 * noise.level
+
+
+def test_tiny_and_noise_free_clips():
+    moving = estimate_clip_noise(clip_of(0.5, frames=3, channels=3))
+    # clean and unquantised: nearly nothing (what bilinear resampling cannot follow of a bicubic pan)
+    assert moving.level < 1.5 / 255 and moving.source.startswith("motion-aligned")
+    # identical frames could as well be one noisy frame repeated: single frames decide, and the finest
+    # band of a smooth texture says little
+    assert estimate_clip_noise(clip_of(0.0, frames=3, channels=3)).level < 2 / 255
+    tiny = estimate_clip_noise(torch.rand(3, 1, 1, 1))  # too small for pairs and patches
+    assert tiny.channels == 1 and tiny.level >= 0
+    assert estimate_clip_noise(torch.rand(2, 3, 10, 12)).channels == 3
+
+
+def test_a_video_file_is_estimated_from_pairs_spread_over_it(tmp_path):
+    noisy = to_8_bits(poisson_gaussian(clip_of(0.5, frames=12, channels=3)))
+    source = write_video(tmp_path / "in.mkv", noisy, fps=Fraction(25), codec="ffv1")
+    noise = estimate_video_noise(open_video(source), pairs=4)
+    assert noise.source.startswith("motion-aligned frame differences (4 frame pairs)")
+    np.testing.assert_allclose(noise.at(INTENSITIES), truth(3), rtol=0.15)
+
+
+# ------------------------------------------------------------------------------ the noise level function
+
+
+def test_the_function_reads_each_pixel_at_its_neighbourhood_intensity():
+    function = NoiseLevelFunction((0.2, 0.8), ((0.02, 0.08), (0.01, 0.01), (0.0, 0.04)), level=0.04)
+    np.testing.assert_allclose(function.at([0.0, 0.5, 1.0]), [[0.02, 0.05, 0.08], [0.01, 0.01, 0.01], [0, 0.02, 0.04]])
+    frame = torch.full((3, 20, 30), 0.5)
+    frame[:, :, 15:] = 0.8
+    frame[0, 5, 5] = 1.0  # one bright pixel moves its neighbourhood's mean a little, not its own σ to 1
+    noise_map = function(frame)
+    assert noise_map.shape == (3, 20, 30) and noise_map.dtype == torch.float32
+    assert float(noise_map[0, 10, 3]) == pytest.approx(0.05) and float(noise_map[0, 10, 27]) == pytest.approx(0.08)
+    assert float(noise_map[0, 5, 5]) == pytest.approx(0.05 + 0.1 * 0.5 / 25, abs=1e-6)
+    assert "0-255, mean over channels" in function.summary()
+    grey = NoiseLevelFunction.constant(0.1)
+    assert torch.allclose(grey(frame), torch.full((3, 20, 30), 0.1))  # one row serves every channel
+    with pytest.raises(DenoiseError, match="cannot describe"):
+        function(torch.rand(1, 8, 8))
+    for bad in (dict(knots=(0.5, 0.2)), dict(sigmas=((0.1,),)), dict(sigmas=((-0.1, 0.1),)), dict(level=float("nan"))):
+        with pytest.raises(DenoiseError):
+            NoiseLevelFunction(**{**dict(knots=(0.2, 0.8), sigmas=((0.1, 0.2),), level=0.1), **bad})
+    with pytest.raises(DenoiseError, match="0-255"):
+        NoiseLevelFunction((0.5,), ((25.0,),), level=25.0)
+
+
+# --------------------------------------------------------------------------------- maps through fusion
+
+
+def test_fusion_takes_a_map_or_a_function_and_leaves_a_map_of_the_same_shape():
+    clean = clip_of(0.0, frames=5, channels=3, height=48, width=64)
+    noisy = poisson_gaussian(clean)
+    function = estimate_clip_noise(noisy)
+    fused, noise_map = MotionFusion().fuse_clip(noisy, function)
+    assert fused.shape == noisy.shape and noise_map.shape == (5, 3, 48, 64)
+    # a static clip: five frames agree, σ/√5 left of each pixel's own σ
+    told = torch.stack([function(frame) for frame in noisy])
+    ratio = (noise_map / told)[2, :, 8:-8, 8:-8]
+    assert float(ratio.mean()) == pytest.approx(1 / np.sqrt(5), rel=0.1)
+    error = (fused - clean)[2, :, 8:-8, 8:-8].square().mean().sqrt()
+    assert float(error) < 0.6 * float((noisy - clean)[2, :, 8:-8, 8:-8].square().mean().sqrt())
+    # an (H, W) map: the same σ in every channel, a map (H, W) back; a constant map is one σ
+    constant, constant_map = MotionFusion().fuse_clip(noisy, torch.full((48, 64), 0.05))
+    scalar, scalar_map = MotionFusion().fuse_clip(noisy, 0.05)
+    assert constant_map.shape == (5, 48, 64)
+    assert torch.allclose(constant, scalar, atol=1e-6) and torch.allclose(constant_map, scalar_map, atol=1e-6)
+    for bad in (torch.full((48, 63), 0.05), torch.full((48, 64), -0.1), torch.full((2, 48, 64), 0.1)):
+        with pytest.raises(DenoiseError, match="noise map"):
+            MotionFusion().fuse_clip(noisy, bad)
+
+
+# ---------------------------------------------------------------------------------- maps in the Denoiser
+
+
+def noise_conditional_dust() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return build_model("dust", layers=2, patch_size=4, stride=2)
+
+
+@pytest.mark.parametrize("fusion", [FusionSettings(radius=1), None], ids=["fused", "model-alone"])
+def test_streaming_and_tiling_equal_the_whole_clip_with_a_signal_dependent_map(fusion):
+    noisy = poisson_gaussian(clip_of(0.5, frames=4, channels=3, height=48, width=80)).clamp(0, 1)
+    function = estimate_clip_noise(noisy)
+    model = noise_conditional_dust()
+    whole = Denoiser(model, DenoiseSettings(device="cpu", tile=0, fusion=fusion), sigma_range=(0.0, 0.2))
+    expected = whole.denoise_clip(noisy, function)
+    assert expected.shape == noisy.shape
+    streamed = torch.stack(list(whole.denoise_frames(iter(list(noisy)), function)))
+    assert torch.equal(streamed, expected)
+    tiled = Denoiser(
+        model, DenoiseSettings(device="cpu", tile=48, overlap=24, fusion=fusion), sigma_range=(0.0, 0.2)
+    ).denoise_clip(noisy, function)
+    assert torch.allclose(tiled, expected, atol=1e-5)
+    # the map matters: the same clip told one σ (the level) comes out otherwise
+    assert not torch.allclose(whole.denoise_clip(noisy, function.level), expected, atol=1e-4)
+    assert torch.equal(whole.denoise_clip(noisy, "auto"), expected)
+
+
+def test_per_channel_maps_go_into_opponent_colours_by_their_variances():
+    denoiser = Denoiser(noise_conditional_dust(), DenoiseSettings(device="cpu"), sigma_range=(0.0, 0.2))
+    noise_map = torch.rand(4, 3, 8, 8) * 0.1
+    opponent = denoiser._batch_noise(noise_map, 3, 3)
+    expected = torch.einsum("oc,tchw->othw", OPPONENT.square(), noise_map.square()).sqrt()
+    assert opponent.shape == (3, 4, 8, 8) and torch.allclose(opponent, expected)
+    same = torch.full((4, 3, 8, 8), 0.07)  # equal σ in R, G and B: the same σ in every opponent channel
+    assert torch.allclose(denoiser._batch_noise(same, 3, 3), torch.full((3, 4, 8, 8), 0.07))
+    out = denoiser.denoise_window(torch.rand(4, 3, 8, 8), 0.05, noise_map=noise_map)
+    assert out.shape == (4, 3, 8, 8)
+
+
+def test_the_estimate_is_described_in_one_line():
+    denoiser = Denoiser(
+        noise_conditional_dust(), DenoiseSettings(device="cpu", fusion=FusionSettings()), sigma_range=(0.0, 0.2)
+    )
+    function = NoiseLevelFunction((0.1, 0.5, 0.9), ((9.1 / 255, 14.2 / 255, 11.0 / 255),), level=12 / 255, source="x")
+    line = denoiser.describe_sigma(function, "estimated")
+    assert "\n" not in line and line.startswith("noise estimated from x: σ ≈ 9.1 in shadows, 14.2 in mid-tones, 11.0")
+    assert "is told each pixel's σ" in line and "motion-aligned neighbours" in line
+
+
+# ------------------------------------------------------------------------------------------- the command
+
+
+def test_clean_sigma_auto_prints_the_estimate_and_writes_the_output(tmp_path, capsys, monkeypatch):
+    checkpoint = save_model(
+        noise_conditional_dust(),
+        tmp_path / "m.safetensors",
+        {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"},
+    )
+    noisy = to_8_bits(poisson_gaussian(clip_of(0.5, frames=6, channels=3, height=48, width=64)))
+    source = write_video(tmp_path / "in.mkv", noisy, fps=Fraction(25), codec="ffv1")
+    target = tmp_path / "out.mkv"
+    code, out, err = run_cli(
+        ["clean", source, "-o", target, "--format", "lossless", "--sigma", "auto", "--checkpoint", checkpoint],
+        capsys,
+        monkeypatch,
+    )
+    assert code == 0, err
+    estimate = [line for line in out.splitlines() if "noise estimated from motion-aligned frame differences" in line]
+    assert len(estimate) == 1 and "in shadows" in estimate[0] and "is told each pixel's σ" in estimate[0]
+    assert read_video(target).shape == noisy.shape

@@ -1,0 +1,106 @@
+"""The noise level function (NLF) of a video: how much noise it carries at each intensity, per channel.
+
+    nlf = NoiseLevelFunction(knots=(0.1, 0.5, 0.9), sigmas=((0.02, 0.04, 0.05),), level=0.04)
+    nlf.at(0.5)             # (C,) σ at mid-grey, on the [0, 1] scale
+    noise_map = nlf(frame)  # (C, H, W) tensor: each pixel's σ, from its neighbourhood's intensity
+    nlf.level               # one σ: the RMS of σ over the pixels of the frames it was estimated on
+
+Real noise is not one σ: shot noise grows with the light a pixel collected (variance a·x + b in linear
+light), and the sRGB gamma and a codec bend and smooth that, so it can rise and fall again across the
+intensities. An NLF holds σ_c at a few intensities (knots) per channel c, linear in between and flat
+beyond the first and last knot: no trend is invented where nothing was measured.
+
+Each pixel's σ is read at the mean intensity of its LOCAL_MEAN×LOCAL_MEAN neighbourhood in its own
+channel, not at its own value: a noisy pixel's value is its intensity plus the noise, which would make
+the map noisy itself. The estimator (`videodenoise.noise.estimation`) bins its samples by the same
+local mean, so the two read intensity the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import torch
+
+from videodenoise.errors import DenoiseError
+
+LOCAL_MEAN = 5  # side of the box whose mean intensity a pixel's σ is read at
+# where `summary` reads the curve (the centres of the lower, middle and upper fifths of the range)
+TONES = (("shadows", 0.1), ("mid-tones", 0.5), ("highlights", 0.9))
+
+
+def local_mean(image: np.ndarray) -> np.ndarray:
+    """H×W×C float32 → each pixel's mean over its LOCAL_MEAN² neighbourhood, per channel (H×W×C)."""
+    out = cv2.blur(image, (LOCAL_MEAN, LOCAL_MEAN), borderType=cv2.BORDER_REFLECT)
+    return out.reshape(image.shape)
+
+
+@dataclass(frozen=True)
+class NoiseLevelFunction:
+    """σ_c(intensity) on the [0, 1] scale, per channel c.
+
+    knots: K increasing intensities in [0, 1]; sigmas: C rows of K σ, one row per channel (one row:
+    every channel alike); level: the single σ that stands for it where one number is needed (the
+    rescaling of a model's input): the RMS of the map over the frames it was estimated on; source:
+    what it was estimated from, in words (for the line `clean` prints)."""
+
+    knots: tuple[float, ...]
+    sigmas: tuple[tuple[float, ...], ...]
+    level: float
+    source: str = "given"
+
+    def __post_init__(self):
+        knots = np.asarray(self.knots, dtype=np.float64)
+        sigmas = np.asarray(self.sigmas, dtype=np.float64)
+        if knots.ndim != 1 or len(knots) == 0 or not np.all(np.diff(knots) > 0) or knots[0] < 0 or knots[-1] > 1:
+            raise DenoiseError(f"a noise level function needs increasing knots in [0, 1], got {self.knots}")
+        if sigmas.ndim != 2 or sigmas.shape[1] != len(knots) or sigmas.shape[0] not in (1, 3):
+            raise DenoiseError(
+                f"a noise level function needs 1 or 3 rows of {len(knots)} σ (one per knot), got shape {sigmas.shape}"
+            )
+        if not np.isfinite(sigmas).all() or (sigmas < 0).any() or not (math.isfinite(self.level) and self.level >= 0):
+            raise DenoiseError("a noise level function's σ must be finite and >= 0 (stds on the [0, 1] scale)")
+        if sigmas.max() > 1:
+            raise DenoiseError("a noise level function's σ is on the [0, 1] scale; divide values on 0-255 by 255")
+
+    @classmethod
+    def constant(cls, sigma: float, channels: int = 1, source: str = "given") -> NoiseLevelFunction:
+        """The same σ at every intensity: Gaussian noise."""
+        return cls((0.5,), ((float(sigma),),) * channels, float(sigma), source)
+
+    @property
+    def channels(self) -> int:
+        return len(self.sigmas)
+
+    def at(self, intensity) -> np.ndarray:
+        """σ at these intensities: an array (C, *shape of intensity)."""
+        x = np.asarray(intensity, dtype=np.float64)
+        return np.stack([np.interp(x, self.knots, row) for row in self.sigmas])
+
+    def map_image(self, image: np.ndarray) -> np.ndarray:
+        """An H×W×C float32 image → each pixel's σ, H×W×C float32 (a one-row function serves every channel)."""
+        channels = image.shape[2]
+        if self.channels not in (1, channels):
+            raise DenoiseError(
+                f"a noise level function of {self.channels} channels cannot describe frames of {channels}"
+            )
+        intensity = local_mean(image)
+        rows = self.sigmas if self.channels == channels else self.sigmas * channels
+        out = np.empty(image.shape, np.float32)
+        for channel, row in enumerate(rows):
+            out[..., channel] = np.interp(intensity[..., channel], self.knots, row)
+        return out
+
+    def __call__(self, frame: torch.Tensor) -> torch.Tensor:
+        """A (C, H, W) frame in [0, 1] → its noise map (C, H, W): each pixel's σ, float32 on the CPU."""
+        image = np.ascontiguousarray(frame.detach().cpu().float().numpy().transpose(1, 2, 0))
+        return torch.from_numpy(np.ascontiguousarray(self.map_image(image).transpose(2, 0, 1)))
+
+    def summary(self) -> str:
+        """'σ ≈ 9.1 in shadows, 14.2 in mid-tones, 11.0 in highlights (0-255, mean over channels)'."""
+        values = self.at([x for _, x in TONES]).mean(axis=0) * 255
+        parts = ", ".join(f"{value:.1f} in {name}" for (name, _), value in zip(TONES, values))
+        return f"σ ≈ {parts} (0-255{', mean over channels' if self.channels > 1 else ''})"
