@@ -43,6 +43,9 @@ _PUBLIC = {
     "make_noise": "videodenoise.noise.kinds",
     "gamma_sweep": "videodenoise.noise.levels",
     "estimate_video_sigma": "videodenoise.noise.estimation",
+    "estimate_video_noise": "videodenoise.noise.estimation",
+    "NoiseLevelFunction": "videodenoise.noise.noise_level_function",
+    "CameraNoise": "videodenoise.noise.camera",
     # models
     "build_model": "videodenoise.models.registry",
     "load_model": "videodenoise.models.registry",
