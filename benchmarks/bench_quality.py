@@ -649,12 +649,27 @@ def gap_table(rows: list[dict], ours: list[str], others: list[str]) -> str:
     return format_table(header, body)
 
 
+def paired_row(label: str, a: list[float], b: list[float]) -> tuple[list[str], object, int]:
+    """One row of a paired-interval table: (cells, the PairedDifference of a − b, how many pairs a wins)."""
+    from videodenoise.evaluation.statistics import paired_difference
+
+    result = paired_difference(a, b)
+    ahead = sum(x > y for x, y in zip(a, b))
+    cells = [
+        label,
+        str(len(a)),
+        _fmt(result.mean, signed=True),
+        f"[{_fmt(result.low, signed=True)}, {_fmt(result.high, signed=True)}]",
+        f"{ahead} of {len(a)}",
+    ]
+    return cells, result, ahead
+
+
 def interval_table(rows: list[dict], ours: list[str], others: list[str], sigma: float) -> tuple[str, list[dict]]:
     """At one σ, each of ours minus each other method, paired by clip: the mean PSNR difference, its 95 %
     Student-t interval over clips (videodenoise.statistics.paired_difference) and the clips ahead.
     Clips differ far more from each other than one noise draw does, so this is the interval that says
     whether a mean gap would hold on other footage like this."""
-    from videodenoise.evaluation.statistics import paired_difference
 
     header = [f"at σ={sigma:g}, paired by clip", "clips", "mean gap (dB)", "95 % interval", "clips ahead"]
     body, summary = [], []
@@ -668,17 +683,8 @@ def interval_table(rows: list[dict], ours: list[str], others: list[str], sigma: 
                 continue
             a = [cell(rows, mine, sigma, "psnr", c) for c in clips]
             b = [cell(rows, other, sigma, "psnr", c) for c in clips]
-            result = paired_difference(a, b)
-            ahead = sum(x > y for x, y in zip(a, b))
-            body.append(
-                [
-                    f"{mine} − {other}",
-                    str(len(clips)),
-                    _fmt(result.mean, signed=True),
-                    f"[{_fmt(result.low, signed=True)}, {_fmt(result.high, signed=True)}]",
-                    f"{ahead} of {len(clips)}",
-                ]
-            )
+            cells, result, ahead = paired_row(f"{mine} − {other}", a, b)
+            body.append(cells)
             summary.append(
                 {"method": mine, "other": other, "sigma_255": sigma, **result.to_dict(), "clips_ahead": ahead}
             )

@@ -751,7 +751,6 @@ def clean_labels(derived: list[dict]) -> list[str]:
 def interval_table(derived: list[dict]) -> tuple[str, list[dict]]:
     """clean (σ auto) minus ffmpeg's best (per clip, and per condition), paired by clip, at every condition and
     over the conditions' mean per clip: mean gap, 95 % t interval over clips, clips ahead."""
-    from videodenoise.evaluation.statistics import paired_difference
 
     header = ["paired by clip", "clips", "mean gap (dB)", "95 % interval", "clips ahead"]
     body, summary = [], []
@@ -770,17 +769,8 @@ def interval_table(derived: list[dict]) -> tuple[str, list[dict]]:
                     continue
                 a = [_mean(cell(derived, mine, k, "psnr", c) for k in over) for c in clips]
                 b = [_mean(cell(derived, other, k, "psnr", c) for k in over) for c in clips]
-                result = paired_difference(a, b)
-                ahead = sum(x > y for x, y in zip(a, b))
-                body.append(
-                    [
-                        f"{condition}: {mine} − {other}",
-                        str(len(clips)),
-                        _fmt(result.mean, signed=True),
-                        f"[{_fmt(result.low, signed=True)}, {_fmt(result.high, signed=True)}]",
-                        f"{ahead} of {len(clips)}",
-                    ]
-                )
+                cells, result, ahead = quality.paired_row(f"{condition}: {mine} − {other}", a, b)
+                body.append(cells)
                 summary.append(
                     {"method": mine, "other": other, "condition": condition, **result.to_dict(), "clips_ahead": ahead}
                 )
