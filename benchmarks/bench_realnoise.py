@@ -92,7 +92,7 @@ DEFAULT_SIGMA_SWEEP = (5.0, 8.0, 11.0, 14.0, 17.0, 20.0, 25.0, 30.0)
 QUICK = {"clips": ["bikes"], "levels": ["medium"], "crfs": [23], "frames": 3}
 # newer noise-level estimators, looked up in this order before `estimate_clip_sigma` (module, function)
 SIGMA_ESTIMATORS = (
-    ("videodenoise.noise.estimation", "estimate_clip_noise"),  # a NoiseLevelFunction: its `level` is the RMS σ
+    ("videodenoise.noise.estimation", "estimate_clip_noise"),  # a NoiseLevelFunction: σ̂ is its told_level
     ("videodenoise.noise.estimation", "estimate_clip_nlf"),
     ("videodenoise.noise.estimation", "estimate_clip_noise_level"),
     ("videodenoise.noise.nlf", "estimate_clip_nlf"),
@@ -200,7 +200,8 @@ def noise_fields(noise) -> dict:
 
 def rms_sigma(value, clip: torch.Tensor | None = None) -> float:
     """One σ ([0, 1] scale) from whatever an estimator returns: a number; a mapping or object with a
-    `level` (a NoiseLevelFunction's: the RMS of its noise map), `rms_sigma`, `rms` or `sigma` (key,
+    `told_level` or `level` (a NoiseLevelFunction's: the RMS of what a model is told, its noise map times
+    its grain, or of the map itself), `rms_sigma`, `rms` or `sigma` (key,
     attribute, or method taking nothing or the clip); a function of the pixels (σ at every pixel of the clip,
     or of each frame); or per-channel / per-intensity values (a tensor, array or sequence). Several values
     are reduced to their root mean square."""
@@ -210,7 +211,7 @@ def rms_sigma(value, clip: torch.Tensor | None = None) -> float:
         value = value.detach().cpu().double().numpy()
     if isinstance(value, (np.ndarray, list, tuple)):
         return float(np.sqrt(np.mean(np.asarray(value, dtype=np.float64) ** 2)))
-    for key in ("level", "rms_sigma", "rms", "sigma"):
+    for key in ("told_level", "level", "rms_sigma", "rms", "sigma"):
         found = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
         if callable(found):
             try:

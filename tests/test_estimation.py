@@ -23,6 +23,7 @@ from videodenoise.noise.estimation import (
     estimate_noise_sigma,
     estimate_video_noise,
 )
+from videodenoise.noise.grain import GRAIN_SCALE, MAX_GRAIN
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 from helpers import run_cli
@@ -132,6 +133,77 @@ def test_codec_smoothed_noise_reads_higher_than_the_finest_wavelet_band():
     noise = estimate_clip_noise(noisy)
     assert noise.level == pytest.approx(15 / 255, rel=0.15)
     assert estimate_noise_sigma(noisy[:5]) < 0.6 * noise.level
+
+
+def correlated(shape: tuple[int, ...], sigma: float, seed: int = 3) -> torch.Tensor:
+    """Gaussian noise of per-pixel σ correlated over a 3×3 box (as a codec's residue is, roughly)."""
+    white = torch.randn(shape, generator=torch.Generator().manual_seed(seed))
+    smooth = torch.nn.functional.avg_pool2d(white, 3, stride=1, padding=1, count_include_pad=False)
+    return smooth * sigma / smooth.std()
+
+
+def smooth_clip(step: float, channels: int) -> torch.Tensor:
+    """clip_of's texture at a tenth of its contrast: a scene flat enough for whole 4×4 blocks of noise."""
+    return 0.5 + 0.1 * (clip_of(step, channels=channels, height=144, width=192) - 0.5)
+
+
+def block_grain(noise: torch.Tensor, side: int = GRAIN_SCALE) -> float:
+    """What the grain stands for, read off the noise itself: side × σ of its side×side block means over
+    its per-pixel σ."""
+    return float(side * torch.nn.functional.avg_pool2d(noise, side).std() / noise.std())
+
+
+@pytest.mark.parametrize("step", [0.0, 0.6], ids=["static", "panning"])
+def test_the_grain_of_correlated_noise_is_its_block_means_sigma_over_its_pixel_sigma(step):
+    clean = smooth_clip(step, channels=1)
+    noise = correlated(clean.shape, 10 / 255)
+    expected = block_grain(noise)
+    assert expected > 2  # a 3×3 box makes 4×4 block means far noisier than white noise's
+    function = estimate_clip_noise(clean + noise)
+    # within 15 %: under a sub-pixel flow the pixel σ of correlated noise reads high (see estimation.py)
+    assert len(function.grain) == 1 and function.grain[0] == pytest.approx(expected, rel=0.15)
+    assert function.level == pytest.approx(10 / 255, rel=0.15)  # the map stays the pixel-level σ
+    assert function.told_level == pytest.approx(function.level * function.grain[0])
+    assert "spatially correlated" in function.summary()
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_white_noise_has_no_grain(channels):
+    noisy = to_8_bits(gaussian(clip_of(0.6, channels=channels, height=144, width=192), 25 / 255))
+    function = estimate_clip_noise(noisy)
+    assert all(g == 1 for g in function.grain) and function.told_level == function.level
+    assert "correlated" not in function.summary()
+
+
+def test_noise_shared_by_r_g_and_b_is_luminance_grain():
+    """The same noise in R, G and B (a camera's colour matrix taken to the limit): all of it is in the
+    luminance channel, √3 times the σ that independent channels would put there, none in the colour
+    differences, which the grain reads as its lower bound."""
+    clean = smooth_clip(0.6, channels=3)
+    shared = gaussian(torch.zeros(clean.shape[0], 1, *clean.shape[2:]), 8 / 255)
+    function = estimate_clip_noise(clean + shared)
+    assert function.grain[0] == pytest.approx(3**0.5, rel=0.1)
+    assert function.grain[1:] == (1 / MAX_GRAIN, 1 / MAX_GRAIN)
+
+
+def test_a_grain_multiplies_what_the_model_is_told_in_each_opponent_channel():
+    denoiser = Denoiser(noise_conditional_dust(), DenoiseSettings(device="cpu"), sigma_range=(0.0, 0.2))
+    noise_map = torch.rand(4, 3, 8, 8) * 0.1
+    plain = denoiser._batch_noise(noise_map, 3, 3)
+    grained = denoiser._batch_noise(noise_map, 3, 3, (2.0, 0.5, 1.0))
+    assert torch.allclose(grained, plain * torch.tensor([2.0, 0.5, 1.0]).view(3, 1, 1, 1))
+    grey = denoiser._batch_noise(noise_map[:, :1], 1, 1, (1.5,))
+    assert torch.allclose(grey, noise_map[:, 0].unsqueeze(0) * 1.5)
+    clip = torch.rand(5, 3, 24, 24)
+    function = NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04)
+    coarse = NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04, grain=(2.0, 1.0, 1.0))
+    assert not torch.allclose(denoiser.denoise_clip(clip, function), denoiser.denoise_clip(clip, coarse))
+
+
+@pytest.mark.parametrize("grain", [(1.0,), (2.0, 0.0, 1.0), (float("nan"),) * 3])
+def test_a_bad_grain_is_refused(grain):
+    with pytest.raises(DenoiseError, match="grain"):
+        NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04, grain=grain)
 
 
 def test_tiny_and_noise_free_clips():

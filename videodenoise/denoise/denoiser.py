@@ -190,8 +190,9 @@ class Denoiser:
         frame's map of σ read from its own intensities); None applies the model as trained.
         """
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
+        grain = function.grain if function is not None else ()
         if function is not None:
-            sigma = function.level
+            sigma = function.told_level
         sigma = None if sigma is None else check_sigma(sigma, error=DenoiseError, unit_scale=True)
         if self.fusion is not None:
             if sigma is None:
@@ -228,7 +229,7 @@ class Denoiser:
                 yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, before, kept)
             else:
                 clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
-                yield from self.denoise_window(clip, sigma, before, kept, noise_map)
+                yield from self.denoise_window(clip, sigma, before, kept, noise_map, grain)
             first += self.stride
             for index in [i for i in buffer if i < first - size]:
                 del buffer[index]
@@ -240,12 +241,14 @@ class Denoiser:
         start: int = 0,
         count: int | None = None,
         noise_map: torch.Tensor | None = None,
+        grain: tuple[float, ...] = (),
     ) -> torch.Tensor:
         """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
 
         noise_map: None, or each pixel's σ, (T, H, W) for every channel alike or (T, C, H, W) per
         channel (`sigma` is the one level that sets the rescaling); a noise-conditional model is told
-        it (in the channels it sees, see `_batch_noise`), any other model its root mean square."""
+        it (in the channels it sees, see `_batch_noise`), any other model its root mean square.
+        grain: the `NoiseLevelFunction.grain` the map is multiplied by in the channels the model sees."""
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
         if channels not in (1, 3):
@@ -265,7 +268,7 @@ class Denoiser:
             batch, centre = clip.expand(-1, 3, -1, -1).unsqueeze(0), 0.5
         scale, model_sigma = self.scale_for(sigma)
         if noise_map is not None:
-            noise_map = self._batch_noise(noise_map.to(self.device, torch.float32), channels, batch.shape[0])
+            noise_map = self._batch_noise(noise_map.to(self.device, torch.float32), channels, batch.shape[0], grain)
         if noise_map is not None and model_sigma is not None:  # the map, rescaled as the frames are
             model_sigma = noise_map / scale
         elif noise_map is not None:
@@ -288,19 +291,28 @@ class Denoiser:
             )
         return out.clamp_(0, 1).float().cpu()
 
-    def _batch_noise(self, noise_map: torch.Tensor, channels: int, batch: int) -> torch.Tensor:
+    def _batch_noise(
+        self, noise_map: torch.Tensor, channels: int, batch: int, grain: tuple[float, ...] = ()
+    ) -> torch.Tensor:
         """A window's noise map, (T, H, W) or (T, C, H, W), as the (B, T, H, W) map of the clips the
         model sees (see `denoise_window`): per-channel σ go with their channels, into opponent colours
         as σ_k = √(Σ_c O[k, c]²·σ_c²) (independent noise in R, G and B), and as their RMS into a model
-        that sees all channels of a pixel at once."""
+        that sees all channels of a pixel at once; then times the grain (per opponent channel, which is
+        where it was measured; its RMS for a model that sees R, G and B)."""
         if noise_map.dim() == 3 or noise_map.shape[1] == 1:  # the same σ in every channel
-            return (noise_map if noise_map.dim() == 3 else noise_map[:, 0]).expand(batch, -1, -1, -1)
-        if channels == self.channels:  # a colour model: one map for the three channels of a pixel
-            return noise_map.square().mean(dim=1).sqrt().unsqueeze(0)
-        if self.colour == "rgb":
-            return noise_map.transpose(0, 1)
-        weights = OPPONENT.to(noise_map.device).square()
-        return torch.einsum("oc,tchw->othw", weights, noise_map.square()).sqrt()
+            sigma_map = (noise_map if noise_map.dim() == 3 else noise_map[:, 0]).expand(batch, -1, -1, -1)
+        elif channels == self.channels:  # a colour model: one map for the three channels of a pixel
+            sigma_map = noise_map.square().mean(dim=1).sqrt().unsqueeze(0)
+        elif self.colour == "rgb":
+            sigma_map = noise_map.transpose(0, 1)
+        else:
+            weights = OPPONENT.to(noise_map.device).square()
+            sigma_map = torch.einsum("oc,tchw->othw", weights, noise_map.square()).sqrt()
+        if not grain:
+            return sigma_map
+        factors = torch.tensor(grain, device=sigma_map.device, dtype=sigma_map.dtype)
+        opponent = channels == 3 and self.channels == 1 and self.colour != "rgb" and len(grain) == 3
+        return sigma_map * (factors.view(-1, 1, 1, 1) if opponent else factors.square().mean().sqrt())
 
     def scale_for(self, sigma: float | None) -> tuple[float, float | None]:
         """(s, σ told to the model): frames are applied as (y − c)/s + ½, i.e. with noise σ/s.
@@ -328,7 +340,7 @@ class Denoiser:
             trained = f"the model was trained at σ = {self.sigma_train * 255:.3g}"
         if sigma is None:
             return f"no σ given: the model is applied as trained ({trained})"
-        level = function.level if function is not None else sigma
+        level = function.told_level if function is not None else sigma
         scale, told_level = self.scale_for(level)
         rescale = "" if abs(scale - 1) < 1e-9 else f", rescaled to σ = {(told_level or self.sigma_train) * 255:.3g}"
         if self.fusion is not None:

@@ -20,7 +20,7 @@
   codec has correlated loses less to the resampling, so there σ reads high by up to √(2 / (1 + v)),
   1.18 for the average sub-pixel offset, and not at all where the motion is whole pixels.) Pixels are
   binned by their local mean intensity (LOCAL_MEAN², as the map is read), per channel, and each bin's
-  σ is `_robust_sigma`'s. Before that, pixels the flow cannot be trusted on are dropped: on edges and
+  σ is `robust_sigma`'s. Before that, pixels the flow cannot be trusted on are dropped: on edges and
   texture (a gradient of the pair's mean over EDGE·σ a pixel: a tenth of a pixel of misalignment there
   already leaves scene in d), with structure left in d (a local mean of d over STRUCTURE times its
   robust spread: an occlusion, something the flow missed), warped in from outside the frame, and
@@ -37,6 +37,11 @@
   its neighbours' line predicts there, weighted by their sample counts; read at the bin centres
   (`NoiseLevelFunction`: linear between, flat beyond). Not forced monotone: after the sRGB gamma and
   clipping, σ rises and falls again over the range.
+* The grain. From the same pairs, how much more σ a model should be told than the map says, per
+  channel it sees: noise a codec, chroma subsampling or a colour matrix correlated over neighbouring
+  pixels or channels (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred
+  gradients of its own above EDGE·σ, their median (read off d / 2, whose noise is the mean's) is the
+  edge threshold instead, so the flat parts of a frame are still found.
 * Cost. Up to MAX_PAIRS pairs spread over the video, read one pair at a time; two frames decoded and one
   optical flow each, at most MAX_SAMPLES pixels a channel kept from a pair whatever the frame size: on
   100 frames of 320×240 (H.264), 1.4 s, 7 % of `clean`'s time, half of it seeking and decoding.
@@ -57,7 +62,9 @@ import torch
 from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
+from videodenoise.noise.grain import grain_samples, measure_grain
 from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
+from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 
 MAX_PAIRS = 8
 BINS = 8
@@ -75,9 +82,6 @@ CLIPPED = 0.02
 BLOCK = 8
 QUANTILE = 0.2
 AGREE = 0.25
-MAD_TO_SIGMA = 1.4826  # σ / MAD of a Gaussian
-TRIM = 3.0
-QUANTUM = 1 / 255  # the robust σ's window is never narrower than one 8-bit step
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
 
 
@@ -90,6 +94,7 @@ def estimate_noise(frame_pairs: Iterable[tuple[torch.Tensor, torch.Tensor | None
     patches: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (block mean, block variance) per frame
     finest: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (intensity, Haar HH coefficient) per frame
     histogram = None  # per channel: how many pixels at each local-mean intensity
+    grains: list[tuple[np.ndarray, np.ndarray]] = []  # per pair: (pixels, blocks), see grain_samples
     singles, pairs, frames = [], 0, 0
     for first, second in frame_pairs:
         image, guide = aligner.prepare(first)
@@ -111,15 +116,17 @@ def estimate_noise(frame_pairs: Iterable[tuple[torch.Tensor, torch.Tensor | None
         if second is not None:
             # a pair whose difference holds less than AGREE of the noise either frame shows in its finest
             # band shares that noise (a repeated frame): its samples would only drag σ down
-            band = _robust_sigma(np.concatenate([f[-1][1] for f in finest]))
-            samples = _difference_samples(aligner, image, guide, *aligner.prepare(second), AGREE * band)
-            if samples is not None:
+            band = robust_sigma(np.concatenate([f[-1][1] for f in finest]))
+            measured = _difference_samples(aligner, image, guide, *aligner.prepare(second), AGREE * band)
+            if measured is not None:
+                samples, grain_samples = measured
                 pairs += 1
+                grains.append(grain_samples)
                 for channel, sample in enumerate(samples):
                     temporal[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
-    return _fit(temporal, patches, finest, histogram, singles, pairs, frames)
+    return _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
@@ -226,14 +233,17 @@ def _difference_samples(
     trusted = (map_x >= 0) & (map_x <= width - 1) & (map_y >= 0) & (map_y <= height - 1)
     if not trusted.any():
         return None
-    spread = _robust_sigma(normalised[trusted])
+    spread = robust_sigma(normalised[trusted])
     if spread < shared_below:
         return None
-    # the gradient of the pair's mean, blurred just enough to quiet the noise but not fine texture, on
-    # which a fraction of a pixel of misalignment leaves scene in d
-    grey = cv2.GaussianBlur(mean.mean(axis=2), (0, 0), 1.0)
-    gradient = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8
-    trusted &= gradient <= max(EDGE * spread, float(np.quantile(gradient[trusted], FALLBACK_Q)))
+    # on edges and texture a fraction of a pixel of misalignment leaves scene in d
+    gradient = _gradient(mean)
+    # noise correlated over a few pixels (a codec's) has gradients of its own after that blur, which
+    # are not the scene's: the pair mean's noise is distributed as d / 2's, whose median gradient is
+    # then the floor of what counts as an edge (white noise's median lies under EDGE·σ)
+    noise_gradient = float(np.median(_gradient(0.5 * (image - warped))[trusted]))
+    fallback = float(np.quantile(gradient[trusted], FALLBACK_Q))
+    trusted &= gradient <= max(EDGE * spread, noise_gradient, fallback)
     warped_clipped = cv2.remap(_clipped(other).astype(np.float32), map_x, map_y, cv2.INTER_LINEAR)
     clipped = _clipped(image) | (warped_clipped.reshape(image.shape) > 0)
     # a pixel within RISK σ of 0 or 1 (by its 3×3 mean) is clipped now and then, and when it is not its
@@ -243,19 +253,27 @@ def _difference_samples(
     structure = cv2.blur(normalised, (STRUCTURE_BOX, STRUCTURE_BOX), borderType=cv2.BORDER_REFLECT)
     structure = np.abs(structure.reshape(image.shape))
     intensity = local_mean(mean)
-    samples = []
+    samples, kept_everywhere = [], trusted.copy()
     for channel in range(channels):
         keep = trusted & ~at_risk[..., channel]
         unclipped = keep & ~clipped[..., channel]
         if unclipped.any():
             limit = STRUCTURE * MAD_TO_SIGMA * float(np.median(structure[..., channel][unclipped]))
             keep &= clipped[..., channel] | (structure[..., channel] <= limit)
+        kept_everywhere &= keep & ~clipped[..., channel]
         index = np.flatnonzero(keep)
         index = index[:: max(1, math.ceil(len(index) / MAX_SAMPLES))]
         samples.append(
             tuple(plane[..., channel].ravel()[index] for plane in (intensity, normalised, clipped))  # type: ignore[misc]
         )
-    return samples
+    return samples, grain_samples(image - warped, normalised, map_x, map_y, kept_everywhere)
+
+
+def _gradient(image: np.ndarray) -> np.ndarray:
+    """The gradient magnitude (per pixel) of an H×W×C image's channel mean, blurred just enough to quiet
+    white noise but not fine texture."""
+    grey = cv2.GaussianBlur(image.mean(axis=2), (0, 0), 1.0)
+    return np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8
 
 
 def _block_statistics(plane: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -277,14 +295,16 @@ def _block_statistics(plane: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---- the curve -----------------------------------------------------------------------------------
-def _fit(temporal, patches, finest, histogram: np.ndarray, singles, pairs: int, frames: int) -> NoiseLevelFunction:
+def _fit(
+    temporal, patches, finest, histogram: np.ndarray, singles, pairs: int, frames: int, grain: tuple[float, ...] = ()
+) -> NoiseLevelFunction:
     centres = (np.arange(BINS) + 0.5) / BINS
     rows, used_pairs, used_patches = [], False, False
     for channel in range(histogram.shape[0]):
         intensity, values, clipped = _joined(temporal[channel], 3)
-        differences = _bins(intensity, values, MIN_SAMPLES, _robust_sigma, clipped, MIN_SHARE)
+        differences = _bins(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
         flat = _bins(*_joined(patches[channel]), MIN_BLOCKS, _flat_sigma)
-        fine = _bins(*_joined(finest[channel]), MIN_SAMPLES, _robust_sigma)
+        fine = _bins(*_joined(finest[channel]), MIN_SAMPLES, robust_sigma)
         # of the two single-frame figures the lower: texture lifts both (flat patches much more, where a
         # frame has none), a codec's smoothing lowers the finest band's
         spatial = [
@@ -308,7 +328,7 @@ def _fit(temporal, patches, finest, histogram: np.ndarray, singles, pairs: int, 
     power = sum((h * np.square(np.interp(at, centres, row))).sum() for h, row in zip(histogram, sigmas))
     level = math.sqrt(power / max(float(pixels.sum()), 1.0))
     return NoiseLevelFunction(
-        tuple(centres.tolist()), tuple(tuple(row.tolist()) for row in sigmas), min(level, 1.0), source
+        tuple(centres.tolist()), tuple(tuple(row.tolist()) for row in sigmas), min(level, 1.0), source, grain
     )
 
 
@@ -353,28 +373,6 @@ def _finest_coefficients(plane: np.ndarray, intensity: np.ndarray) -> tuple[np.n
     index = np.flatnonzero(keep)
     index = index[:: max(1, math.ceil(len(index) / MAX_SAMPLES))]
     return intensity[: 2 * rows : 2, : 2 * cols : 2].ravel()[index], coefficient.ravel()[index]
-
-
-def _robust_sigma(values: np.ndarray) -> float:
-    """σ of the bulk of `values`: the RMS of those within TRIM σ of their median, over what a Gaussian
-    keeps there, σ re-estimated three times from 1.4826·MAD. Unlike the MAD alone it is not stuck on the
-    steps of 8-bit values (whose medians jump a whole step), and it counts a heavy-tailed noise's tails
-    up to TRIM σ, where the model needs its std; values farther out are the flow's failures."""
-    if len(values) == 0:
-        return 0.0
-    offsets = np.abs(values - np.median(values))
-    sigma = MAD_TO_SIGMA * float(np.median(offsets))
-    for _ in range(3):
-        window = max(TRIM * sigma, QUANTUM)
-        inside = offsets[offsets <= window]
-        rms = math.sqrt(float(np.mean(np.square(inside)))) if len(inside) else 0.0
-        if sigma <= 0 or rms <= 0:
-            sigma = rms
-            continue
-        c = window / sigma  # the fraction of a Gaussian's variance within ±c σ
-        kept = 1 - 2 * c * math.exp(-c * c / 2) / math.sqrt(2 * math.pi) / math.erf(c / math.sqrt(2))
-        sigma = rms / math.sqrt(kept)
-    return sigma
 
 
 def _flat_sigma(variances: np.ndarray) -> float:

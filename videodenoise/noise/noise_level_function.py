@@ -45,12 +45,21 @@ class NoiseLevelFunction:
     knots: K increasing intensities in [0, 1]; sigmas: C rows of K σ, one row per channel (one row:
     every channel alike); level: the single σ that stands for it where one number is needed (the
     rescaling of a model's input): the RMS of the map over the frames it was estimated on; source:
-    what it was estimated from, in words (for the line `clean` prints)."""
+    what it was estimated from, in words (for the line `clean` prints); grain: how much more σ a model
+    should be told than the map says, per channel a grey model sees (the opponent colours of
+    `videodenoise.colour` for colour frames, else the one channel), () for white noise.
+
+    Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
+    patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
+    over 2×2 pixels by 4:2:0, a camera's colour matrix) has more power there than white noise of the
+    same per-pixel σ. Fusion weighs pixel differences and uses the map as it is; the model is told map
+    × grain (`Denoiser`)."""
 
     knots: tuple[float, ...]
     sigmas: tuple[tuple[float, ...], ...]
     level: float
     source: str = "given"
+    grain: tuple[float, ...] = ()
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
@@ -65,11 +74,22 @@ class NoiseLevelFunction:
             raise DenoiseError("a noise level function's σ must be finite and >= 0 (stds on the [0, 1] scale)")
         if sigmas.max() > 1:
             raise DenoiseError("a noise level function's σ is on the [0, 1] scale; divide values on 0-255 by 255")
+        if self.grain and (len(self.grain) != sigmas.shape[0] or not all(0 < g < math.inf for g in self.grain)):
+            raise DenoiseError(
+                f"a noise level function's grain needs one finite factor > 0 per channel, got {self.grain}"
+            )
 
     @classmethod
     def constant(cls, sigma: float, channels: int = 1, source: str = "given") -> NoiseLevelFunction:
         """The same σ at every intensity: Gaussian noise."""
         return cls((0.5,), ((float(sigma),),) * channels, float(sigma), source)
+
+    @property
+    def told_level(self) -> float:
+        """The level of what a model is told: `level` times the grain's RMS over channels."""
+        if not self.grain:
+            return self.level
+        return self.level * math.sqrt(sum(g * g for g in self.grain) / len(self.grain))
 
     @property
     def channels(self) -> int:
@@ -103,4 +123,9 @@ class NoiseLevelFunction:
         """'σ ≈ 9.1 in shadows, 14.2 in mid-tones, 11.0 in highlights (0-255, mean over channels)'."""
         values = self.at([x for _, x in TONES]).mean(axis=0) * 255
         parts = ", ".join(f"{value:.1f} in {name}" for (name, _), value in zip(TONES, values))
-        return f"σ ≈ {parts} (0-255{', mean over channels' if self.channels > 1 else ''})"
+        text = f"σ ≈ {parts} (0-255{', mean over channels' if self.channels > 1 else ''})"
+        if any(g != 1 for g in self.grain):
+            names = ("luminance", "red-blue", "green-magenta") if self.channels == 3 else ("grey",)
+            factors = ", ".join(f"{g:.2g}× {name}" for g, name in zip(self.grain, names))
+            text += f"; spatially correlated (a codec's, chroma subsampling's), told {factors}"
+        return text
