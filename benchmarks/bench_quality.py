@@ -191,9 +191,11 @@ def make_pan_clip(photo: str, frames: int, size: tuple[int, int], seed: int = 0)
 def build_clips(
     names: list[str] | None = None, frames: int = DEFAULT_FRAMES, size: tuple[int, int] = DEFAULT_SIZE, seed: int = 0
 ) -> list[Clip]:
-    """The benchmark's clean clips, in order: real clips by name, pans by their "<photo>-pan" name."""
+    """The benchmark's clean clips, in order: real clips by name, pans by their "<photo>-pan" name (the
+    benchmark's photos, and by name only the validation photos a training run selects its candidate on)."""
     motion = motion_module()
-    photos = {photo_clip_name(p): p for p in motion.BENCHMARK_PHOTOS} if motion is not None else {}
+    held_out = (*motion.BENCHMARK_PHOTOS, *motion.VALIDATION_PHOTOS) if motion is not None else ()
+    photos = {photo_clip_name(p): p for p in held_out}
     names = available_clip_names() if names is None else names
     clips = []
     for name in names:

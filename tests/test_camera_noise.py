@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from videodenoise.colour import opponent_channel
 from videodenoise.errors import ConfigError, VideodenoiseError
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.evaluation.sweep import evaluate
@@ -270,40 +271,100 @@ def camera_config(root, **overrides) -> TrainConfig:
     return TrainConfig(**values)
 
 
-def test_training_mixes_camera_noise_into_its_clips_and_tells_each_clips_sigma(ped2, tmp_path):
+def colour_batch(batch: int = 8) -> torch.Tensor:
+    """(B, T, 3, H, W): a flat colour per clip, different in R, G and B."""
+    colours = torch.tensor([0.55, 0.45, 0.35]).view(1, 1, 3, 1, 1)
+    return colours.expand(batch, 3, 3, 16, 16).clone()
+
+
+def trainer_camera_indices(trainer, clean: torch.Tensor) -> set[int]:
+    """The clips of `trainer.inputs(clean, 7, 0)` that got camera noise: those it estimated the noise of."""
+    from videodenoise.training import inputs as module
+
+    seen, real = [], module.estimate_clip_noise
+    module.estimate_clip_noise = lambda clip: seen.append(clip) or real(clip)
+    try:
+        noisy = trainer.inputs(clean, 7, 0).noisy
+    finally:
+        module.estimate_clip_noise = real
+    return {
+        index
+        for colour in seen
+        for index, grey in enumerate(noisy)
+        if any(torch.allclose(opponent_channel(colour, k), grey) for k in range(3))
+    }
+
+
+def test_a_grey_model_trains_on_opponent_channels_of_colour_clips_with_camera_noise(ped2, tmp_path):
     config = camera_config(ped2)
     trainer = Trainer(config, tmp_path / "run", quiet=True)
-    clean = torch.full((8, 3, 1, 16, 16), 0.5)
-    noisy, sigmas, told = trainer.inputs(clean, 7, 0)
-    assert told["sigma"] is sigmas and sigmas.shape == (8,)
-    camera = torch.tensor([on_8_bits(clip) for clip in noisy])
+    assert trainer.train_set[0].shape[1] == 3 and trainer.val_set[0].shape[1] == 1  # colour in, grey validation
+    clean = colour_batch()
+    noisy, sigmas, told, target = trainer.inputs(clean, 7, 0)
+    assert noisy.shape == target.shape == (8, 3, 1, 16, 16) and told["sigma"].shape == (8, 3, 16, 16)
+    # the target is one opponent channel of each clip, as `clean` hands colour video to a grey model
+    channels = [
+        min(range(3), key=lambda k: float((opponent_channel(clip, k) - t).abs().max()))
+        for clip, t in zip(clean, target)
+    ]
+    assert all(torch.allclose(opponent_channel(clip, k), t) for clip, k, t in zip(clean, channels, target))
+    # camera clips are told a map, whose RMS is their σ; Gaussian clips their σ everywhere
+    camera = torch.tensor([i in trainer_camera_indices(trainer, clean) for i in range(8)])
     assert 0 < int(camera.sum()) < 8  # some clips of each kind
-    lightest = camera_noise_std(CameraNoise(a=0.0005, b=1e-5))
-    heaviest = camera_noise_std(CameraNoise(a=0.02, b=1e-3))
-    assert ((sigmas[camera] >= lightest) & (sigmas[camera] <= heaviest)).all()
-    measured = (noisy[camera] - 0.5).flatten(1).std(dim=1)
-    assert torch.allclose(measured, sigmas[camera], rtol=0.35, atol=1 / 255)
-    # reproducible from (seed, step, rank), and the Gaussian clips are those of a run without camera noise
-    again, again_sigmas, _ = trainer.inputs(clean, 7, 0)
-    assert torch.equal(again, noisy) and torch.equal(again_sigmas, sigmas)
-    plain = TrainingInputs(camera_config(ped2, camera_fraction=0.0), torch.device("cpu"), True)
-    plain_noisy, plain_sigmas = plain.noisy(clean, 7, 0)
-    assert torch.equal(plain_noisy[~camera], noisy[~camera]) and torch.equal(plain_sigmas[~camera], sigmas[~camera])
-    # validation stays Gaussian at sigma_train
-    validation, validation_sigmas, _ = trainer.inputs(clean, VALIDATION_SEED, 0)
-    assert not any(on_8_bits(clip) for clip in validation)
-    assert torch.allclose(validation_sigmas, torch.full((8,), config.sigma_train))
+    assert torch.allclose(told["sigma"][~camera], sigmas[~camera].view(-1, 1, 1, 1).expand(-1, 3, 16, 16))
+    assert torch.allclose(told["sigma"][camera].square().mean(dim=(1, 2, 3)).sqrt(), sigmas[camera])
+    # reproducible from (seed, step, rank)
+    again = trainer.inputs(clean, 7, 0)
+    assert torch.equal(again.noisy, noisy) and torch.equal(again.told["sigma"], told["sigma"])
+    # validation stays grey and Gaussian at sigma_train, scored against the clips as loaded
+    grey = clean[:, :, :1]
+    validation = trainer.inputs(grey, VALIDATION_SEED, 0)
+    assert torch.equal(validation.clean, grey) and torch.allclose(
+        validation.sigma, torch.full((8,), config.sigma_train)
+    )
     summary = trainer.fit()
     assert summary["steps"] == 2 and math.isfinite(summary["final"]["val_rmse"])
 
 
-def test_camera_range_settings_reach_the_draws(ped2):
+def test_camera_clips_are_told_the_estimators_map_times_its_grain(ped2, monkeypatch):
+    from videodenoise.noise.noise_level_function import NoiseLevelFunction
+    from videodenoise.training import inputs as module
+
+    seen = []
+
+    def estimator(clip):
+        seen.append(clip)
+        return NoiseLevelFunction((0.5,), ((0.03,),) * 3, 0.03, grain=(2.0, 0.5, 1.0))
+
+    monkeypatch.setattr(module, "estimate_clip_noise", estimator)
+    inputs = TrainingInputs(camera_config(ped2, camera_fraction=1.0), torch.device("cpu"), True)
+    clean = colour_batch(4)
+    noisy, sigmas, told, target = inputs(clean, 3, 0)
+    assert len(seen) == 4 and all(clip.shape == (3, 3, 16, 16) and on_8_bits(clip) for clip in seen)
+    for colour, grey, told_map in zip(seen, noisy, told["sigma"]):
+        k = next(k for k in range(3) if torch.allclose(opponent_channel(colour, k), grey))  # what the model sees
+        assert torch.allclose(told_map, torch.full((3, 16, 16), 0.03 * (2.0, 0.5, 1.0)[k]))
+
+
+def test_camera_noise_on_a_flat_clip_is_told_about_the_noise_it_carries(ped2):
+    inputs = TrainingInputs(
+        camera_config(ped2, camera_fraction=1.0, camera_range={"codecs": ["none"]}), torch.device("cpu"), True
+    )
+    clean = torch.tensor([0.55, 0.45, 0.35]).view(1, 1, 3, 1, 1).expand(2, 5, 3, 64, 64).clone()
+    noisy, sigmas, told, target = inputs(clean, 5, 0)
+    measured = (noisy - target).flatten(1).std(dim=1)
+    assert torch.allclose(sigmas, measured, rtol=0.2)
+
+
+def test_camera_range_settings_reach_the_draws(ped2, monkeypatch):
     config = camera_config(ped2, camera_fraction=1.0, camera_range={"codecs": ["none"], "crf": [20, 20]})
     assert config.camera_noise_range() == CameraNoiseRange(codecs=["none"], crf=[20, 20])
     assert TrainConfig.from_dict(config.to_dict()) == config
-    inputs = TrainingInputs(config, torch.device("cpu"), True)
-    noisy, sigmas = inputs.noisy(torch.full((4, 3, 1, 16, 16), 0.5), 1, 0)
-    assert all(on_8_bits(clip) for clip in noisy) and (sigmas > 0).all()
+    drawn = []
+    sample = CameraNoiseRange.sample
+    monkeypatch.setattr(CameraNoiseRange, "sample", lambda self, g: drawn.append(sample(self, g)) or drawn[-1])
+    TrainingInputs(config, torch.device("cpu"), True)(colour_batch(4), 1, 0)
+    assert len(drawn) == 4 and all(noise.codec == "none" and noise.crf == 20 for noise in drawn)
 
 
 class Captured(BaseException):  # not an Exception: the command's error boundary lets it through

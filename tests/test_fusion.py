@@ -263,7 +263,8 @@ def test_training_with_fusion_fuses_every_clip_and_tells_the_model_the_noise_map
 
     trainer = Trainer(fusion_config(ped2), tmp_path / "run", quiet=True)
     clean = panned(frames=3, step=1, channels=1)[None, :, :, :24, :24].expand(2, -1, -1, -1, -1)
-    fused, sigmas, told = trainer.inputs(clean, 7, 0)
+    fused, sigmas, told, target = trainer.inputs(clean, 7, 0)
+    assert target is clean  # scored against the clips as loaded
     noisy, _ = trainer.inputs.noisy(clean, 7, 0)
     expected = MotionFusion(FusionSettings(radius=1)).fuse_clip(noisy[1], float(sigmas[1]))
     assert torch.allclose(fused[1], expected[0]) and torch.allclose(told["sigma"][1], expected[1])

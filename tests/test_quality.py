@@ -10,16 +10,17 @@ import pytest
 import torch
 
 import videodenoise.models.base as base
+from videodenoise.colour import opponent_channel
 from videodenoise.datasets.motion import (
     BENCHMARK_PHOTOS,
     TRAINING_PHOTOS,
+    VALIDATION_PHOTOS,
     MixedClips,
     MotionClips,
     MotionLimits,
     camera_motion_clip,
     load_photo,
     motion_path,
-    opponent_channel,
 )
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import DenoiseSettings
@@ -173,6 +174,7 @@ def test_denoiser_tells_a_noise_conditional_model_its_sigma(tmp_path):
 
 def test_photo_sets_are_disjoint_and_load():
     assert not set(TRAINING_PHOTOS) & set(BENCHMARK_PHOTOS)
+    assert not set(VALIDATION_PHOTOS) & (set(TRAINING_PHOTOS) | set(BENCHMARK_PHOTOS))
     photo = load_photo(BENCHMARK_PHOTOS[0])
     assert photo.shape[0] == 3 and photo.dtype == torch.float32 and 0 <= photo.min() and photo.max() <= 1
     with pytest.raises(DatasetError, match="unknown photo"):
@@ -282,7 +284,7 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
         device="cpu",
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
-    noisy, sigmas, told = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    noisy, sigmas, told, _ = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
     assert told["sigma"] is sigmas  # the model is told each clip's σ
     assert sigmas.shape == (4,) and (sigmas >= 0).all() and (sigmas <= 0.2).all() and sigmas.unique().numel() == 4
     measured = (noisy - 0.5).flatten(1).std(dim=1)
@@ -314,7 +316,7 @@ def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
     assert trainer.model.config.sigma == config.sigma_train  # σ_ref of the bias scaling
-    _, sigmas, told = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    _, sigmas, told, _ = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
     assert told["sigma"] is sigmas
     trainer.fit()
     denoiser = Denoiser.from_checkpoint(tmp_path / "run" / "last.safetensors", DenoiseSettings(device="cpu"))
@@ -349,7 +351,7 @@ def test_blind_training_over_a_sigma_range_never_tells_the_model(root, tmp_path,
     monkeypatch.setattr(
         type(trainer.model), "forward", lambda self, *a, **k: calls.append(k.get("sigma")) or forward(self, *a, **k)
     )
-    noisy, sigmas, told = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
+    noisy, sigmas, told, _ = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
     assert sigmas.unique().numel() == 4 and told == {} and trainer.inputs.clip_weights(sigmas) is None
     trainer.fit()
     assert calls and all(sigma is None for sigma in calls)

@@ -6,8 +6,9 @@ per clip. Frames are resampled with bicubic interpolation from the photograph (n
 other), so every frame has the same sharpness and the motion is sub-pixel, as in real footage.
 
 The photographs are the ones that ship inside installed packages (scikit-image's data module and
-Matplotlib's sample data), split once and for all into a training set and a benchmark set, so that
-a model trained on `TRAINING_PHOTOS` has never seen a `BENCHMARK_PHOTOS` image:
+Matplotlib's sample data), split once and for all into a training set, a benchmark set and a
+validation set (for selecting a run's candidate), so that a model trained on `TRAINING_PHOTOS` has
+never seen a `BENCHMARK_PHOTOS` image, nor been chosen on one:
 
     photo = load_photo("skimage:astronaut")                              # (3, H, W) in [0, 1]
     clip = camera_motion_clip(photo, frames=10, size=(240, 320), seed=0)  # (T, 3, H, W)
@@ -27,7 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import Dataset
 
-from videodenoise.colour import OPPONENT
+from videodenoise.colour import opponent_channel
 from videodenoise.errors import DatasetError
 
 # Colour photographs with real texture. The benchmark photos are held out of training by construction.
@@ -48,6 +49,10 @@ TRAINING_PHOTOS = (
     "skimage:coins",
 )
 BENCHMARK_PHOTOS = ("skimage:astronaut", "skimage:coffee", "skimage:chelsea", "matplotlib:grace_hopper")
+# What a training run's candidate is selected on: in neither set above. The packages ship few more
+# photographs: motorcycle_right is the other view of a stereo pair whose left view is a training photo
+# (so it tests fit more than generalisation), and the three others are grey.
+VALIDATION_PHOTOS = ("skimage:motorcycle_right", "skimage:cell", "skimage:clock_motion", "skimage:page")
 
 
 def _photo_path(name: str) -> Path:
@@ -160,13 +165,6 @@ def camera_motion_clip(
         photo.expand(frames, -1, -1, -1), grid, mode="bicubic", padding_mode="reflection", align_corners=False
     )
     return (clip * path["gain"].float().view(frames, 1, 1, 1)).clamp_(0, 1)
-
-
-def opponent_channel(clip: torch.Tensor, channel: int) -> torch.Tensor:
-    """One opponent-colour channel of an RGB clip (T, 3, H, W) as a grey clip (T, 1, H, W), centred on
-    ½ exactly as `clean` hands it to a grey model (luminance spans about [−0.37, 1.37])."""
-    row = OPPONENT[channel].to(clip.dtype)
-    return (torch.einsum("c,tchw->thw", row, clip) - 0.5 * row.sum() + 0.5).unsqueeze(1)
 
 
 class MotionClips(Dataset):

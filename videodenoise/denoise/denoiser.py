@@ -74,7 +74,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from videodenoise.colour import OPPONENT
+from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.fusion import MotionFusion
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
@@ -306,8 +306,7 @@ class Denoiser:
         elif self.colour == "rgb":
             sigma_map = noise_map.transpose(0, 1)
         else:
-            weights = OPPONENT.to(noise_map.device).square()
-            sigma_map = torch.einsum("oc,tchw->othw", weights, noise_map.square()).sqrt()
+            sigma_map = opponent_sigma(noise_map).transpose(0, 1)
         if not grain:
             return sigma_map
         factors = torch.tensor(grain, device=sigma_map.device, dtype=sigma_map.dtype)

@@ -11,9 +11,13 @@ from videodenoise.errors import ConfigError
 from videodenoise.training.config import DataConfig
 
 
-def training_sets(data: DataConfig, seed: int) -> tuple[Dataset, SequentialClips]:
+def training_sets(data: DataConfig, seed: int, colour: bool = False) -> tuple[Dataset, SequentialClips]:
     """(random training clips, fixed validation clips). Validation is the `val_split`, else the dataset's
-    "val" split, else every tenth training video held out (at least one)."""
+    "val" split, else every tenth training video held out (at least one).
+
+    colour: training clips come in colour whatever `data.channels` says (validation does not): a grey
+    model trained on camera noise gets its opponent channels from `TrainingInputs`, after the noise."""
+    channels = 3 if colour else data.channels
     dataset = load_dataset(data.dataset, data.root)
     train_sources = dataset.clips(data.train_split)
     if data.val_split is not None:
@@ -32,16 +36,14 @@ def training_sets(data: DataConfig, seed: int) -> tuple[Dataset, SequentialClips
         train_sources,
         data.clip_length,
         data.crop,
-        data.channels,
+        channels,
         data.resize,
         samples_per_epoch=data.samples_per_epoch,
         seed=seed,
         cache_mb=data.cache_mb,
     )
     if data.motion_fraction > 0:
-        motion = MotionClips(
-            TRAINING_PHOTOS, data.clip_length, data.crop, data.channels, data.samples_per_epoch, seed=seed
-        )
+        motion = MotionClips(TRAINING_PHOTOS, data.clip_length, data.crop, channels, data.samples_per_epoch, seed=seed)
         train_set = MixedClips(train_set, motion, data.motion_fraction, seed=seed)
     val_set = SequentialClips(
         val_sources,

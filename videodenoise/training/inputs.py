@@ -1,30 +1,38 @@
-"""What a model sees in training: the noisy clips, what it is told besides them, and each clip's weight.
+"""What a model sees in training: the noisy clips, what it is told besides them, the clean clips it is
+scored against, and each clip's weight.
 
 Noise is a pure function of (seed, step, rank) for training and of (seed, VALIDATION_SEED, clip) for
 validation, so a resumed run draws exactly the noise the uninterrupted one would have. With a σ range
 every clip gets its own σ, and a noise-conditional model is told it; with fusion the model sees the
 fused clip and is told the noise map fusion leaves.
 
-With camera_fraction > 0 (which needs a σ range) that share of the training clips, on average, gets
-camera noise drawn from the config's CameraNoiseRange in place of its Gaussian noise. Its σ (told to a
-noise-conditional model, and weighting its loss) stands for what a noise-level estimator would report
-on the clip; for now it is `camera_noise_std` on mid-grey, the std before the codec, until the
-estimator of videodenoise.noise.estimation takes its place (it will also see what the codec removed).
-The camera draws come after the Gaussian ones from the same generator, so a run without camera noise
-draws exactly what it drew before camera noise existed. Validation stays Gaussian at sigma_train.
+Camera noise (camera_fraction > 0, which needs a σ range): that share of the training clips, on
+average, gets camera noise drawn from the config's CameraNoiseRange in place of its Gaussian noise, and
+the model is told what `clean --sigma auto` would tell it: the noise map of the estimator
+(`videodenoise.noise.estimation`) run on the noisy clip, times its grain. Cameras deliver colour, and
+their noise is colour noise (per-channel gains, a colour matrix, 4:2:0 chroma), so a grey model's
+training clips arrive in colour (`training_sets(colour=True)`) and each becomes one opponent channel
+here, after the noise, as `clean` hands colour video to a grey model: luminance half of the time, each
+colour difference a quarter, for the Gaussian clips as well. The draws come after the Gaussian ones
+from the same generator, so a run without camera noise draws exactly what it drew before camera noise
+existed. Validation stays grey and Gaussian at sigma_train.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 
+from videodenoise.colour import opponent_channel, opponent_sigma
 from videodenoise.denoise.fusion import MotionFusion
 from videodenoise.errors import ConfigError
-from videodenoise.noise.camera import MID_GREY, camera_noise_std
+from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.kinds import make_noise
 from videodenoise.training.config import TrainConfig
 
 VALIDATION_SEED = 2**40  # first seed part of the validation noise: fixed, never a training step
+OPPONENT_SHARES = (0.5, 0.25, 0.25)  # luminance, red−blue, green−magenta: as MotionClips draws them
 
 
 def mix_seed(*parts: int) -> int:
@@ -35,8 +43,19 @@ def mix_seed(*parts: int) -> int:
     return value
 
 
+class Inputs(NamedTuple):
+    """One batch as the model meets it: `noisy` (B, T, C, H, W), each clip's σ or None (`sigma`, a map's
+    RMS for camera clips), what the model is told besides the clip (`told`), and the `clean` clips its
+    estimates are scored against (the batch as loaded, or its opponent channels)."""
+
+    noisy: torch.Tensor
+    sigma: torch.Tensor | None
+    told: dict
+    clean: torch.Tensor
+
+
 class TrainingInputs:
-    """`inputs(clean, *seed_parts)` → (what the model sees, each clip's σ or None, what it is told)."""
+    """`inputs(clean, *seed_parts)` → `Inputs`: what the model sees, is told and is scored against."""
 
     def __init__(self, config: TrainConfig, device: torch.device, noise_conditional: bool):
         self.config, self.device = config, device
@@ -52,46 +71,83 @@ class TrainingInputs:
 
     def noisy(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The noisy batch and, with sigma_range, each clip's σ (None otherwise); validation (seed parts
-        starting 2**40) uses sigma_train."""
-        generator = torch.Generator(device=self.device).manual_seed(mix_seed(self.config.seed, *seed_parts))
+        starting 2**40) uses sigma_train. Gaussian clips only: camera noise is `__call__`'s."""
+        generator = self._generator(*seed_parts)
         if self.config.sigma_range is None:
             return self.noise(clean, generator=generator), None
-        if seed_parts[0] == VALIDATION_SEED:
-            sigma = torch.full((clean.shape[0],), self.config.sigma_train, device=clean.device)
-        else:
-            low, high = self.config.sigma_range
-            sigma = low + (high - low) * torch.rand(clean.shape[0], generator=generator, device=self.device)
-        noise = torch.randn(clean.shape, generator=generator, device=self.device, dtype=clean.dtype)
-        noisy = clean + sigma.view(-1, *[1] * (clean.dim() - 1)) * noise
+        sigma = self._sigmas(clean.shape[0], generator, seed_parts[0] == VALIDATION_SEED)
+        noisy = clean + sigma.view(-1, *[1] * (clean.dim() - 1)) * self._randn(clean.shape, generator, clean.dtype)
         if self.config.clip_noise:
             noisy = noisy.clamp(0, 1)
-        if self.camera_range is not None and seed_parts[0] != VALIDATION_SEED:
-            self._camera(clean, noisy, sigma, generator)
         return noisy, sigma
 
-    def _camera(
-        self, clean: torch.Tensor, noisy: torch.Tensor, sigma: torch.Tensor, generator: torch.Generator
-    ) -> None:
-        """Camera noise in place of the Gaussian (noisy and sigma, in place) for each clip that a draw
-        below camera_fraction picks."""
-        chosen = torch.rand(clean.shape[0], generator=generator, device=self.device) < self.config.camera_fraction
-        for index in chosen.nonzero().flatten().tolist():
-            camera = self.camera_range.sample(generator)
-            noisy[index] = camera(clean[index], generator=generator)
-            sigma[index] = camera_noise_std(camera, MID_GREY)
+    def __call__(self, clean: torch.Tensor, *seed_parts: int) -> Inputs:
+        """The batch as the model meets it (see `Inputs`).
 
-    def __call__(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None, dict]:
-        """(what the model sees, each clip's σ or None, what the model is told besides the clip).
-
-        The model is told its clip's σ when it is noise-conditional and trained so; with fusion it sees
-        the fused clip and is told the noise map fusion leaves."""
+        The model is told its clip's σ (or, for camera noise, the estimator's map) when it is
+        noise-conditional and trained so; with fusion it sees the fused clip and is told the noise map
+        fusion leaves."""
+        if self.camera_range is not None and seed_parts[0] != VALIDATION_SEED:
+            return self._with_camera_noise(clean, *seed_parts)
         noisy, sigma = self.noisy(clean, *seed_parts)
         told = sigma is not None and self.tells_sigma
         if self.fusion is None:
-            return noisy, sigma, {"sigma": sigma} if told else {}
+            return Inputs(noisy, sigma, {"sigma": sigma} if told else {}, clean)
         fused = [self.fusion.fuse_clip(clip, float(level)) for clip, level in zip(noisy.float().cpu(), sigma.cpu())]
         clips, maps = (torch.stack(part).to(self.device, noisy.dtype) for part in zip(*fused))
-        return clips, sigma, {"sigma": maps}
+        return Inputs(clips, sigma, {"sigma": maps}, clean)
+
+    def _with_camera_noise(self, clean: torch.Tensor, *seed_parts: int) -> Inputs:
+        """A training batch where each clip gets camera noise with probability camera_fraction and
+        Gaussian noise otherwise; a grey model's colour batch (B, T, 3, H, W) becomes one opponent channel
+        per clip after the noise. Every clip is told a map: its σ everywhere, or the estimator's."""
+        generator = self._generator(*seed_parts)
+        batch, frames, _, height, width = clean.shape
+        sigma = self._sigmas(batch, generator, validation=False)
+        grey = self.config.data.channels == 1 and clean.shape[2] == 3  # colour clips for a grey model
+        channel = torch.multinomial(torch.tensor(OPPONENT_SHARES), batch, replacement=True, generator=generator)
+        channel = channel.tolist() if grey else [None] * batch
+        target = torch.stack([self._view(clip, k) for clip, k in zip(clean, channel)])
+        noisy = target + sigma.view(-1, 1, 1, 1, 1) * self._randn(target.shape, generator, target.dtype)
+        maps = sigma.view(-1, 1, 1, 1).expand(batch, frames, height, width).clone()
+        chosen = torch.rand(batch, generator=generator, device=self.device) < self.config.camera_fraction
+        for index in chosen.nonzero().flatten().tolist():
+            camera = self.camera_range.sample(generator)
+            colour = camera(clean[index], generator=generator)
+            noisy[index] = self._view(colour, channel[index])
+            maps[index] = self._estimated_map(colour, channel[index])
+            sigma[index] = maps[index].square().mean().sqrt()
+        return Inputs(noisy, sigma, {"sigma": maps} if self.tells_sigma else {}, target)
+
+    def _estimated_map(self, noisy: torch.Tensor, channel: int | None) -> torch.Tensor:
+        """(T, H, W): what `clean --sigma auto` tells a model about this noisy (T, C, H, W) clip, in the
+        opponent channel a grey model sees (or one map for a model that sees every channel)."""
+        function = estimate_clip_noise(noisy.float().cpu())
+        per_pixel = torch.stack([function(frame) for frame in noisy.float().cpu()])  # (T, C, H, W)
+        grain = torch.tensor(function.grain or (1.0,) * function.channels)
+        if channel is None:  # a model that sees all channels of a pixel: their RMS, as `Denoiser` tells it
+            told = per_pixel.square().mean(dim=1).sqrt() * grain.square().mean().sqrt()
+        elif per_pixel.shape[1] == 3:
+            told = opponent_sigma(per_pixel)[:, channel] * grain[channel]
+        else:
+            told = per_pixel[:, 0] * grain[0]
+        return told.to(self.device, noisy.dtype)
+
+    @staticmethod
+    def _view(clip: torch.Tensor, channel: int | None) -> torch.Tensor:
+        return clip if channel is None else opponent_channel(clip, channel)
+
+    def _generator(self, *seed_parts: int) -> torch.Generator:
+        return torch.Generator(device=self.device).manual_seed(mix_seed(self.config.seed, *seed_parts))
+
+    def _sigmas(self, batch: int, generator: torch.Generator, validation: bool) -> torch.Tensor:
+        if validation:
+            return torch.full((batch,), self.config.sigma_train, device=self.device)
+        low, high = self.config.sigma_range
+        return low + (high - low) * torch.rand(batch, generator=generator, device=self.device)
+
+    def _randn(self, shape: torch.Size, generator: torch.Generator, dtype: torch.dtype) -> torch.Tensor:
+        return torch.randn(shape, generator=generator, device=self.device, dtype=dtype)
 
     def clip_weights(self, sigma: torch.Tensor | None) -> torch.Tensor | None:
         if sigma is None or not self.config.sigma_weighting:

@@ -90,7 +90,8 @@ class Trainer:
         self.run = RunFolder(self.run_dir)
 
         torch.manual_seed(config.seed)  # model initialisation
-        self.train_set, self.val_set = training_sets(config.data, config.seed)
+        # a grey model's camera noise is colour noise: its training clips arrive in colour (TrainingInputs)
+        self.train_set, self.val_set = training_sets(config.data, config.seed, colour=config.camera_fraction > 0)
         self.steps_per_epoch = config.data.samples_per_epoch // (config.batch_size * self.world)
         if self.steps_per_epoch < 1:
             raise ConfigError(
@@ -285,7 +286,7 @@ class Trainer:
 
     def train_step(self, clean: torch.Tensor) -> torch.Tensor:
         """One primal step (and, per batch, one dual step). Returns the per-layer losses (L+1,)."""
-        noisy, sigma, told = self.inputs(clean, self.step, self.rank)
+        noisy, sigma, told, clean = self.inputs(clean, self.step, self.rank)
         if self.optimizer is not None:
             self.optimizer.zero_grad()
         else:
@@ -329,7 +330,7 @@ class Trainer:
         for batch, clean in enumerate(self.batches(epoch, 0)):
             clean = clean.to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, sigma, told = self.inputs(clean, epoch, batch, self.rank, 1)
+                noisy, sigma, told, clean = self.inputs(clean, epoch, batch, self.rank, 1)
                 estimates = self.wrapped(noisy, all_layers=True, **told)
             sums += per_layer_mse(estimates, clean, self.inputs.clip_weights(sigma)).mean(dim=1).double()
         self.wrapped.train()
@@ -351,7 +352,7 @@ class Trainer:
         for index in range(self.rank, len(self.val_set), self.world):
             clean = self.val_set[index].unsqueeze(0).to(self.device)
             with autocast(self.device, self.dtype):
-                noisy, sigma, told = self.inputs(clean, VALIDATION_SEED, index)
+                noisy, sigma, told, clean = self.inputs(clean, VALIDATION_SEED, index)
                 estimates = self.model(noisy, all_layers=True, **told)
             per_sample = per_layer_mse(estimates, clean)
             sums += per_sample.sum(dim=1).double()
