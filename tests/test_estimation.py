@@ -175,6 +175,17 @@ def test_white_noise_has_no_grain(channels):
     assert "correlated" not in function.summary()
 
 
+def test_an_exposure_change_between_frames_is_not_read_as_noise_or_grain():
+    """Auto exposure: each frame 5 % brighter than the one before, which leaves d = gain × scene, on a
+    scene that spans most of the range."""
+    ramp = torch.linspace(0.2, 0.75, 192).view(1, 1, 1, -1).expand(8, 1, 144, 192)
+    clean = (ramp + smooth_clip(0.6, channels=1) - 0.5) * (1.05 ** torch.arange(8.0)).view(-1, 1, 1, 1)
+    function = estimate_clip_noise(to_8_bits(gaussian(clean, 6 / 255)))
+    effective = np.sqrt((6 / 255) ** 2 + 1 / 12 / 255**2)
+    assert function.level == pytest.approx(effective, rel=0.05)
+    assert function.grain in ((), (1.0,))
+
+
 def test_noise_shared_by_r_g_and_b_is_luminance_grain():
     """The same noise in R, G and B (a camera's colour matrix taken to the limit): all of it is in the
     luminance channel, √3 times the σ that independent channels would put there, none in the colour

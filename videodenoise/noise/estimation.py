@@ -76,6 +76,7 @@ EDGE = 0.2  # a gradient (per pixel) of the pair's mean above EDGE·σ is an edg
 FALLBACK_Q = 0.1  # an all-texture frame, or one almost free of noise, still keeps its flattest tenth
 STRUCTURE = 4.0
 STRUCTURE_BOX = 7
+EXPOSURE_BOX = 9
 BORDER = 3  # pixels at the frame's edge: the box filters reflect there
 RISK = 2.0
 CLIPPED = 0.02
@@ -228,11 +229,12 @@ def _difference_samples(
     if height <= 2 * BORDER or width <= 2 * BORDER or other.shape != image.shape:
         return None
     warped, variance, map_x, map_y = aligner.align(guide, other, other_guide)
-    normalised = (image - warped) / np.sqrt(1 + variance)[..., None]
     mean = 0.5 * (image + warped)
     trusted = (map_x >= 0) & (map_x <= width - 1) & (map_y >= 0) & (map_y <= height - 1)
     if not trusted.any():
         return None
+    difference = _without_exposure_change(image - warped, mean, trusted)
+    normalised = difference / np.sqrt(1 + variance)[..., None]
     spread = robust_sigma(normalised[trusted])
     if spread < shared_below:
         return None
@@ -243,6 +245,9 @@ def _difference_samples(
     # then the floor of what counts as an edge (white noise's median lies under EDGE·σ)
     noise_gradient = float(np.median(_gradient(0.5 * (image - warped))[trusted]))
     fallback = float(np.quantile(gradient[trusted], FALLBACK_Q))
+    # the grain takes flat pixels only, never the flattest tenth of a textured frame: the scene a flow
+    # leaves there sits in block means, which is what the grain measures
+    flat = trusted & (gradient <= max(EDGE * spread, noise_gradient))
     trusted &= gradient <= max(EDGE * spread, noise_gradient, fallback)
     warped_clipped = cv2.remap(_clipped(other).astype(np.float32), map_x, map_y, cv2.INTER_LINEAR)
     clipped = _clipped(image) | (warped_clipped.reshape(image.shape) > 0)
@@ -253,7 +258,7 @@ def _difference_samples(
     structure = cv2.blur(normalised, (STRUCTURE_BOX, STRUCTURE_BOX), borderType=cv2.BORDER_REFLECT)
     structure = np.abs(structure.reshape(image.shape))
     intensity = local_mean(mean)
-    samples, kept_everywhere = [], trusted.copy()
+    samples, kept_everywhere = [], flat
     for channel in range(channels):
         keep = trusted & ~at_risk[..., channel]
         unclipped = keep & ~clipped[..., channel]
@@ -266,7 +271,24 @@ def _difference_samples(
         samples.append(
             tuple(plane[..., channel].ravel()[index] for plane in (intensity, normalised, clipped))  # type: ignore[misc]
         )
-    return samples, grain_samples(image - warped, normalised, map_x, map_y, kept_everywhere)
+    return samples, grain_samples(difference, normalised, map_x, map_y, kept_everywhere)
+
+
+def _without_exposure_change(difference: np.ndarray, mean: np.ndarray, trusted: np.ndarray) -> np.ndarray:
+    """d less its least-squares line in the scene's intensity, per channel: a change of exposure or white
+    balance between the frames (auto exposure, a flickering light) leaves d = offset + gain × scene,
+    which is not noise, and which would sit in the grain's block means whole. The intensity is the pair
+    mean's EXPOSURE_BOX² local mean: the mean itself shares noise with d (the warped frame has less, so
+    they correlate), which the fit would then take out of d."""
+    intensity = cv2.blur(mean, (EXPOSURE_BOX, EXPOSURE_BOX), borderType=cv2.BORDER_REFLECT).reshape(mean.shape)
+    out = np.empty_like(difference)
+    for channel in range(difference.shape[2]):
+        x = intensity[..., channel][trusted].astype(np.float64)
+        y = difference[..., channel][trusted].astype(np.float64)
+        centred = x - x.mean()
+        gain = float((centred * (y - y.mean())).sum() / max(float(np.square(centred).sum()), 1e-12))
+        out[..., channel] = difference[..., channel] - (y.mean() + gain * (intensity[..., channel] - x.mean()))
+    return out
 
 
 def _gradient(image: np.ndarray) -> np.ndarray:
