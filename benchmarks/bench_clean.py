@@ -13,13 +13,17 @@ memory bounded whatever the video's length?
    [0, 1] RGB, averaged over frames.
 2. Window strategy. On a 320×272 crop of bikes, `clean`'s stride (centre frames kept per 5-frame
    window: 1, 3, 5) and, for a grey model, its colour handling (rgb, opponent): frames/s and PSNR.
+4. Estimation's share. bikes, 320×240 centre crop, --estimation-frames frames through the camera model
+   (`videodenoise.noise.camera`, medium preset, H.264 CRF 23) and stored as H.264 (CRF 18), as a
+   camera file would come: `clean --sigma auto` (the fast preset, lossless output) timed end to end,
+   and `estimate_video_noise` on the same file alone (what `auto` adds to it), each the best of two.
 3. Memory. `clean` (the library call the CLI makes, default options, σ given, H.264 out) on a
    100-frame and a 1,000-frame colour clip of the same size, each in a fresh subprocess: the
    process's peak resident set (VmHWM from /proc/self/status, which includes Python, torch and the
    model; not getrusage's ru_maxrss, which on Linux inherits the parent's resident set at fork) and
    that peak minus the resident set once the model is loaded, just before denoising starts.
 
-    .venv/bin/python benchmarks/bench_clean.py [--checkpoint PATH] [--frames 30] [--threads N]
+    .venv/bin/python benchmarks/bench_clean.py [--checkpoint PATH] [--frames 30] [--threads N] [--parts 1,2,3,4]
 
 Without --checkpoint it uses the shipped checkpoint when present, else an untrained DUST (which is
 already a sparse-coding denoiser) and says so.
@@ -243,13 +247,50 @@ def memory(args, folder: Path) -> None:
     )
 
 
+def estimation_share(args, folder: Path) -> None:
+    from videodenoise.datasets.samples import fetch_sample_clips
+    from videodenoise.denoise.pipeline import denoise_video
+    from videodenoise.denoise.settings import PRESETS
+    from videodenoise.io.video import open_video
+    from videodenoise.io.writers import write_video
+    from videodenoise.noise.camera import CAMERA_PRESETS
+    from videodenoise.noise.estimation import estimate_video_noise
+
+    frames = load_clip(fetch_sample_clips()["bikes"], args.estimation_frames)
+    top, left = (frames.shape[2] - 240) // 2, (frames.shape[3] - 320) // 2
+    clip = torch.from_numpy(frames[:, :, top : top + 240, left : left + 320].copy()).float() / 255
+    noisy = CAMERA_PRESETS["medium"](clip, generator=torch.Generator().manual_seed(0))
+    video = folder / "camera.mp4"
+    write_video(video, list(noisy), fps=25, crf=18)
+    denoiser, described = make_denoiser(args.checkpoint, PRESETS["fast"])
+
+    def best_of_two(run) -> float:
+        times = []
+        for _ in range(2):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    estimate = best_of_two(lambda: estimate_video_noise(open_video(video)))
+    whole = best_of_two(
+        lambda: denoise_video(video, folder / "out.mkv", denoiser, sigma="auto", format="lossless", overwrite=True)
+    )
+    print(
+        f"\n4. estimation's share of `clean --sigma auto` ({described}, fast preset), "
+        f"{len(noisy)} frames of 320×240 camera noise in H.264"
+    )
+    print(f"estimation {estimate:.2f} s, clean {whole:.2f} s in all: {100 * estimate / whole:.1f} %")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", default=None)
     parser.add_argument("--frames", type=int, default=30, help="frames of each clip for part 1")
     parser.add_argument("--strategy-frames", type=int, default=15, help="frames of the crop for part 2")
     parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--parts", default="1,2,3")
+    parser.add_argument("--estimation-frames", type=int, default=100, help="frames of the clip for part 4")
+    parser.add_argument("--parts", default="1,2,3,4")
     parser.add_argument("--memory-child", nargs=2, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.threads:
@@ -273,6 +314,8 @@ def main() -> None:
             window_strategy(args, folder)
         if "3" in parts:
             memory(args, folder)
+        if "4" in parts:
+            estimation_share(args, folder)
     print(f"load average at end {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 

@@ -5,6 +5,7 @@ ffmpeg ships, on the quality benchmark's held-out clips?
     .venv/bin/python benchmarks/bench_realnoise.py --quick     # 1 clip, 1 level, 1 CRF, 3 frames
     .venv/bin/python benchmarks/bench_realnoise.py --levels heavy --crfs 23 --skip bm3d
     .venv/bin/python benchmarks/bench_realnoise.py --from-csv benchmarks/results/realnoise/realnoise.csv
+    .venv/bin/python benchmarks/bench_realnoise.py --from-csv full.csv --from-csv clean-only.csv --merged-out DIR
 
 What is measured, and how (docs/realnoise.md says it in prose):
 
@@ -1001,15 +1002,56 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for realnoise.csv, .json and .log")
     parser.add_argument(
-        "--from-csv", type=Path, default=None, metavar="CSV", help="run nothing: print the tables of a CSV"
+        "--from-csv",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="CSV",
+        help="run nothing: print the tables of a CSV; repeated, the runs merged (see merge_runs), and with "
+        "--merged-out written there",
     )
+    parser.add_argument("--merged-out", type=Path, default=None, help="folder for the merged realnoise.csv and .log")
     return parser
+
+
+def merge_runs(runs: list[list[dict]]) -> list[dict]:
+    """Several runs' rows as one: a method (with its checkpoint) that a later run measured replaces that
+    method's rows of every earlier run, so a run of only what changed (say, `clean` after a change to the
+    estimator, with `--skip` for ffmpeg's filters) updates a full one. Every method of a merged table
+    must have met the same noisy frames: each run's `noisy` rows must match the others' on every clip and
+    condition they share (the noise is a pure function of the seed, clip, level, codec and CRF), or it
+    is an error."""
+    noisy: dict[tuple[str, str], float] = {}
+    merged: list[dict] = []
+    for index, rows in enumerate(runs):
+        for row in rows:
+            if row["method"] != "noisy":
+                continue
+            key = (row["clip"], row["condition"])
+            if key in noisy and abs(noisy[key] - row["psnr"]) > 1e-6:
+                raise SystemExit(
+                    f"run {index + 1} has other noisy frames than an earlier run on {key[0]} at {key[1]} "
+                    f"(noisy PSNR {row['psnr']:.6f} against {noisy[key]:.6f}): its rows cannot be merged"
+                )
+            noisy[key] = row["psnr"]
+        replaced = {(row["method"], row["checkpoint"]) for row in rows}
+        merged = [row for row in merged if (row["method"], row["checkpoint"]) not in replaced] + list(rows)
+    return merged
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.from_csv is not None:
-        report(quality.read_csv(args.from_csv, CSV_NUMERIC, CSV_INTEGER), print)
+        rows = merge_runs([quality.read_csv(path, CSV_NUMERIC, CSV_INTEGER) for path in args.from_csv])
+        lines: list[str] = []
+        report(rows, lambda text: (print(text), lines.append(text)))
+        if args.merged_out is not None:
+            args.merged_out.mkdir(parents=True, exist_ok=True)
+            sources = ", ".join(str(path) for path in args.from_csv)
+            quality.write_csv(rows, args.merged_out / "realnoise.csv", CSV_COLUMNS)
+            quality.atomic_write(
+                args.merged_out / "realnoise.log", f"merged from {sources}\n" + "\n".join(lines) + "\n"
+            )
         return 0
     if args.quick:
         args.clips, args.levels, args.crfs, args.frames = (QUICK[k] for k in ("clips", "levels", "crfs", "frames"))

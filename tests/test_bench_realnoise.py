@@ -238,6 +238,33 @@ def test_from_csv_round_trip(bench, tmp_path, capsys):
     assert worse.replace(" ", "") == "|clean:tσauto|c|b|24.00|25.00|-1.00|"
 
 
+def test_a_later_run_replaces_the_methods_it_measured_and_must_share_the_noise(bench, tmp_path, capsys):
+    first = hand_made_ffmpeg_rows() + [
+        row("clean:t", c, "", "", p, family="clean") for c, p in (("a", 34.0), ("b", 24.0))
+    ]
+    second = [r for r in first if r["method"] == "noisy"]
+    second += [row("clean:t", c, "", "", p, family="clean") for c, p in (("a", 36.0), ("b", 33.0))]
+    merged = bench.merge_runs([first, second])
+    assert [r["psnr"] for r in merged if r["method"] == "clean:t"] == [36.0, 33.0]  # the later run's
+    assert [r for r in merged if r["method"].startswith("ffmpeg")] == [
+        r for r in first if r["method"].startswith("ffmpeg")
+    ]
+    assert sum(r["method"] == "noisy" for r in merged) == 2
+    paths = [
+        bench.quality.write_csv(rows, tmp_path / f"{i}.csv", bench.CSV_COLUMNS)
+        for i, rows in enumerate((first, second))
+    ]
+    arguments = ["--from-csv", str(paths[0]), "--from-csv", str(paths[1]), "--merged-out", str(tmp_path / "merged")]
+    assert bench.main(arguments) == 0
+    assert "on every clip at every condition (2 of 2)" in capsys.readouterr().out  # b: 33 dB now, not 24
+    again = bench.quality.read_csv(tmp_path / "merged" / "realnoise.csv", bench.CSV_NUMERIC, bench.CSV_INTEGER)
+    assert len(again) == len(merged) and (tmp_path / "merged" / "realnoise.log").read_text().startswith("merged from")
+    # other noise: refused
+    other = [r | {"psnr": 26.0} if r["method"] == "noisy" else r for r in second]
+    with pytest.raises(SystemExit, match="other noisy frames"):
+        bench.merge_runs([first, other])
+
+
 def test_quick_run_writes_csv_json_and_log(bench, tmp_path, monkeypatch):
     checkpoint = save_model(build_model("dust", layers=2, patch_size=4, stride=2), tmp_path / "tiny.safetensors")
     clip = tiny_clip(bench.quality)
