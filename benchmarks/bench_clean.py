@@ -256,9 +256,10 @@ def estimation_share(args, folder: Path) -> None:
     from videodenoise.noise.camera import CAMERA_PRESETS
     from videodenoise.noise.estimation import estimate_video_noise
 
-    frames = load_clip(fetch_sample_clips()["bikes"], args.estimation_frames)
-    top, left = (frames.shape[2] - 240) // 2, (frames.shape[3] - 320) // 2
-    clip = torch.from_numpy(frames[:, :, top : top + 240, left : left + 320].copy()).float() / 255
+    frames = load_clip(fetch_sample_clips()["bikes"], args.estimation_frames)  # (T, H, W, 3)
+    top, left = (frames.shape[1] - 240) // 2, (frames.shape[2] - 320) // 2
+    crop = frames[:, top : top + 240, left : left + 320].transpose(0, 3, 1, 2)
+    clip = torch.from_numpy(np.ascontiguousarray(crop)).float() / 255
     noisy = CAMERA_PRESETS["medium"](clip, generator=torch.Generator().manual_seed(0))
     video = folder / "camera.mp4"
     write_video(video, list(noisy), fps=25, crf=18)

@@ -44,7 +44,8 @@
   edge threshold instead, so the flat parts of a frame are still found.
 * Cost. Up to MAX_PAIRS pairs spread over the video, read one pair at a time; two frames decoded and one
   optical flow each, at most MAX_SAMPLES pixels a channel kept from a pair whatever the frame size: on
-  100 frames of 320×240 (H.264), 1.4 s, 7 % of `clean`'s time, half of it seeking and decoding.
+  100 frames of 320×240 camera noise in H.264, 0.6-0.7 s, 4-5 % of `clean --sigma auto`'s time
+  (`benchmarks/bench_clean.py --parts 4`).
 
 `estimate_clip_sigma` and `estimate_video_sigma` give the function's `level` (the RMS of its map) as one σ.
 """
