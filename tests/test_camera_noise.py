@@ -346,6 +346,26 @@ def test_camera_clips_are_told_the_estimators_map_times_its_grain(ped2, monkeypa
         assert torch.allclose(told_map, torch.full((3, 16, 16), 0.03 * (2.0, 0.5, 1.0)[k]))
 
 
+def test_noise_is_made_and_estimated_on_the_noise_crop_and_the_model_gets_its_centre(ped2, monkeypatch):
+    from videodenoise.training import inputs as module
+
+    seen, real = [], module.estimate_clip_noise
+    monkeypatch.setattr(module, "estimate_clip_noise", lambda clip: seen.append(clip.shape) or real(clip))
+    config = camera_config(ped2, camera_fraction=1.0)
+    config = dataclasses.replace(config, data=dataclasses.replace(config.data, noise_crop=24))
+    trainer = Trainer(config, ped2.parent / "run-noise-crop", quiet=True)
+    assert trainer.train_set[0].shape[-2:] == (24, 24) and trainer.val_set[0].shape[-1] == 24  # val_crop
+    clean = torch.rand(2, 3, 3, 24, 24)
+    whole = trainer.inputs._with_camera_noise(clean, 4, 0)
+    cut = trainer.inputs(clean, 4, 0)
+    assert seen and all(shape[-2:] == (24, 24) for shape in seen)
+    assert cut.noisy.shape == (2, 3, 1, 16, 16) and cut.told["sigma"].shape == (2, 3, 16, 16)
+    assert torch.equal(cut.noisy, whole.noisy[..., 4:20, 4:20]) and torch.equal(cut.clean, whole.clean[..., 4:20, 4:20])
+    assert torch.equal(cut.told["sigma"], whole.told["sigma"][..., 4:20, 4:20])
+    with pytest.raises(ConfigError, match="noise_crop must be at least crop"):
+        DataConfig(crop=32, noise_crop=16)
+
+
 def test_camera_noise_on_a_flat_clip_is_told_about_the_noise_it_carries(ped2):
     inputs = TrainingInputs(
         camera_config(ped2, camera_fraction=1.0, camera_range={"codecs": ["none"]}), torch.device("cpu"), True

@@ -50,6 +50,12 @@ class DataConfig:
     channels: int = setting(1, "1 (grey) or 3 (colour).")
     clip_length: int = setting(5, "Frames per clip T.")
     crop: int = setting(48, "Training crop size in pixels.")
+    noise_crop: int | None = setting(
+        None,
+        "Load training clips at this larger crop, make their noise (and the estimate a camera clip is told) "
+        "on it, and train on its centre crop-sized part: the noise estimator needs more picture than a model "
+        "crop holds (none: the noise is made on the crop itself).",
+    )
     resize: float | None = setting(None, "Scale frames by this factor before cropping (e.g. 0.5).")
     val_crop: int | None = setting(96, "Centre crop of validation clips (none: whole frames).")
     val_clips_per_video: int = setting(4, "Validation clips per video.")
@@ -69,6 +75,10 @@ class DataConfig:
                 (self.channels in (1, 3), f"channels must be 1 (grey) or 3 (colour), got {self.channels}"),
                 (self.clip_length >= 1, f"clip_length must be at least 1 frame, got {self.clip_length}"),
                 (self.crop >= 1, f"crop must be at least 1 pixel, got {self.crop}"),
+                (
+                    self.noise_crop is None or self.noise_crop >= self.crop,
+                    f"noise_crop must be at least crop ({self.crop}) or none, got {self.noise_crop}",
+                ),
                 (
                     self.resize is None or self.resize > 0,
                     f"resize must be a positive scale factor (e.g. 0.5) or none, got {self.resize}",

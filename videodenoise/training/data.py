@@ -32,10 +32,11 @@ def training_sets(data: DataConfig, seed: int, colour: bool = False) -> tuple[Da
             f"dataset '{data.dataset}' has one training clip and no 'val' split; name a validation split with "
             "--val-split"
         )
+    crop = data.noise_crop or data.crop  # TrainingInputs cuts the model's crop out after the noise
     train_set: Dataset = RandomClips(
         train_sources,
         data.clip_length,
-        data.crop,
+        crop,
         channels,
         data.resize,
         samples_per_epoch=data.samples_per_epoch,

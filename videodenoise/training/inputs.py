@@ -16,6 +16,10 @@ here, after the noise, as `clean` hands colour video to a grey model: luminance 
 colour difference a quarter, for the Gaussian clips as well. The draws come after the Gaussian ones
 from the same generator, so a run without camera noise draws exactly what it drew before camera noise
 existed. Validation stays grey and Gaussian at sigma_train.
+
+With `data.noise_crop` the training clips arrive larger than the model's crop: the noise, and the
+estimate a camera clip is told, are made on the whole of it (the estimator needs flat picture to find
+the grain in, which a 64-pixel crop seldom holds), and the model gets the centre `data.crop` pixels.
 """
 
 from __future__ import annotations
@@ -87,8 +91,15 @@ class TrainingInputs:
         The model is told its clip's σ (or, for camera noise, the estimator's map) when it is
         noise-conditional and trained so; with fusion it sees the fused clip and is told the noise map
         fusion leaves."""
-        if self.camera_range is not None and seed_parts[0] != VALIDATION_SEED:
-            return self._with_camera_noise(clean, *seed_parts)
+        if seed_parts[0] == VALIDATION_SEED:
+            return self._gaussian(clean, *seed_parts)
+        if self.camera_range is not None:
+            inputs = self._with_camera_noise(clean, *seed_parts)
+        else:
+            inputs = self._gaussian(clean, *seed_parts)
+        return self._model_crop(inputs)
+
+    def _gaussian(self, clean: torch.Tensor, *seed_parts: int) -> Inputs:
         noisy, sigma = self.noisy(clean, *seed_parts)
         told = sigma is not None and self.tells_sigma
         if self.fusion is None:
@@ -118,6 +129,19 @@ class TrainingInputs:
             maps[index] = self._estimated_map(colour, channel[index])
             sigma[index] = maps[index].square().mean().sqrt()
         return Inputs(noisy, sigma, {"sigma": maps} if self.tells_sigma else {}, target)
+
+    def _model_crop(self, inputs: Inputs) -> Inputs:
+        """The centre `data.crop` pixels of a batch loaded at `data.noise_crop` (itself otherwise)."""
+        size, (height, width) = self.config.data.crop, inputs.noisy.shape[-2:]
+        if self.config.data.noise_crop is None or (height, width) == (size, size):
+            return inputs
+        top, left = (height - size) // 2, (width - size) // 2
+
+        def cut(x):
+            is_map = isinstance(x, torch.Tensor) and x.dim() >= 4
+            return x[..., top : top + size, left : left + size].contiguous() if is_map else x
+
+        return Inputs(cut(inputs.noisy), inputs.sigma, {k: cut(v) for k, v in inputs.told.items()}, cut(inputs.clean))
 
     def _estimated_map(self, noisy: torch.Tensor, channel: int | None) -> torch.Tensor:
         """(T, H, W): what `clean --sigma auto` tells a model about this noisy (T, C, H, W) clip, in the
