@@ -352,9 +352,10 @@ def test_noise_is_made_and_estimated_on_the_noise_crop_and_the_model_gets_its_ce
     seen, real = [], module.estimate_clip_noise
     monkeypatch.setattr(module, "estimate_clip_noise", lambda clip: seen.append(clip.shape) or real(clip))
     config = camera_config(ped2, camera_fraction=1.0)
-    config = dataclasses.replace(config, data=dataclasses.replace(config.data, noise_crop=24))
+    config = dataclasses.replace(config, data=dataclasses.replace(config.data, noise_crop=24, motion_fraction=0.5))
     trainer = Trainer(config, ped2.parent / "run-noise-crop", quiet=True)
-    assert trainer.train_set[0].shape[-2:] == (24, 24) and trainer.val_set[0].shape[-1] == 24  # val_crop
+    assert all(trainer.train_set[i].shape[-2:] == (24, 24) for i in range(8))  # real and synthetic clips alike
+    assert trainer.val_set[0].shape[-1] == 24  # val_crop
     clean = torch.rand(2, 3, 3, 24, 24)
     whole = trainer.inputs._with_camera_noise(clean, 4, 0)
     cut = trainer.inputs(clean, 4, 0)
