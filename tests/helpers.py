@@ -109,3 +109,30 @@ def size_change_stream(path: Path) -> Path:
         part.unlink()
     path.write_bytes(b"".join(parts))
     return path
+
+
+def sigma_range_config(root: Path, data: dict | None = None, **overrides):
+    """A tiny noise-conditional training run on a synthetic UCSD Ped2 replica at `root`: a 2-layer DUST by
+    ERM over σ ∈ [0, 0.2], one epoch of 2 batches of 4 16×16 clips on the CPU; `data` overrides
+    DataConfig fields, the rest TrainConfig fields."""
+    from videodenoise.training.config import DataConfig, TrainConfig
+
+    fields = dict(
+        dataset="ucsd-ped2",
+        root=str(root),
+        clip_length=3,
+        crop=16,
+        val_crop=24,
+        samples_per_epoch=8,
+        val_clips_per_video=1,
+    )
+    values = dict(
+        model="dust",
+        model_options=dict(layers=2, patch_size=4, stride=2),
+        mode="erm",
+        sigma_range=[0.0, 0.2],
+        epochs=1,
+        batch_size=4,
+        device="cpu",
+    )
+    return TrainConfig(**{**values, "data": DataConfig(**{**fields, **(data or {})}), **overrides})

@@ -28,7 +28,7 @@ from videodenoise.training.inputs import VALIDATION_SEED, TrainingInputs
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
-from helpers import run_cli
+from helpers import run_cli, sigma_range_config
 
 
 def gen(seed: int = 0) -> torch.Generator:
@@ -248,27 +248,7 @@ def ped2(tmp_path_factory):
 
 
 def camera_config(root, **overrides) -> TrainConfig:
-    values = dict(
-        model="dust",
-        model_options=dict(layers=2, patch_size=4, stride=2),
-        mode="erm",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=16,
-            val_crop=24,
-            samples_per_epoch=8,
-            val_clips_per_video=1,
-        ),
-        sigma_range=[0.0, 0.2],
-        camera_fraction=0.5,
-        epochs=1,
-        batch_size=4,
-        device="cpu",
-    )
-    values.update(overrides)
-    return TrainConfig(**values)
+    return sigma_range_config(root, **{"camera_fraction": 0.5, **overrides})
 
 
 def colour_batch(batch: int = 8) -> torch.Tensor:

@@ -16,6 +16,8 @@ from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError, ModelError
 from videodenoise.models.registry import build_model, save_model
 
+from helpers import sigma_range_config
+
 SIGMA = 20 / 255
 
 
@@ -234,28 +236,9 @@ def ped2(tmp_path_factory):
 
 
 def fusion_config(root, **changes):
-    from videodenoise.training.config import DataConfig, TrainConfig
-
-    values = dict(
-        model="dust",
-        model_options=dict(layers=2, patch_size=4, stride=2),
-        mode="erm",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=24,
-            val_crop=24,
-            samples_per_epoch=4,
-            val_clips_per_video=1,
-        ),
-        sigma_range=[0.0, 0.2],
-        fusion={"radius": 1},
-        epochs=1,
-        batch_size=2,
-        device="cpu",
+    return sigma_range_config(
+        root, data=dict(crop=24, samples_per_epoch=4), **{"fusion": {"radius": 1}, "batch_size": 2, **changes}
     )
-    return TrainConfig(**{**values, **changes})
 
 
 def test_training_with_fusion_fuses_every_clip_and_tells_the_model_the_noise_map(ped2, tmp_path):

@@ -27,10 +27,11 @@ from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DatasetError, ModelError
 from videodenoise.models.layers import TokenAttention
 from videodenoise.models.registry import build_model, read_metadata, save_model
-from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.config import TrainConfig
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
+from helpers import sigma_range_config
 
 NONLOCAL = dict(token_set="nonlocal", neighbourhood=3, layers=3)
 
@@ -264,24 +265,11 @@ def root(tmp_path_factory):
 
 
 def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_checkpoint(root, tmp_path):
-    config = TrainConfig(
-        model="dust",
+    config = sigma_range_config(
+        root,
+        data=dict(motion_fraction=0.5),
         model_options=dict(layers=2, patch_size=4, stride=2, token_set="nonlocal"),
         mode="constrained",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=16,
-            val_crop=24,
-            samples_per_epoch=8,
-            val_clips_per_video=1,
-            motion_fraction=0.5,
-        ),
-        sigma_range=[0.0, 0.2],
-        epochs=1,
-        batch_size=4,
-        device="cpu",
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
     noisy, sigmas, told, _ = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
@@ -296,24 +284,7 @@ def test_sigma_range_training_over_camera_motion_writes_a_noise_conditional_chec
 
 
 def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path):
-    config = TrainConfig(
-        model="ut",
-        model_options=dict(layers=2, patch_size=4, stride=2, width=32),
-        mode="erm",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=16,
-            val_crop=24,
-            samples_per_epoch=8,
-            val_clips_per_video=1,
-        ),
-        sigma_range=[0.0, 0.2],
-        epochs=1,
-        batch_size=4,
-        device="cpu",
-    )
+    config = sigma_range_config(root, model="ut", model_options=dict(layers=2, patch_size=4, stride=2, width=32))
     trainer = Trainer(config, tmp_path / "run", quiet=True)
     assert trainer.model.config.sigma == config.sigma_train  # σ_ref of the bias scaling
     _, sigmas, told, _ = trainer.inputs(torch.full((4, 3, 1, 16, 16), 0.5), 7, 0)
@@ -325,26 +296,7 @@ def test_a_ut_trained_over_a_sigma_range_is_told_each_clips_sigma(root, tmp_path
 
 def test_blind_training_over_a_sigma_range_never_tells_the_model(root, tmp_path, monkeypatch):
     # the robustness study's erm-blind arm: noise levels drawn from a range, the model must infer them
-    config = TrainConfig(
-        model="dust",
-        model_options=dict(layers=2, patch_size=4, stride=2),
-        mode="erm",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=16,
-            val_crop=24,
-            samples_per_epoch=8,
-            val_clips_per_video=1,
-        ),
-        sigma_range=[0.0, 0.2],
-        sigma_conditioning=False,
-        sigma_weighting=False,
-        epochs=1,
-        batch_size=4,
-        device="cpu",
-    )
+    config = sigma_range_config(root, sigma_conditioning=False, sigma_weighting=False)
     trainer = Trainer(config, tmp_path / "run", quiet=True)
     calls = []
     forward = type(trainer.model).forward
