@@ -100,6 +100,29 @@ def test_detach_previous_changes_only_the_gradient_path():
         assert losses.grad.tolist() == pytest.approx(expected_grad)
 
 
+@pytest.mark.parametrize("detach", [False, True])
+def test_primal_lagrangian_weights_on_each_layer_loss_match_hand_values(detach):
+    """The net weight the primal Lagrangian F_L + Σ λ_l g_l puts on each layer's loss F_l: undetached
+    λ_l − (1 − α)·λ_(l+1) (negative when the next multiplier is larger: the constraint pushes F_l up),
+    detached λ_l only; F_L also carries the objective's 1. In σ_train² units, as the trainer uses them."""
+    sigma, alpha = 0.1, 0.2
+    problem = LayerwiseDescent(4, DescentConfig(alpha=alpha, detach_previous=detach), sigma_train=sigma)
+    multipliers = [0.0, 0.01, 0.03, 0.05]  # λ_1..λ_4, growing with depth as in the first study's UT runs
+    with torch.no_grad():
+        problem.constraint.multiplier.weight.copy_(torch.tensor(multipliers))
+    losses = (torch.tensor([1.0, 0.6, 0.5, 0.45, 0.42]) * sigma**2).requires_grad_()
+    problem.state(losses).compute_primal_lagrangian().lagrangian.backward()
+    lam = [0.0, *multipliers, 0.0]  # λ_0 and λ_5 do not exist
+    if detach:
+        expected = [0.0] + [lam[l] for l in range(1, 5)]
+    else:
+        expected = [lam[l] - (1 - alpha) * lam[l + 1] for l in range(5)]
+    expected[4] += 1.0  # the objective F_L
+    assert (losses.grad * sigma**2).tolist() == pytest.approx(expected, abs=1e-6)
+    if not detach:  # the confound the second study controls for: F_2 and F_3 are pushed up
+        assert expected[2] == pytest.approx(0.01 - 0.8 * 0.03) and expected[2] < 0 and expected[3] < 0
+
+
 def test_layerwise_descent_units_and_first_layer_switch():
     sigma = 25 / 255
     layer_losses = torch.tensor([1.0, 0.5, 0.45]) * sigma**2

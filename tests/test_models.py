@@ -145,7 +145,7 @@ def test_cpu_bands_give_the_same_result_as_one_band(name, token_set, monkeypatch
         whole = model(noisy, all_layers=True)
         monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)
         tokens, _ = extract_patches(noisy, 8, 4)
-        assert len(model._bands(tokens)) > 1
+        assert len(model._bands(tokens, model.num_layers)) > 1
         banded = model(noisy, all_layers=True)
     for a, b in zip(whole, banded):
         torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
@@ -188,6 +188,64 @@ def test_tied_layers_share_their_parameters(name):
             parameter.mul_(1.1)
         after = tied(noisy, all_layers=True)
     assert all(not torch.equal(a, b) for a, b in zip(before[1:], after[1:]))
+
+
+def untied_copy(tied: torch.nn.Module, name: str, layers: int, **options) -> torch.nn.Module:
+    """An untied model of `layers` layers whose every layer holds the tied model's one layer."""
+    untied = build_model(name, layers=layers, **options)
+    shared = tied.state_dict()
+    state = {}
+    for key in untied.state_dict():
+        parts = key.split(".")
+        source = ".".join(["layers", "0", *parts[2:]]) if parts[0] == "layers" else key
+        state[key] = shared[source]
+    untied.load_state_dict(state)
+    return untied
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+@pytest.mark.parametrize("token_set", ["temporal", "spatiotemporal"])
+def test_a_tied_model_at_depth_d_is_the_untied_model_with_equal_layers(name, token_set):
+    options = {"token_set": token_set}
+    tied = randomise(build_model(name, layers=3, tied_layers=True, **options))
+    noisy = add_noise(torch.rand(1, 3, 1, 20, 24))
+    with torch.no_grad():
+        for depth in (1, 3, 7):
+            untied = untied_copy(tied, name, depth, **options)
+            assert not untied.config.tied_layers and untied.num_layers == depth
+            torch.testing.assert_close(tied(noisy, depth=depth), untied(noisy), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_depths_read_from_one_long_pass_equal_separate_passes(name, monkeypatch):
+    tied = randomise(build_model(name, layers=5, tied_layers=True, token_set="spatiotemporal"))
+    noisy = add_noise(torch.rand(1, 3, 1, 240, 24))  # tall: bands of 4 halos at depth 12 still cut it
+    with torch.no_grad():
+        whole = tied(noisy, all_layers=True, depth=12)
+        # cut into bands: a band's halo must grow with the depth run, or deep layers see band edges
+        monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)
+        tokens, _ = extract_patches(noisy, tied.config.patch_size, tied.config.stride)
+        assert len(tied._bands(tokens, 12)) > 1
+        long_pass = tied(noisy, all_layers=True, depth=12)
+        assert len(long_pass) == 13 and torch.equal(long_pass[0], noisy)
+        for depth in (3, 5, 8, 12):
+            torch.testing.assert_close(long_pass[depth], whole[depth], rtol=0, atol=1e-6)
+            torch.testing.assert_close(long_pass[depth], tied(noisy, depth=depth), rtol=0, atol=1e-6)
+        torch.testing.assert_close(tied(noisy), long_pass[5], rtol=0, atol=1e-6)  # the trained depth by default
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_an_untied_model_runs_at_most_its_trained_depth(name):
+    model = build_model(name, layers=4)
+    noisy = add_noise(torch.rand(1, 2, 1, 16, 16))
+    with torch.no_grad():
+        assert len(model(noisy, all_layers=True, depth=2)) == 3
+        torch.testing.assert_close(model(noisy, depth=2), model(noisy, all_layers=True)[2], rtol=0, atol=1e-6)
+    for depth in (0, 5, 2.5, True):
+        with pytest.raises(ModelError, match="depth from 1 to 4"):
+            model(noisy, depth=depth)
+    with pytest.raises(ModelError, match="any depth >= 1"):
+        build_model(name, layers=4, tied_layers=True)(noisy, depth=0)
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)

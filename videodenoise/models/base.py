@@ -69,8 +69,22 @@ class UnrolledDenoiser(nn.Module):
     def halo(self) -> int:
         """How many patch locations away, along rows or columns, a token's output can depend on: each
         layer of a windowed token set reaches one more neighbourhood radius, a temporal one none."""
+        return self._halo(self.num_layers)
+
+    def _halo(self, depth: int) -> int:
         offsets = spatial_offsets(self.config.token_set, self.config.neighbourhood)
-        return max(max(abs(dr), abs(dc)) for dr, dc in offsets) * self.num_layers
+        return max(max(abs(dr), abs(dc)) for dr, dc in offsets) * depth
+
+    def check_depth(self, depth: int | None) -> int:
+        """The number of layers a forward pass runs: the trained L, or `depth` (any depth ≥ 1 when layers
+        are tied, since every layer is the same map; at most L otherwise)."""
+        if depth is None:
+            return self.num_layers
+        limit = None if self.config.tied_layers else self.num_layers
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1 or (limit and depth > limit):
+            allowed = "any depth >= 1 (its layers are tied)" if limit is None else f"a depth from 1 to {limit}"
+            raise ModelError(f"this {self.name} runs {allowed}, got depth={depth!r}")
+        return depth
 
     @property
     def reach(self) -> int:
@@ -82,7 +96,7 @@ class UnrolledDenoiser(nn.Module):
         """The module computing layer index + 1; the same one at every depth when layers are tied."""
         return self.layers[0 if self.config.tied_layers else index]
 
-    def forward(self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None, sigma=None):
+    def forward(self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None, sigma=None, depth=None):
         """Denoise a clip (B, T, C, H, W) with any T, H, W.
 
         sigma: the clip's noise level on the [0, 1] scale for a noise-conditional model (DUST scales its
@@ -95,6 +109,9 @@ class UnrolledDenoiser(nn.Module):
         Returns the final estimate (B, T, C, H, W), or with all_layers=True the list of L+1 estimates:
         [0] is the input itself and [l] the readout of layer l.
 
+        depth: run this many layers instead of the trained L (test-time depth): fewer for any model,
+        more only when its layers are tied. With all_layers=True one pass gives every depth up to it.
+
         perturbations (robustness tests only): L entries, each None or a clip shaped like `noisy`;
         entry l is cut into patches, encoded by the linear part of `initial_state` and added to the
         representation entering layer l + 1, so every layer can be handed a perturbed input.
@@ -102,14 +119,16 @@ class UnrolledDenoiser(nn.Module):
         check_clip(noisy, self.config.channels, self.name)
         noisy = noisy.to(self.parameter_dtype)  # e.g. float64 frames from numpy meet float32 weights
         tokens, grid = extract_patches(noisy, self.config.patch_size, self.config.stride)
+        depth = self.check_depth(depth)
         perturbation_tokens = self._perturbation_tokens(perturbations, noisy)
+        perturbation_tokens += [None] * (depth - len(perturbation_tokens))
         noise_scale = self._noise_scale(sigma, noisy)
-        wanted = range(self.num_layers) if all_layers else [self.num_layers - 1]
+        wanted = range(depth) if all_layers else [depth - 1]
         patch_estimates = [[] for _ in wanted]
-        for start, stop, low, high in self._bands(tokens):
+        for start, stop, low, high in self._bands(tokens, depth):
             band = tokens[:, low:high].contiguous()  # free unless B > 1
             state = self.initial_state(band)
-            for index in range(self.num_layers):
+            for index in range(depth):
                 if perturbation_tokens[index] is not None:
                     extra = perturbation_tokens[index][:, low:high].contiguous()
                     state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
@@ -177,12 +196,12 @@ class UnrolledDenoiser(nn.Module):
             )
         return cut
 
-    def _bands(self, tokens: torch.Tensor) -> list[tuple[int, int, int, int]]:
+    def _bands(self, tokens: torch.Tensor, depth: int) -> list[tuple[int, int, int, int]]:
         """(start, stop, low, high): rows [start, stop) are kept from a band computed on [low, high)."""
         batch, rows, cols, frames, _ = tokens.shape
         if tokens.device.type != "cpu":
             return [(0, rows, 0, rows)]
-        halo = self.halo  # how far a border error can travel in L layers
+        halo = self._halo(depth)  # how far a border error can travel in `depth` layers
         per_row = batch * cols * frames * self.state_width
         # a band at least 4 halos high: the halo rows are computed twice, so they should be the minority
         band_rows = max(1, CPU_BAND_ELEMENTS // per_row, 4 * halo)
