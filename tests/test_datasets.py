@@ -265,3 +265,98 @@ def test_frame_cache_gives_the_same_clips(avenue_root):
     for index in range(8):
         assert torch.equal(cached[index], direct[index])
     assert len(cached._cache) == 2  # each video decoded once
+
+
+# -------------------------------------------------------------------------------------- photo-motion
+
+
+def photo_stems(photos) -> list[str]:
+    return [photo.partition(":")[2] for photo in photos]
+
+
+def test_photo_motion_splits_hold_the_right_photos(tmp_path):
+    from videodenoise.datasets.motion import BENCHMARK_PHOTOS, TRAINING_PHOTOS, VALIDATION_PHOTOS
+
+    dataset = load_dataset("photo-motion")
+    names = {split: [clip.name for clip in dataset.clips(split)] for split in dataset.splits}
+    assert names["training"] == photo_stems(TRAINING_PHOTOS)
+    assert names["benchmark"] == photo_stems(BENCHMARK_PHOTOS)
+    assert names["validation"] == photo_stems(VALIDATION_PHOTOS)
+    assert names["all"] == photo_stems(TRAINING_PHOTOS + BENCHMARK_PHOTOS + VALIDATION_PHOTOS)
+    held_out = dataset.clips("held-out")
+    assert names["held-out"] == ["astronaut", "coffee", "chelsea", "grace_hopper", "cell", "clock_motion", "page"]
+    assert dataset.clips("test") == held_out
+    # never seen by a model trained on the training photos, not even as the other view of a stereo pair
+    assert not {clip.photo for clip in held_out} & set(TRAINING_PHOTOS)
+    assert "skimage:motorcycle_right" not in {clip.photo for clip in held_out}
+    with pytest.raises(DatasetError, match="its splits are: training, benchmark, validation, held-out, test, all"):
+        dataset.clips("train")
+    # a root (an experiment's shared data root) is ignored: nothing is read from it or written to it
+    assert load_dataset("photo-motion", tmp_path).splits == dataset.splits
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_photo_motion_clips_read_as_8_bit_video_and_are_deterministic():
+    from videodenoise.datasets import photo_motion
+
+    reader = load_dataset("photo-motion").clips("held-out")[0].open()  # astronaut: a colour photo
+    assert len(reader) == 20 and reader.info.fps == 25.0 and (reader.info.width, reader.info.height) == (128, 128)
+    colour, grey = reader.read(channels=3), reader.read(channels=1)
+    assert colour.shape == (20, 3, 128, 128) and grey.shape == (20, 1, 128, 128)
+    for clip in (colour, grey):
+        assert torch.equal(clip.mul(255).round().div(255), clip)  # on the 8-bit grid
+    assert not torch.equal(colour[:, 0], colour[:, 1])
+    assert torch.equal(reader.read(5, 3, channels=3), colour[5:8])
+    photo_motion.motion_frames.cache_clear()  # generated afresh: the same frames
+    assert torch.equal(load_dataset("photo-motion").clips("test")[0].open().read(channels=3), colour)
+
+
+def test_photo_motion_camera_moves_between_frames():
+    for source in load_dataset("photo-motion").clips("held-out"):
+        clip = source.open().read(channels=1).flatten(1)
+        assert all(not torch.equal(a, b) for a, b in zip(clip[:-1], clip[1:])), source.name
+        correlation = torch.corrcoef(clip)
+        consecutive = correlation.diagonal(1)
+        # the least correlated is page (text moving by about a pixel a frame); most are above 0.9
+        assert consecutive.min() > 0.4 and consecutive.mean() > correlation[0, -1], source.name
+
+
+def test_photo_motion_crops_stay_inside_the_photographs(monkeypatch):
+    """No frame shows a reflected border: every pixel bicubic interpolation reads lies inside the
+    photograph. Except Minduka_Present_Blue_Pack (training only): it is 128×128, as small as a frame."""
+    import torch.nn.functional as F
+
+    from videodenoise.datasets import photo_motion
+
+    margins = []
+    grid_sample = F.grid_sample
+
+    def measured(photo, grid, **options):
+        height, width = photo.shape[-2:]
+        x, y = ((grid[..., 0].double() + 1) * width - 1) / 2, ((grid[..., 1].double() + 1) * height - 1) / 2
+        # bicubic interpolation at p reads pixels floor(p) - 1 to floor(p) + 2
+        margins.append(min(x.min() - 1, y.min() - 1, width - 2 - x.max(), height - 2 - y.max()).item())
+        return grid_sample(photo, grid, **options)
+
+    monkeypatch.setattr(F, "grid_sample", measured)
+    for source in load_dataset("photo-motion").clips("all"):
+        photo_motion.motion_frames.__wrapped__(source.photo)  # bypasses the cache, so that it samples
+        assert (margins[-1] >= 0) == (source.name != "Minduka_Present_Blue_Pack"), (source.name, margins[-1])
+
+
+def test_photo_motion_works_with_the_clip_samplers_and_evaluation():
+    from videodenoise.evaluation.config import EvalConfig
+    from videodenoise.evaluation.sweep import evaluation_clips
+
+    config = EvalConfig(
+        dataset="photo-motion", split="held-out", clip_length=5, crop=128, clips_per_video=2, baselines=[]
+    )
+    clips = evaluation_clips(config, channels=1)
+    assert len(clips) == 14 and [clips.source_of(k)[1] for k in range(2)] == [0, 15]
+    assert all(clips[k].shape == (5, 1, 128, 128) for k in range(len(clips)))
+    sources = load_dataset("photo-motion").clips("benchmark")
+    cached = RandomClips(sources, clip_length=5, crop=64, channels=3, samples_per_epoch=4)
+    direct = RandomClips(sources, clip_length=5, crop=64, channels=3, samples_per_epoch=4, cache_mb=0)
+    assert cached.cached and not direct.cached
+    for index in range(4):
+        assert torch.equal(cached[index], direct[index]) and cached[index].shape == (5, 3, 64, 64)

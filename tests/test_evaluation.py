@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 import skimage.data
 import torch
+from safetensors.torch import load_file
 from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structural_similarity
 
 from videodenoise.errors import EvaluationError, ExperimentError, VideodenoiseError
 from videodenoise.evaluation.baselines import BASELINES
 from videodenoise.evaluation.config import EvalConfig
-from videodenoise.evaluation.experiment import ExperimentConfig, load_experiment, run_experiment
+from videodenoise.evaluation.experiment import ExperimentConfig, load_experiment, run_experiment, train_run
 from videodenoise.evaluation.experiment_report import compare_arms
 from videodenoise.evaluation.reports import metric_table, write_evaluation_outputs
 from videodenoise.evaluation.results import read_results
@@ -638,3 +639,115 @@ def test_bad_experiment_configs_are_one_line_errors(ped2, tmp_path):
     bad.write_text("models = [\n")
     with pytest.raises(ExperimentError, match="cannot be parsed"):
         load_experiment(bad)
+
+
+def test_test_time_depths_come_from_one_pass_of_a_tied_model(ped2, tmp_path):
+    torch.manual_seed(0)
+    tied = build_model("dust", **{**TINY, "tied_layers": True})
+    with torch.no_grad():
+        for parameter in tied.parameters():
+            parameter.add_(0.02 * torch.randn(parameter.shape))
+    save_model(tied, tmp_path / "tied.safetensors", {"mode": "erm", "sigma_train": repr(SIGMA), "step": "0"})
+    untied = checkpoint(tmp_path / "untied.safetensors")
+    config = quick(ped2, depths=[2, 7], gammas=[1.5])
+    result = evaluate([tmp_path / "tied.safetensors", untied], config, labels=["tied", "untied"])
+    deep, trained = result.samples[("tied", "gaussian", "input")], result.samples[("untied", "gaussian", "input")]
+    assert deep["layer_rmse"].shape[-1] == 8 and deep["layer_mse"].shape[-1] == 8  # input + 7 layers
+    assert trained["layer_rmse"].shape[-1] == TINY["layers"] + 1  # an untied model runs its own depth
+    # the final metrics are those of the trained depth, not of the deepest layer run
+    np.testing.assert_allclose(deep["rmse"], deep["layer_rmse"][..., TINY["layers"]], rtol=1e-9)
+    # a layer's RMSE read from the long pass is the RMSE of a separate pass at that depth
+    clips = evaluation_clips(config, 1)
+    clean = clips[0]
+    generator = torch.Generator().manual_seed(noise_seed(config.seeds[0], *clips.index[0], "gaussian"))
+    noisy = clean + 1.5 * SIGMA * torch.randn(clean.shape, generator=generator)
+    with torch.no_grad():
+        for depth in (2, 7):
+            separate = tied(noisy[None], depth=depth)[0].clamp(0, 1)
+            assert deep["layer_rmse"][0, 0, 0, depth] == pytest.approx(frame_rmse(separate, clean).mean(), rel=1e-5)
+    row = next(r for r in result.rows() if r["method"] == "tied")
+    assert len(row["layer_mse"]) == 8  # descent is still judged over the trained layers only
+    layers = deep["layer_mse"][0][..., : TINY["layers"] + 1].reshape(-1, TINY["layers"] + 1)
+    assert row["descent_fraction"] == pytest.approx(float((np.diff(layers, axis=1) < 0).all(axis=1).mean()))
+    with pytest.raises(EvaluationError, match="depths must be at least 1"):
+        quick(ped2, depths=[0])
+
+
+def test_the_second_robustness_study_runs_end_to_end_on_a_replica(ped2, tmp_path):
+    # configs/robustness-2.toml with its arms, test sets, depths and endpoints as shipped, at tiny sizes
+    shipped = load_experiment(CONFIGS / "robustness-2.toml")
+    assert {t.dataset for t in shipped.datasets[0].tests} == {"samples", "photo-motion"}
+    small = tiny_grid(ped2)
+    grid = shipped.to_dict() | {
+        "seeds": [0, 1],
+        "model_options": small["model_options"],
+        "datasets": [
+            {
+                "name": "ucsd-ped2",
+                "root": str(ped2),
+                "label": "ped2",
+                "tests": [
+                    {"dataset": "ucsd-ped2", "root": str(ped2), "split": "test", "label": "ped2"},
+                    {"dataset": "photo-motion", "split": "held-out", "label": "photos"},
+                ],
+            }
+        ],
+        "evaluation": {
+            **shipped.evaluation,
+            **small["evaluation"],
+            "gammas": shipped.evaluation["gammas"],
+            "clips_per_video": 1,
+            "depths": [2, 3, 6],
+        },
+        "endpoints": {**shipped.endpoints, "extra_depth": 6},
+    }
+    grid["training"] = {
+        **shipped.training,
+        **{k: v for k, v in small["training"].items() if k not in ("data", "descent")},
+        "data": {**shipped.training["data"], **small["training"]["data"], "motion_fraction": 0.5},
+    }
+    del grid["training"]["data"]["train_split"], grid["training"]["data"]["val_split"]
+    config = ExperimentConfig(**grid)
+    assert len(config.arms) == 8
+    summary = run_experiment(config, tmp_path, log=lambda message: None, jobs=2)
+    assert len(summary["runs"]) == 2 * 8 * 2 and {r.status for r in summary["runs"]} == {"trained"}
+    for name in ("video-cells.csv", "endpoints.csv", "arm-differences.csv", "arm_differences.png", "rmse_vs_depth.png"):
+        assert (tmp_path / name).is_file(), name
+    assert (tmp_path / "eval" / "ped2" / "photos" / "results.json").is_file()
+    # rows per run × video × γ × depth, the study's columns first; tied runs have every depth
+    videos = list(csv.DictReader(open(tmp_path / "video-cells.csv")))
+    assert list(videos[0])[:8] == ["model", "arm", "seed", "video", "gamma", "depth", "rmse", "descent_fraction"]
+    names = {v["video"] for v in videos}
+    assert {"photos/astronaut", "photos/grace_hopper", "photos/page", "ped2/01"} <= names and len(names) == 7 + 1
+    depths = {(v["arm"], v["depth"]) for v in videos if v["model"] == "dust"}
+    # tied: every test depth, deeper ones included; untied: the test depths up to its trained 3
+    assert {d for a, d in depths if a == "erm-tied"} == {"2", "3", "6"}
+    assert {d for a, d in depths if a == "erm"} == {"2", "3"}
+    # a row's RMSE is the mean over that video's clips and noise draws of its layer's RMSE
+    result = read_results(tmp_path / "eval" / "ped2" / "photos")
+    arrays = result.samples[("ped2-dust-erm-tied-seed1", "gaussian", "input")]
+    clip = result.clip_names.index(next(n for n in result.clip_names if n.startswith("page@")))
+    row = next(
+        v
+        for v in videos
+        if (v["model"], v["arm"], v["seed"], v["video"], v["gamma"], v["depth"])
+        == ("dust", "erm-tied", "1", "photos/page", "2.0", "6")
+    )
+    level = [level.gamma for level in result.levels].index(2.0)
+    assert float(row["rmse"]) == pytest.approx(arrays["layer_rmse"][level, clip, :, 6].mean())
+    endpoints = list(csv.DictReader(open(tmp_path / "endpoints.csv")))
+    p1 = [e for e in endpoints if e["endpoint"] == "P1"]
+    assert {e["model"] for e in p1} == {"dust", "ut"}
+    assert {e["verdict"] for e in p1} <= {"better", "worse", "equivalent", "inconclusive"}
+    assert {(e["model"], e["gamma"]) for e in endpoints if e["endpoint"] == "P2"} == {
+        (m, g) for m in ("dust", "ut") for g in ("2.0", "3.0")
+    }
+    assert all(e["seeds"] == "2" and e["videos"] == "8" for e in p1)
+    report = (tmp_path / "report.md").read_text()
+    assert "## Endpoints" in report and "## Descent constraints on validation" in report
+    # a run trained in a worker (two at a time) is the run trained here, one at a time
+    serial = tmp_path / "serial"
+    train_run(serial, config.train_config(config.datasets[0], "ut", "constrained-detach", 1))
+    parallel = tmp_path / "runs" / "ped2-ut-constrained-detach-seed1"
+    for key, value in load_file(serial / "last.safetensors").items():
+        torch.testing.assert_close(load_file(parallel / "last.safetensors")[key], value, rtol=1e-4, atol=1e-5)

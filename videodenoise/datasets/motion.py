@@ -55,7 +55,7 @@ BENCHMARK_PHOTOS = ("skimage:astronaut", "skimage:coffee", "skimage:chelsea", "m
 VALIDATION_PHOTOS = ("skimage:motorcycle_right", "skimage:cell", "skimage:clock_motion", "skimage:page")
 
 
-def _photo_path(name: str) -> Path:
+def photo_path(name: str) -> Path:
     package, _, stem = name.partition(":")
     if package == "skimage":
         import skimage
@@ -78,7 +78,7 @@ def load_photo(name: str) -> torch.Tensor:
     """A photograph shipped with an installed package as (3, H, W) float32 in [0, 1] (grey → 3 equal channels)."""
     from skimage import io
 
-    image = np.asarray(io.imread(_photo_path(name)))
+    image = np.asarray(io.imread(photo_path(name)))
     if image.dtype == bool:
         image = image.astype(np.uint8) * 255
     if image.ndim == 2:

@@ -26,14 +26,19 @@ LOADERS: dict[str, tuple[str, str, dict]] = {
     "ucsd-ped2": ("videodenoise.datasets.ucsd", "load_ucsd", {"ped": 2}),
     "shanghaitech": ("videodenoise.datasets.shanghaitech", "load_shanghaitech", {}),
     "samples": ("videodenoise.datasets.samples", "load_samples", {}),
+    "photo-motion": ("videodenoise.datasets.photo_motion", "load_photo_motion", {}),
     "folder": ("videodenoise.datasets.folder", "load_folder", {}),
 }
 DATASET_NAMES = tuple(LOADERS)
-DATASET_HELP = "avenue, ucsd-ped1, ucsd-ped2, shanghaitech, samples (the sample clips) or folder (your own videos)"
+DATASET_HELP = (
+    "avenue, ucsd-ped1, ucsd-ped2, shanghaitech, samples (the sample clips), photo-motion (camera motion over "
+    "photographs, generated) or folder (your own videos)"
+)
 
 
 def load_dataset(name: str, root: Path | str | None = None) -> VideoDataset:
-    """Find a dataset's clips under `root` (the samples need no root: they live in the cache)."""
+    """Find a dataset's clips under `root` (the samples need no root: they live in the cache; nor does
+    photo-motion: it is generated)."""
     if name not in LOADERS:
         raise DatasetError(f"unknown dataset '{name}'; choose one of: {', '.join(DATASET_NAMES)}")
     module, function, options = LOADERS[name]

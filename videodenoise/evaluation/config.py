@@ -45,6 +45,11 @@ class EvalConfig:
         help="Perturbation sites: input, layers (every layer's input perturbed).",
     )
     seeds: list[int] = setting(default_factory=lambda: [0, 1, 2], help="Noise seeds.")
+    depths: list[int] | None = setting(
+        None,
+        "Test-time depths: a model with tied layers also runs to the deepest of these in the same pass, "
+        "and every layer's RMSE is kept (none: each model's trained depth).",
+    )
     clip_length: int = setting(5, "Frames per clip.")
     crop: int | None = setting(None, "Centre crop in pixels (none: whole frames).")
     resize: float | None = setting(None, "Scale frames by this factor before cropping.")
@@ -67,6 +72,7 @@ class EvalConfig:
             sites=list(self.sites),
             sigmas=None if self.sigmas is None else [float(s) for s in self.sigmas],
             seeds=[int(s) for s in self.seeds],
+            depths=None if self.depths is None else [int(d) for d in self.depths],
             baselines=list(self.baselines),
         )
         for name, value in normalised.items():
@@ -85,6 +91,10 @@ class EvalConfig:
                 f"unknown perturbation site in {self.sites}; choose from: {', '.join(SITES)}",
             ),
             (bool(self.seeds), "give at least one noise seed"),
+            (
+                self.depths is None or (bool(self.depths) and all(d >= 1 for d in self.depths)),
+                f"test-time depths must be at least 1, got {self.depths}",
+            ),
             (
                 all(is_seed(seed) for seed in self.seeds),
                 f"noise seeds must be integers from 0 to {MAX_SEED}, got {self.seeds}",

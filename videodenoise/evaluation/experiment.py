@@ -22,21 +22,28 @@ plain modes):
     name = "ucsd-ped2"
     root = "~/data"
     evaluation = { crop = 224 }        # optional per-dataset overrides of [evaluation] / [training.data]
+    tests = [{ dataset = "photo-motion", split = "held-out" }, { dataset = "ucsd-ped2", split = "test" }]
+                                       # optional: evaluate the runs on these test sets (default: [evaluation]'s split)
     [training]                         # TrainConfig; [training.data], [training.descent] nest as in config.json
     epochs = 40
     [model_options.dust]
     layers = 5
     [evaluation]
     gammas = [0.5, 1, 1.5, 2, 3, 4]
+    depths = [3, 5, 8, 12]             # test-time depths of tied models, read from one pass
+    [endpoints]                        # optional: a study's pre-stated endpoints (evaluation.endpoints)
+    treatment = "constrained-detach"
 
 Layout of the output folder:
 
     runs/<dataset>-<model>-<arm>-seed<k>/    training run folders (training.Trainer)
-    eval/<dataset>/                          evaluate() of every run of the dataset and the baselines
+    eval/<dataset>/[<test set>/]             evaluate() of every run of the dataset and the baselines
     cells.csv                                one row per run × γ (× noise, site): RMSE, descent share
     baselines.csv                            the classical baselines on the same noisy clips
     comparisons.csv                          paired differences between arms with t intervals over seeds
     binding.csv                              per run and layer: share of steps with λ_l > 0, largest λ_l
+    video-cells.csv                          one row per run × test video × γ × depth
+    endpoints.csv, arm-differences.csv       the endpoints, and every arm against the control per γ
     report.md, summary.json, figures
 
 Re-running the same command continues where it stopped: finished runs are kept, partial runs are
@@ -58,6 +65,7 @@ from typing import Any
 from videodenoise.devices import distributed_environment
 from videodenoise.errors import ConfigError, EvaluationError, ExperimentError
 from videodenoise.evaluation.config import EvalConfig
+from videodenoise.evaluation.endpoints import EndpointsConfig, video_rows
 from videodenoise.evaluation.experiment_report import RunRecord, compare_arms, seed_rows, write_experiment_report
 from videodenoise.evaluation.reports import write_evaluation_outputs
 from videodenoise.evaluation.results import EvaluationResult, read_results
@@ -72,19 +80,49 @@ RESUMABLE_OPTIONS = ("device", "precision", "epochs", "max_steps")
 
 
 @dataclass
+class TestSet:
+    """A split the runs of a dataset entry are evaluated on, possibly of another dataset."""
+
+    dataset: str
+    split: str = "test"
+    root: str | None = None
+    label: str | None = None  # folder and table name; default: dataset-split
+
+    def __post_init__(self) -> None:
+        check_fields(self, ExperimentError, "test set option")
+
+    @property
+    def key(self) -> str:
+        return self.label or f"{self.dataset}-{self.split}"
+
+
+@dataclass
 class DatasetEntry:
     name: str
     root: str | None = None
     label: str | None = None  # folder and table name; default: the dataset name
     data: dict[str, Any] = field(default_factory=dict)  # overrides of [training.data]
     evaluation: dict[str, Any] = field(default_factory=dict)  # overrides of [evaluation]
+    tests: list[TestSet] = field(default_factory=list)  # default: the entry itself at [evaluation]'s split
 
     def __post_init__(self) -> None:
+        if isinstance(self.tests, (list, tuple)):  # tables from a config file become TestSets first
+            self.tests = [_test_set(test) for test in self.tests]
         check_fields(self, ExperimentError, "dataset option")
+        if len({t.key for t in self.tests}) != len(self.tests):
+            raise ExperimentError(f"two test sets of {self.key} share a label; give each a distinct label")
 
     @property
     def key(self) -> str:
         return self.label or self.name
+
+    def test_sets(self) -> list[TestSet | None]:
+        """What the entry's runs are evaluated on: its test sets, or None for the entry itself."""
+        return list(self.tests) or [None]
+
+    def result_key(self, test: TestSet | None) -> str:
+        """The name of one evaluation in tables and folders: the entry, or entry/test set."""
+        return self.key if test is None else f"{self.key}/{test.key}"
 
 
 @dataclass
@@ -100,6 +138,7 @@ class ExperimentConfig:
     training: dict[str, Any] = field(default_factory=dict)
     model_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     evaluation: dict[str, Any] = field(default_factory=dict)
+    endpoints: dict[str, Any] | None = None  # EndpointsConfig: the study's pre-stated endpoints
 
     def __post_init__(self) -> None:
         from videodenoise.models.config import MODEL_NAMES
@@ -177,11 +216,14 @@ class ExperimentConfig:
             reserved = {"model", "seed"} & (set(arm) | {key for o in arm.get("per_model", {}).values() for key in o})
             if reserved:
                 raise ExperimentError(f"arm {name} may not set {', '.join(sorted(reserved))}: the grid sets them")
+        if self.endpoints is not None:
+            from_mapping(EndpointsConfig, self.endpoints, ExperimentError, "endpoints option")
         for entry in self.datasets:  # every combination must make valid configs before anything runs
             for model in self.models:
                 for arm in self.arms:
                     self.train_config(entry, model, arm, self.seeds[0])
-            self.eval_config(entry)
+            for test in entry.test_sets():
+                self.eval_config(entry, test=test)
 
     def train_config(self, entry: DatasetEntry, model: str, arm: str, seed: int, device: str | None = None):
         """The TrainConfig of one run: [training], then the arm's options, then the arm's per_model ones."""
@@ -203,17 +245,27 @@ class ExperimentConfig:
         except ConfigError as error:  # the run's own options, named with where they came from
             raise ExperimentError(f"invalid training options for {entry.key}, {model}, arm {arm}: {error}") from None
 
-    def eval_config(self, entry: DatasetEntry, device: str | None = None) -> EvalConfig:
+    def eval_config(self, entry: DatasetEntry, device: str | None = None, test: TestSet | None = None) -> EvalConfig:
         values = {**self.evaluation, **entry.evaluation, "dataset": entry.name, "root": entry.root}
+        if test is not None:
+            values.update(dataset=test.dataset, root=test.root, split=test.split)
         if device is not None:
             values["device"] = device
         try:
             return EvalConfig.from_dict(values)
         except EvaluationError as error:  # named with where they came from, as the training options are
-            raise ExperimentError(f"invalid evaluation options for {entry.key}: {error}") from None
+            raise ExperimentError(f"invalid evaluation options for {entry.result_key(test)}: {error}") from None
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _test_set(values: Any) -> TestSet:
+    if isinstance(values, TestSet):
+        return values
+    if not isinstance(values, dict) or "dataset" not in values:
+        raise ExperimentError(f"a test set needs a dataset (and a split), got {values!r}")
+    return from_mapping(TestSet, values, ExperimentError, "test set option")
 
 
 def _dataset_entry(values: Any) -> DatasetEntry:
@@ -299,6 +351,34 @@ def train_run(run_dir: Path, config, quiet: bool = True, log=print) -> str:
     return "trained"
 
 
+def _train_all(run_dirs: list[Path], configs: list, jobs: int, quiet: bool, log) -> list[str]:
+    """train_run over the grid, in order, or `jobs` at a time in spawned processes (a run's result
+    does not depend on which process trains it: its seed fixes everything)."""
+    if jobs == 1:
+        return [train_run(run_dir, config, quiet=quiet, log=log) for run_dir, config in zip(run_dirs, configs)]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(jobs, multiprocessing.get_context("spawn"), _limit_threads, (threads,)) as pool:
+        futures = [pool.submit(train_run, run_dir, config, True, _silent) for run_dir, config in zip(run_dirs, configs)]
+        statuses = []
+        for run_dir, future in zip(run_dirs, futures):
+            statuses.append(future.result())  # a run's error stops the grid, as it does with one job
+            log(f"{statuses[-1]} {run_dir.name}")
+    return statuses
+
+
+def _limit_threads(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+def _silent(message: str) -> None:
+    """The log of a run trained in a worker: the parent reports each run once it is finished."""
+
+
 def _evaluation_fingerprint(config: EvalConfig, checkpoints: list[Path], labels: list[str]) -> dict:
     return {
         "config": config.to_dict(),
@@ -342,12 +422,17 @@ def run_experiment(
     quiet: bool = True,
     log=print,
     progress=None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Train every run of the grid (or continue), evaluate every dataset, write the aggregate report.
 
+    jobs: train this many runs at once, each in its own process with an equal share of the CPU's
+    threads (on a small CPU, two one-thread runs do more work than one two-thread run).
+
     datasets: only these dataset labels. train=False evaluates the runs that exist; evaluate_runs=False
     only trains. progress(done, total, status) follows each evaluation. Returns {"out": folder, "runs":
-    [RunRecord], "rows": [...], "baselines": [...], "comparisons": [...], "report": path of report.md,
+    [RunRecord], "rows": [...], "baselines": [...], "comparisons": [...], "videos": [per run, video, γ, depth],
+    "report": path of report.md,
     "files": {name: path} of everything written}.
     """
     out = Path(out_dir or config.out or Path("experiments") / config.name).expanduser()
@@ -359,23 +444,30 @@ def run_experiment(
                 f"the experiment has no dataset {', '.join(missing)}; it has "
                 f"{', '.join(d.key for d in config.datasets)}"
             )
+    if jobs < 1:
+        raise ExperimentError(f"--jobs must be at least 1, got {jobs}")
     check_folder(out, create=True, what="experiment folder")
     write_text(out / "experiment.json", json.dumps(config.to_dict(), indent=2), overwrite=True)
     started = time.perf_counter()
+    grid = [
+        (entry, model, arm, seed, out / "runs" / run_name(entry.key, model, arm, seed))
+        for entry in entries
+        for model in config.models
+        for arm in config.arms
+        for seed in config.seeds
+    ]
+    configs = [config.train_config(entry, model, arm, seed, device) for entry, model, arm, seed, _ in grid]
+    if train:
+        statuses = _train_all([run_dir for *_, run_dir in grid], configs, jobs, quiet, log)
+    else:
+        statuses = [
+            "found" if (run_dir / CHECKPOINT_FILES[config.checkpoint]).is_file() else "missing" for *_, run_dir in grid
+        ]
     records: list[RunRecord] = []
-    for entry in entries:
-        for model in config.models:
-            for arm in config.arms:
-                for seed in config.seeds:
-                    run_dir = out / "runs" / run_name(entry.key, model, arm, seed)
-                    train_config = config.train_config(entry, model, arm, seed, device)
-                    if train:
-                        status = train_run(run_dir, train_config, quiet=quiet, log=log)
-                    else:
-                        status = "found" if (run_dir / CHECKPOINT_FILES[config.checkpoint]).is_file() else "missing"
-                    summary = run_dir / "summary.json"
-                    seconds = json.loads(summary.read_text()).get("training_seconds") if summary.is_file() else None
-                    records.append(RunRecord(entry.key, model, arm, seed, run_dir, status, seconds, train_config.mode))
+    for (entry, model, arm, seed, run_dir), train_config, status in zip(grid, configs, statuses):
+        summary = run_dir / "summary.json"
+        seconds = json.loads(summary.read_text()).get("training_seconds") if summary.is_file() else None
+        records.append(RunRecord(entry.key, model, arm, seed, run_dir, status, seconds, train_config.mode))
     results: dict[str, EvaluationResult] = {}
     if evaluate_runs:
         for entry in entries:
@@ -387,19 +479,22 @@ def run_experiment(
             if not runs:
                 log(f"no trained runs for {entry.key}; skipping its evaluation")
                 continue
-            results[entry.key] = evaluate_dataset(
-                out / "eval" / entry.key,
-                config.eval_config(entry, device),
-                [r.run_dir / CHECKPOINT_FILES[config.checkpoint] for r in runs],
-                [r.run_dir.name for r in runs],
-                quiet=quiet,
-                log=log,
-                progress=progress,
-            )
+            for test in entry.test_sets():
+                results[entry.result_key(test)] = evaluate_dataset(
+                    out / "eval" / entry.result_key(test),
+                    config.eval_config(entry, device, test),
+                    [r.run_dir / CHECKPOINT_FILES[config.checkpoint] for r in runs],
+                    [r.run_dir.name for r in runs],
+                    quiet=quiet,
+                    log=log,
+                    progress=progress,
+                )
     rows, baselines = seed_rows(results, records)
     comparisons = compare_arms(rows)
+    depths = [config.eval_config(entry).depths or [] for entry in entries]
+    videos = video_rows(results, records, sorted({d for found in depths for d in found}))
     paths = write_experiment_report(
-        out, config, records, results, rows, baselines, comparisons, time.perf_counter() - started
+        out, config, records, results, rows, baselines, comparisons, time.perf_counter() - started, videos
     )
     return {
         "out": out,
@@ -407,6 +502,7 @@ def run_experiment(
         "rows": rows,
         "baselines": baselines,
         "comparisons": comparisons,
+        "videos": videos,
         "report": paths["report"],
         "files": paths,
     }

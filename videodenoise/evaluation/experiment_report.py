@@ -4,8 +4,6 @@ evaluations and run folders and measures nothing."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass
@@ -13,10 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
+from videodenoise.evaluation.endpoints import VIDEO_COLUMNS
 from videodenoise.evaluation.plots import plot_layer_losses, plot_metric_vs_gamma, plot_multipliers
-from videodenoise.evaluation.reports import report_levels
+from videodenoise.evaluation.reports import csv_table, format_number, report_levels
 from videodenoise.evaluation.results import EvaluationResult, json_safe
 from videodenoise.evaluation.statistics import mean_interval, paired_difference
+from videodenoise.evaluation.study_report import endpoints_section, validation_section
 from videodenoise.io.atomic import write_text
 from videodenoise.training.runs import read_metrics
 
@@ -176,18 +176,6 @@ def binding(records: list[RunRecord], histories: dict[str, list[dict]]) -> list[
 # report
 
 
-def _fmt(value: float | None, digits: int = 4) -> str:
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
-
-
-def _csv(path: Path, rows: list[dict], columns: list[str]) -> Path:
-    buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return write_text(path, buffer.getvalue(), overwrite=True)  # recomputed from the runs on every call
-
-
 CELL_COLUMNS = [
     "model",
     "arm",
@@ -216,15 +204,18 @@ def write_experiment_report(
     baselines: list[dict],
     comparisons: list[dict],
     seconds: float,
+    videos: list[dict] | None = None,
 ) -> dict[str, Path]:
     paths: dict[str, Path] = {
-        "cells": _csv(out / "cells.csv", rows, CELL_COLUMNS),
-        "baselines": _csv(out / "baselines.csv", baselines, ["method", "gamma", "rmse"] + CELL_COLUMNS[6:]),
-        "comparisons": _csv(out / "comparisons.csv", comparisons, list(comparisons[0]) if comparisons else ["a", "b"]),
+        "cells": csv_table(out / "cells.csv", rows, CELL_COLUMNS),
+        "baselines": csv_table(out / "baselines.csv", baselines, ["method", "gamma", "rmse"] + CELL_COLUMNS[6:]),
+        "comparisons": csv_table(
+            out / "comparisons.csv", comparisons, list(comparisons[0]) if comparisons else ["a", "b"]
+        ),
     }
     histories = constrained_histories(records)
     bound = binding(records, histories)
-    paths["binding"] = _csv(out / "binding.csv", bound, list(bound[0]) if bound else ["model", "arm"])
+    paths["binding"] = csv_table(out / "binding.csv", bound, list(bound[0]) if bound else ["model", "arm"])
     write_text(
         out / "summary.json",
         json.dumps(
@@ -248,6 +239,12 @@ def write_experiment_report(
         "difference over seeds with a 95 % t interval (A − B < 0: A has the lower RMSE).",
         "",
     ]
+    lines += validation_section(records)
+    if videos:
+        paths["videos"] = csv_table(
+            out / "video-cells.csv", videos, VIDEO_COLUMNS + list(videos[0])[len(VIDEO_COLUMNS) :]
+        )
+        lines += endpoints_section(out, config, videos, paths)
     primary_noise = results[next(iter(results))].config.noises[0] if results else "gaussian"
     for first, second in COMPARISONS:
         # every site for the primary pair (site "layers": intermediate layers perturbed too), the input for the rest
@@ -269,9 +266,10 @@ def write_experiment_report(
         for c in sorted(picked, key=lambda c: (sites.index(c["site"]), c["dataset"], c["model"], c["gamma"])):
             interval = f"[{c['ci_low']:+.5f}, {c['ci_high']:+.5f}]" if not math.isnan(c["ci_low"]) else ""
             lines.append(
-                f"| {c['dataset']} | {c['site']} | {c['model']} | {c['gamma']:g} | {_fmt(c['rmse_a'])} | "
-                f"{_fmt(c['rmse_b'])} "
-                f"| {c['difference']:+.5f} {interval} | {c['relative']:+.2%} | {_fmt(c['p'], 3)} | {c['seeds']} | "
+                f"| {c['dataset']} | {c['site']} | {c['model']} | {c['gamma']:g} | {format_number(c['rmse_a'])} | "
+                f"{format_number(c['rmse_b'])} "
+                f"| {c['difference']:+.5f} {interval} | {c['relative']:+.2%} | {format_number(c['p'], 3)} | "
+                f"{c['seeds']} | "
                 f"{c['verdict']} |"
             )
         lines.append("")
@@ -321,7 +319,7 @@ def write_experiment_report(
                 for level in levels:
                     at_level = [r for r in runs if r["gamma"] == level.gamma]
                     mean, width = mean_interval([r["rmse"] for r in at_level])
-                    texts.append(_fmt(mean) + (f" ± {_fmt(width)}" if not math.isnan(width) else ""))
+                    texts.append(format_number(mean) + (f" ± {format_number(width)}" if not math.isnan(width) else ""))
                     means.append(mean)
                     widths.append(0.0 if math.isnan(width) else width)
                     shares.append(np.mean([r["descent_fraction"] for r in at_level]))
@@ -336,7 +334,9 @@ def write_experiment_report(
                 if b["dataset"] == dataset and b["method"] == baseline and b["noise"] == noise and b["site"] == "input"
             }
             if values:
-                lines.append(f"|  | {baseline} |  | " + " | ".join(_fmt(values.get(l.gamma)) for l in levels) + " |")
+                lines.append(
+                    f"|  | {baseline} |  | " + " | ".join(format_number(values.get(l.gamma)) for l in levels) + " |"
+                )
                 series[baseline] = ([l.gamma for l in levels], [values.get(l.gamma, math.nan) for l in levels], None)
         lines += [
             "",
@@ -352,7 +352,7 @@ def write_experiment_report(
         lines.append("")
         figure = plot_metric_vs_gamma(
             series,
-            out / f"rmse_vs_gamma_{dataset}.png",
+            out / f"rmse_vs_gamma_{_slug(dataset)}.png",
             ylabel="RMSE",
             title=f"{dataset}: {noise} noise, mean and 95 % t band over training seeds",
             baselines=list(result.config.baselines),
@@ -375,7 +375,7 @@ def write_experiment_report(
         if any(curves for _, curves in panels):
             paths[f"per_layer_loss_{dataset}"] = plot_layer_losses(
                 panels,
-                out / f"per_layer_loss_{dataset}.png",
+                out / f"per_layer_loss_{_slug(dataset)}.png",
                 ylabel="MSE of layer l's estimate",
                 reference=result.sigma_train**2,
             )
@@ -406,10 +406,14 @@ def write_experiment_report(
         lines += ["![λ_l over training](multipliers.png)", ""]
 
     lines += ["## Runs", "", "| run | status | training time (s) |", "|---|---|---:|"]
-    lines += [f"| {r.run_dir.name} | {r.status} | {_fmt(r.training_seconds, 0)} |" for r in records]
+    lines += [f"| {r.run_dir.name} | {r.status} | {format_number(r.training_seconds, 0)} |" for r in records]
     lines += ["", "## Configuration", "", "```json", json.dumps(config.to_dict(), indent=2), "```", ""]
     paths["report"] = write_text(out / "report.md", "\n".join(lines), overwrite=True)
     return paths
+
+
+def _slug(name: str) -> str:
+    return name.replace("/", "-")
 
 
 def _count(values: list[str]) -> dict[str, int]:

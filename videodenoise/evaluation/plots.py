@@ -142,3 +142,64 @@ def plot_multipliers(
     for axes in list(axes_grid.flat)[count:]:
         axes.axis("off")
     return _save(figure, path)
+
+
+def plot_paired_differences(
+    panels: Mapping[str, Mapping[str, Sequence[tuple[float, float, tuple[float, float], tuple[float, float]]]]],
+    path: str | os.PathLike,
+    ylabel: str = "relative RMSE difference vs the control",
+    margin: float | None = None,
+) -> Path:
+    """One panel per title (e.g. a model): per label (an arm), points (γ, mean, (low, high) over seeds,
+    (low, high) over videos) drawn as a thick bar for the seeds' interval and a thin one for the
+    videos', side by side; 0 (no difference) and ±margin (equivalence) are marked."""
+    figure, grid = _figure(1, max(1, len(panels)), figsize=(5.5 * max(1, len(panels)), 4.5))
+    colours = colormaps["tab10"]
+    for axes, (title, series) in zip(grid[0], panels.items()):
+        labels = list(series)
+        for index, label in enumerate(labels):
+            offset = (index - (len(labels) - 1) / 2) * 0.06
+            colour = colours(index % 10)
+            for gamma, mean, seeds, videos in series[label]:
+                x = math.log2(gamma) + offset
+                axes.plot([x, x], seeds, color=colour, linewidth=3, alpha=0.8)
+                axes.plot([x + 0.02, x + 0.02], videos, color=colour, linewidth=1)
+                axes.plot(
+                    x, mean, "o", color=colour, markersize=4, label=label if gamma == series[label][0][0] else None
+                )
+        gammas = sorted({point[0] for points in series.values() for point in points})
+        axes.set_xticks([math.log2(g) for g in gammas], [f"{g:g}" for g in gammas])
+        axes.axhline(0.0, color="black", linewidth=0.8)
+        if margin:
+            for bound in (-margin, margin):
+                axes.axhline(bound, color="black", linewidth=0.6, linestyle=":")
+        axes.yaxis.set_major_formatter(lambda value, _: f"{value:+.0%}")
+        axes.set_xlabel("γ = σ_test / σ_train")
+        axes.set_ylabel(ylabel)
+        axes.set_title(title, fontsize=10)
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize=7, loc="best")
+    return _save(figure, path)
+
+
+def plot_metric_vs_depth(
+    panels: Mapping[str, Mapping[str, tuple[Sequence[int], Sequence[float]]]],
+    path: str | os.PathLike,
+    ylabel: str = "RMSE",
+    trained_depth: int | None = None,
+) -> Path:
+    """One panel per title; per label a line of (depths, values); the trained depth is marked."""
+    figure, grid = _figure(1, max(1, len(panels)), figsize=(5.5 * max(1, len(panels)), 4.5))
+    colours = colormaps["tab10"]
+    for axes, (title, series) in zip(grid[0], panels.items()):
+        for index, (label, (depths, values)) in enumerate(series.items()):
+            axes.plot(depths, values, marker="o", markersize=4, color=colours(index % 10), label=label)
+        if trained_depth:
+            axes.axvline(trained_depth, color="black", linewidth=0.8, alpha=0.4)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlabel("test-time depth (layers run)")
+        axes.set_ylabel(ylabel)
+        axes.set_title(title, fontsize=10)
+        axes.grid(alpha=0.3)
+        axes.legend(fontsize=7, loc="best")
+    return _save(figure, path)

@@ -28,6 +28,8 @@ __all__ = [
     "layer_table",
     "report_levels",
     "write_csv",
+    "csv_table",
+    "format_number",
     "draw_figures",
     "render_report",
     "check_evaluation_output",
@@ -173,6 +175,18 @@ def report_levels(levels: Sequence[Level]) -> list[Level]:
     closest = min(levels, key=lambda level: abs(level.gamma - 1.0))
     largest = max(levels, key=lambda level: level.gamma)
     return [closest] if closest == largest else [closest, largest]
+
+
+def format_number(value: float | None, digits: int = 4) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def csv_table(path: Path, rows: list[dict], columns: list[str]) -> Path:
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return write_text(path, buffer.getvalue(), overwrite=True)  # recomputed from the runs on every call
 
 
 def write_csv(result: EvaluationResult, path: Path, overwrite: bool = False) -> Path:

@@ -36,7 +36,8 @@ class EvaluationResult:
     clip_names: list[str]  # "video@start" of every clip, in order
     clip_length: int
     frame_size: tuple[int, int]
-    # (method, noise, site) → metric → array (levels, clips, seeds); "layer_mse" → (levels, clips, seeds, L+1)
+    # (method, noise, site) → metric → array (levels, clips, seeds); "layer_mse" and "layer_rmse" →
+    # (levels, clips, seeds, D+1), D the layers the sweep ran (the trained L unless tied and deeper)
     samples: dict[tuple[str, str, str], dict[str, np.ndarray]]
     seconds: float = 0.0
     method_seconds: dict[str, float] = field(default_factory=dict)
@@ -78,9 +79,9 @@ class EvaluationResult:
                 seed_means = arrays["rmse"][index].mean(axis=0)
                 row["rmse_seed_std"] = float(seed_means.std(ddof=1)) if seed_means.size > 1 else 0.0
                 if "layer_mse" in arrays:
-                    layer = arrays["layer_mse"][index]  # (clips, seeds, L+1)
+                    layer = arrays["layer_mse"][index]  # (clips, seeds, layers run + 1)
                     row["layer_mse"] = layer.mean(axis=(0, 1)).tolist()
-                    row["descent_fraction"] = descent_fraction(layer)
+                    row["descent_fraction"] = descent_fraction(layer[..., : info.layers + 1])
                 else:
                     row["layer_mse"], row["descent_fraction"] = None, None
                 row.update(clips=self.n_clips, frames=self.n_frames, seeds=len(self.config.seeds))

@@ -17,8 +17,12 @@ What is measured, for every checkpoint and baseline, every noise kind, perturbat
   colour; window 7, smaller on tiny frames), then averaged. Means and standard deviations are over
   all (clip, noise seed) samples; `rmse_seed_std` is the spread of the per-seed means.
 - **Per-layer loss** (models only): the MSE of every layer's readout (layer 0 = the noisy input),
-  not clamped, exactly the training loss `per_layer_mse`; and the **descent fraction**, the share of
-  (clip, seed) samples whose loss falls at every layer.
+  not clamped, exactly the training loss `per_layer_mse`; the same readouts' RMSE as above (clamped,
+  per frame, averaged: `layer_rmse`); and the **descent fraction**, the share of (clip, seed)
+  samples whose loss falls at every layer up to the trained depth.
+- **Test-time depth** (`depths`): a model with tied layers runs to the deepest of them (or its
+  trained depth, if deeper) in one pass, and its per-layer arrays hold every layer of that pass;
+  its final metrics stay those of its trained depth. Other models run their trained depth.
 
 Perturbation site "input" (default) adds the noise to the clip. Site "layers" also perturbs every
 layer's input: the clip is noisy as for "input", and the representation entering layers 2..L gets a
@@ -47,7 +51,7 @@ from videodenoise.errors import EvaluationError
 from videodenoise.evaluation.baselines import BASELINES
 from videodenoise.evaluation.config import EvalConfig, noise_levels
 from videodenoise.evaluation.results import METRICS, EvaluationResult
-from videodenoise.metrics import clip_metrics
+from videodenoise.metrics import clip_metrics, frame_rmse
 from videodenoise.models.checkpoints import load_checkpoints
 from videodenoise.noise.kinds import make_noise
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN
@@ -158,11 +162,13 @@ def evaluate(
     shape = (len(levels), len(clips), len(config.seeds))
     samples: dict[tuple[str, str, str], dict[str, np.ndarray]] = {}
     for noise in config.noises:
-        for info in infos:
+        for info, model in zip(infos, models):
             for site in config.sites:
+                layers = run_depth(model, config.depths) + 1
                 samples[(info.label, noise, site)] = {
                     **{m: np.full(shape, np.nan) for m in METRICS},
-                    "layer_mse": np.full(shape + (info.layers + 1,), np.nan),
+                    "layer_mse": np.full(shape + (layers,), np.nan),
+                    "layer_rmse": np.full(shape + (layers,), np.nan),
                 }
         for name in methods[len(infos) :]:
             samples[(name, noise, "input")] = {m: np.full(shape, np.nan) for m in METRICS}
@@ -199,16 +205,23 @@ def evaluate(
                             for site in config.sites:
                                 tick = time.perf_counter()
                                 extra = perturbations.for_model(info.layers, device) if site == "layers" else None
-                                estimates = model(noisy.to(device)[None], all_layers=True, perturbations=extra)
+                                estimates = model(
+                                    noisy.to(device)[None],
+                                    all_layers=True,
+                                    perturbations=extra,
+                                    depth=run_depth(model, config.depths),
+                                )
                                 method_seconds[info.label] += time.perf_counter() - tick
-                                layer_mse = torch.stack(
-                                    [((e[0].float() - clean_device) ** 2).mean() for e in estimates]
-                                )
                                 arrays = samples[(info.label, noise_kind, site)]
-                                arrays["layer_mse"][l, c, s] = layer_mse.double().cpu().numpy()
-                                _store(
-                                    arrays, (l, c, s), clip_metrics(estimates[-1][0].float().cpu(), clean, config.clamp)
-                                )
+                                arrays["layer_mse"][l, c, s] = [
+                                    ((e[0].float() - clean_device) ** 2).mean().item() for e in estimates
+                                ]
+                                arrays["layer_rmse"][l, c, s] = [
+                                    frame_rmse(_clamped(e[0].float().cpu(), config.clamp), clean).mean()
+                                    for e in estimates
+                                ]
+                                final = estimates[info.layers][0].float().cpu()
+                                _store(arrays, (l, c, s), clip_metrics(final, clean, config.clamp))
                         done += 1
                         if report is not None:
                             report(done, total, f"{clip_names[c]} {noise_kind} {level.label} seed {seed}")
@@ -226,6 +239,18 @@ def evaluate(
         method_seconds=method_seconds,
         channels=channels,
     )
+
+
+def run_depth(model, depths: list[int] | None) -> int:
+    """How many layers the sweep runs a model: its trained depth, or the deepest test-time depth
+    when its layers are tied (one pass then gives every shallower depth too)."""
+    if depths and model.config.tied_layers:
+        return max(model.num_layers, *depths)
+    return model.num_layers
+
+
+def _clamped(estimate: torch.Tensor, clamp: bool) -> torch.Tensor:
+    return estimate.clamp(0, 1) if clamp else estimate
 
 
 def _store(arrays: dict[str, np.ndarray], index: tuple[int, int, int], metrics: dict[str, float]) -> None:
