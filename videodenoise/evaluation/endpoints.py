@@ -244,11 +244,12 @@ def endpoint_rows(rows: list[dict], config: EndpointsConfig, models: Sequence[st
 
 
 def _p1_table(rows, config: EndpointsConfig, model: str) -> np.ndarray:
-    picked = [r for r in rows if r["depth"] == r["trained_depth"] and r["gamma"] in config.gammas]
-    cells: dict[tuple[str, int, str], list[float]] = {}
-    for r in picked:
-        if r["model"] == model:
-            cells.setdefault((r["arm"], r["seed"], r["video"]), []).append(r["rmse"])
+    by_gamma: dict[tuple[str, int, str], dict[float, float]] = {}
+    for r in rows:
+        if r["model"] == model and r["depth"] == r["trained_depth"] and r["gamma"] in config.gammas:
+            by_gamma.setdefault((r["arm"], r["seed"], r["video"]), {})[r["gamma"]] = r["rmse"]
+    # the same γ order for every cell, so that treatment and control divide level by level
+    cells = {key: [levels[g] for g in sorted(levels)] for key, levels in by_gamma.items()}
     return _relative(cells, config.treatment, config.control, model, len(config.gammas))
 
 
