@@ -51,7 +51,9 @@ def main() -> None:
     runs = len(config.models) * len(config.arms) * len(config.seeds)
     torch.set_num_threads(os.cpu_count() or 1)
     print(f"{cpu_name()}, {os.cpu_count()} cores, torch {torch.__version__}, CPU only")
-    print(f"{runs} runs of {args.steps} steps each (configs/robustness-2.toml: DUST and UT, erm and constrained-detach)")
+    print(
+        f"{runs} runs of {args.steps} steps each (configs/robustness-2.toml: DUST and UT, erm and constrained-detach)"
+    )
     serial = timed(config, 1)
     print(f"--jobs 1 ({torch.get_num_threads()} threads): {serial:.1f} s")
     parallel = timed(config, args.jobs)

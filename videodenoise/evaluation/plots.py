@@ -37,6 +37,14 @@ def _save(figure: Figure, path: str | os.PathLike, overwrite: bool = True) -> Pa
     return path
 
 
+def _finish(axes, xlabel: str, ylabel: str, title: str) -> None:
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title, fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=7, loc="best")
+
+
 def plot_metric_vs_gamma(
     series: Mapping[str, tuple[Sequence[float], Sequence[float], Sequence[float] | None]],
     path: str | os.PathLike,
@@ -81,11 +89,7 @@ def plot_metric_vs_gamma(
         else:
             axes.plot(gammas, means, label=label, **style)
     axes.axvline(1.0, color="black", linewidth=0.8, alpha=0.4)
-    axes.set_xlabel(xlabel)
-    axes.set_ylabel(ylabel)
-    axes.set_title(title, fontsize=10)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=7, loc="best")
+    _finish(axes, xlabel, ylabel, title)
     return _save(figure, path)
 
 
@@ -174,11 +178,7 @@ def plot_paired_differences(
             for bound in (-margin, margin):
                 axes.axhline(bound, color="black", linewidth=0.6, linestyle=":")
         axes.yaxis.set_major_formatter(lambda value, _: f"{value:+.0%}")
-        axes.set_xlabel("γ = σ_test / σ_train")
-        axes.set_ylabel(ylabel)
-        axes.set_title(title, fontsize=10)
-        axes.grid(alpha=0.3)
-        axes.legend(fontsize=7, loc="best")
+        _finish(axes, "γ = σ_test / σ_train", ylabel, title)
     return _save(figure, path)
 
 
@@ -197,9 +197,5 @@ def plot_metric_vs_depth(
         if trained_depth:
             axes.axvline(trained_depth, color="black", linewidth=0.8, alpha=0.4)
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axes.set_xlabel("test-time depth (layers run)")
-        axes.set_ylabel(ylabel)
-        axes.set_title(title, fontsize=10)
-        axes.grid(alpha=0.3)
-        axes.legend(fontsize=7, loc="best")
+        _finish(axes, "test-time depth (layers run)", ylabel, title)
     return _save(figure, path)
