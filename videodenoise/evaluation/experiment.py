@@ -358,13 +358,20 @@ def _train_all(run_dirs: list[Path], configs: list, jobs: int, quiet: bool, log)
         return [train_run(run_dir, config, quiet=quiet, log=log) for run_dir, config in zip(run_dirs, configs)]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with ProcessPoolExecutor(jobs, multiprocessing.get_context("spawn"), _limit_threads, (threads,)) as pool:
         futures = [pool.submit(train_run, run_dir, config, True, _silent) for run_dir, config in zip(run_dirs, configs)]
         statuses = []
         for run_dir, future in zip(run_dirs, futures):
-            statuses.append(future.result())  # a run's error stops the grid, as it does with one job
+            try:
+                statuses.append(future.result())  # a run's error stops the grid, as it does with one job
+            except BrokenProcessPool:
+                raise ExperimentError(
+                    f"the process training {run_dir.name} died (out of memory or killed); "
+                    f"run the same command again to resume from the last checkpoints"
+                ) from None
             log(f"{statuses[-1]} {run_dir.name}")
     return statuses
 
