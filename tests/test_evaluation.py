@@ -751,3 +751,36 @@ def test_the_second_robustness_study_runs_end_to_end_on_a_replica(ped2, tmp_path
     parallel = tmp_path / "runs" / "ped2-ut-constrained-detach-seed1"
     for key, value in load_file(serial / "last.safetensors").items():
         torch.testing.assert_close(load_file(parallel / "last.safetensors")[key], value, rtol=1e-4, atol=1e-5)
+
+
+def test_an_interrupted_evaluation_continues_and_parts_merge_into_one(ped2, tmp_path):
+    config = ExperimentConfig(**tiny_grid(ped2, models=["dust"], modes=["erm"], seeds=[0, 1]))
+    first = run_experiment(config, tmp_path, log=lambda message: None)
+    cells = (tmp_path / "cells.csv").read_text()
+    eval_dir = tmp_path / "eval" / "ped2"
+    parts = sorted(p.name for p in (eval_dir / "parts").iterdir())
+    assert parts == ["ped2-dust-erm-seed0.json", "ped2-dust-erm-seed1.json"]
+    # one checkpoint's part and its evaluation's stamp lost (killed before the merge): only it is evaluated again
+    (eval_dir / "parts" / "ped2-dust-erm-seed1.json").unlink()
+    (eval_dir / "fingerprint.json").unlink()
+    messages = []
+    run_experiment(config, tmp_path, log=messages.append)
+    assert "1 of 2 parts already evaluated; evaluating the other 1" in messages
+    assert (tmp_path / "cells.csv").read_text() == cells
+    # the merged result is one evaluation of every method on the same noisy clips
+    merged = read_results(eval_dir)
+    assert merged.methods == ["ped2-dust-erm-seed0", "ped2-dust-erm-seed1", "noisy", "tv"]
+    whole = evaluate(
+        [r.run_dir / "last.safetensors" for r in first["runs"]],
+        config.eval_config(config.datasets[0]),
+        labels=[r.run_dir.name for r in first["runs"]],
+    )
+    for key, arrays in whole.samples.items():
+        for name, values in arrays.items():
+            np.testing.assert_allclose(merged.samples[key][name], values, rtol=1e-6, err_msg=f"{key} {name}")
+    # two parts at once give the same result
+    shutil.rmtree(eval_dir)
+    run_experiment(config, tmp_path, log=lambda message: None, jobs=2)
+    parallel = read_results(eval_dir)
+    for key, arrays in whole.samples.items():
+        np.testing.assert_allclose(parallel.samples[key]["rmse"], arrays["rmse"], rtol=1e-5)

@@ -67,7 +67,9 @@ def experiment(
     train_only: bool = typer.Option(False, "--train-only", help="Train (or continue) the runs, evaluate nothing."),
     evaluate_only: bool = typer.Option(False, "--evaluate-only", help="Evaluate the runs that exist, train nothing."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
-    jobs: int = typer.Option(1, help="Train this many runs at once, each with an equal share of the CPU threads."),
+    jobs: int = typer.Option(
+        1, help="Train (and evaluate) this many runs at once, each with an equal share of the CPU threads."
+    ),
 ) -> None:
     """Train a grid (datasets × models × arms × seeds), evaluate it over the γ sweep and compare the arms seed by
     seed. Re-running continues where it stopped."""

@@ -68,7 +68,7 @@ from videodenoise.evaluation.config import EvalConfig
 from videodenoise.evaluation.endpoints import EndpointsConfig, video_rows
 from videodenoise.evaluation.experiment_report import RunRecord, compare_arms, seed_rows, write_experiment_report
 from videodenoise.evaluation.reports import write_evaluation_outputs
-from videodenoise.evaluation.results import EvaluationResult, read_results
+from videodenoise.evaluation.results import EvaluationResult, json_safe, merge_results, read_results
 from videodenoise.evaluation.sweep import evaluate
 from videodenoise.io.atomic import check_folder, write_text
 from videodenoise.io.config_files import read_config_file
@@ -403,8 +403,13 @@ def evaluate_dataset(
     quiet: bool = True,
     log=print,
     progress=None,
+    jobs: int = 1,
 ) -> EvaluationResult:
-    """Evaluate a dataset's runs, or read the result back when nothing changed since it was written."""
+    """Evaluate a dataset's runs, or read the result back when nothing changed since it was written.
+
+    Each checkpoint is evaluated as its own part (the first with the baselines), kept in
+    eval_dir/parts/ with its fingerprint, so an interrupted evaluation continues where it stopped
+    and `jobs` parts run at once; the parts are merged into one result (see `merge_results`)."""
     fingerprint = _evaluation_fingerprint(config, checkpoints, labels)
     stamp = eval_dir / "fingerprint.json"
     if stamp.is_file() and (eval_dir / "results.json").is_file():
@@ -412,11 +417,62 @@ def evaluate_dataset(
             log(f"evaluation of {eval_dir.name} is up to date; reading it back")
             return read_results(eval_dir)
     log(f"evaluating {len(checkpoints)} checkpoints and {len(config.baselines)} baselines on {eval_dir.name}")
-    result = evaluate(checkpoints, config, labels=labels, progress=progress)
+    tasks = []  # (part file, its config, checkpoints, labels, fingerprint)
+    for index, (checkpoint, label) in enumerate(zip(checkpoints, labels)):
+        part_config = config if index == 0 else EvalConfig.from_dict({**config.to_dict(), "baselines": []})
+        part = _evaluation_fingerprint(part_config, [checkpoint], [label])
+        tasks.append((eval_dir / "parts" / f"{label}.json", part_config, [checkpoint], [label], part))
+    if not checkpoints:
+        tasks.append((eval_dir / "parts" / "baselines.json", config, [], [], _evaluation_fingerprint(config, [], [])))
+    pending = [task for task in tasks if _read_part(task[0], task[4]) is None]
+    if len(pending) < len(tasks):
+        log(f"{len(tasks) - len(pending)} of {len(tasks)} parts already evaluated; evaluating the other {len(pending)}")
+    if jobs == 1 or len(pending) < 2:
+        for number, task in enumerate(pending):
+            step = None if progress is None else _part_progress(progress, number, len(pending), task[3])
+            _evaluate_part(*task, progress=step)
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        threads = max(1, (os.cpu_count() or 1) // jobs)
+        with ProcessPoolExecutor(jobs, multiprocessing.get_context("spawn"), _limit_threads, (threads,)) as pool:
+            for task, future in zip(pending, [pool.submit(_evaluate_part, *task) for task in pending]):
+                future.result()
+                log(f"evaluated {', '.join(task[3]) or 'the baselines'}")
+    result = merge_results([_read_part(task[0], task[4]) for task in tasks], config)
     # the experiment owns this folder: a changed grid or options re-evaluate it in place
     write_evaluation_outputs(result, eval_dir, overwrite=True)
     write_text(stamp, json.dumps(fingerprint, indent=1), overwrite=True)
     return result
+
+
+def _evaluate_part(path: Path, config: EvalConfig, checkpoints, labels, fingerprint: dict, progress=None) -> None:
+    result = evaluate(checkpoints, config, labels=labels, progress=progress)
+    values = {"fingerprint": fingerprint, "result": json_safe(result.to_dict())}
+    write_text(path, json.dumps(values, default=str, allow_nan=False), overwrite=True, create_parent=True)
+
+
+def _read_part(path: Path, fingerprint: dict) -> EvaluationResult | None:
+    """A part evaluated before with the same options and checkpoint files, else None."""
+    if not path.is_file():
+        return None
+    try:
+        values = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None  # written atomically, so only a foreign file gets here: evaluate again
+    if values.get("fingerprint") != json.loads(json.dumps(fingerprint)):
+        return None
+    return EvaluationResult.from_dict(values["result"])
+
+
+def _part_progress(progress, number: int, parts: int, labels: list[str]):
+    """Progress of one part as a share of all the parts' steps."""
+
+    def report(done: int, total: int, status: str) -> None:
+        progress(number * total + done, parts * total, f"{', '.join(labels) or 'baselines'}: {status}")
+
+    return report
 
 
 def run_experiment(
@@ -433,8 +489,8 @@ def run_experiment(
 ) -> dict[str, Any]:
     """Train every run of the grid (or continue), evaluate every dataset, write the aggregate report.
 
-    jobs: train this many runs at once, each in its own process with an equal share of the CPU's
-    threads (on a small CPU, two one-thread runs do more work than one two-thread run).
+    jobs: train (and evaluate) this many runs at once, each in its own process with an equal share
+    of the CPU's threads (on a small CPU, two one-thread runs do more work than one two-thread run).
 
     datasets: only these dataset labels. train=False evaluates the runs that exist; evaluate_runs=False
     only trains. progress(done, total, status) follows each evaluation. Returns {"out": folder, "runs":
@@ -495,6 +551,7 @@ def run_experiment(
                     quiet=quiet,
                     log=log,
                     progress=progress,
+                    jobs=jobs,
                 )
     rows, baselines = seed_rows(results, records)
     comparisons = compare_arms(rows)

@@ -160,6 +160,40 @@ class EvaluationResult:
         )
 
 
+def merge_results(parts: list[EvaluationResult], config: EvalConfig) -> EvaluationResult:
+    """One result from evaluations of disjoint checkpoints (and baselines) on the same noisy clips:
+    each part ran `config` on some of the checkpoints; the noise of a clip does not depend on the
+    method, so their samples are those of a single evaluation of them all."""
+    first = parts[0]
+    for part in parts[1:]:
+        same = (
+            [level.gamma for level in part.levels] == [level.gamma for level in first.levels]
+            and part.clip_names == first.clip_names
+            and part.config.seeds == first.config.seeds
+        )
+        if not same:
+            raise EvaluationError("evaluation parts were made on different clips, levels or noise seeds")
+    checkpoints = [info for part in parts for info in part.checkpoints]
+    models = [info.label for info in checkpoints]
+    baselines = [m for part in parts for m in part.methods if part.checkpoint(m) is None]
+    if len(set(models + baselines)) != len(models) + len(baselines):
+        raise EvaluationError("evaluation parts share a method; each checkpoint and baseline belongs to one part")
+    return EvaluationResult(
+        config=config,
+        sigma_train=first.sigma_train,
+        levels=first.levels,
+        checkpoints=checkpoints,
+        methods=models + baselines,
+        clip_names=first.clip_names,
+        clip_length=first.clip_length,
+        frame_size=first.frame_size,
+        samples={key: arrays for part in parts for key, arrays in part.samples.items()},
+        seconds=sum(part.seconds for part in parts),
+        method_seconds={name: value for part in parts for name, value in part.method_seconds.items()},
+        channels=first.channels,
+    )
+
+
 def json_safe(value):
     """A copy of nested dicts and lists with NaN floats as None (strict JSON)."""
     if isinstance(value, dict):
