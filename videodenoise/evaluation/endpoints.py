@@ -54,6 +54,7 @@ class EndpointsConfig:
     depth_gammas: list[float] = field(default_factory=lambda: [2.0, 3.0])
     extra_depth: int = 8
     level: float = 0.05  # the family-wise error rate (Holm)
+    noise: str = "gaussian"  # the noise kind the endpoints read (site: input)
 
     def __post_init__(self) -> None:
         check_fields(self, ExperimentError, "endpoints option")
@@ -75,11 +76,10 @@ class EndpointsConfig:
 
 def video_rows(results: dict[str, EvaluationResult], records, depths: Sequence[int] | None = None) -> list[dict]:
     """Per run, test video (clips grouped by the name before '@', after "test set/" when there are
-    several), noise, site, γ and depth: the RMSE
-    averaged over the video's clips and noise draws, and the share of those samples whose loss falls
-    at every layer up to that depth. Depths: the trained one, and for runs whose evaluation ran
-    deeper (tied layers) every depth of `depths` it reached. Each row also carries the oracle's best
-    layer (≤ the trained depth) and its RMSE."""
+    several), noise, site, γ and depth: the RMSE averaged over the video's clips and noise draws,
+    and the share of those samples whose loss falls at every layer up to that depth. Depths: the
+    trained one, and every depth of `depths` the run's evaluation reached (deeper ones for tied
+    layers). Each row also carries the oracle's best layer (≤ the trained depth) and its RMSE."""
     by_label = {r.run_dir.name: r for r in records}
     rows = []
     for test_set, result in results.items():
@@ -200,6 +200,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 def endpoint_rows(rows: list[dict], config: EndpointsConfig, models: Sequence[str]) -> list[dict]:
     """P1 and P2 per model (with Holm over all of them) and P3 per model, arm and γ, as table rows."""
+    rows = _input_rows(rows, config.noise)
     found = []
     for model in models:
         arms = {r["arm"] for r in rows if r["model"] == model}
@@ -317,10 +318,11 @@ def depth_regret_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-def arm_differences(rows: list[dict], control: str, models: Sequence[str]) -> list[dict]:
+def arm_differences(rows: list[dict], control: str, models: Sequence[str], noise: str = "gaussian") -> list[dict]:
     """Every other arm against the control, per model and γ, at each arm's trained depth: the paired
     relative RMSE difference with its intervals over seeds and over videos (the study's first figure).
     Arms whose runs do not cover the control's seeds and videos are left out."""
+    rows = _input_rows(rows, noise)
     out = []
     for model in models:
         arms = sorted({r["arm"] for r in rows if r["model"] == model} - {control})
@@ -340,8 +342,11 @@ def arm_differences(rows: list[dict], control: str, models: Sequence[str]) -> li
     return out
 
 
-def depth_curves(rows: list[dict]) -> dict[tuple[str, str, float], tuple[list[int], list[float]]]:
+def depth_curves(
+    rows: list[dict], noise: str = "gaussian"
+) -> dict[tuple[str, str, float], tuple[list[int], list[float]]]:
     """Mean RMSE over seeds and videos against depth, per (model, arm, γ) with more than one depth."""
+    rows = _input_rows(rows, noise)
     values: dict[tuple[str, str, float], dict[int, list[float]]] = {}
     for r in rows:
         values.setdefault((r["model"], r["arm"], r["gamma"]), {}).setdefault(r["depth"], []).append(r["rmse"])
@@ -350,3 +355,8 @@ def depth_curves(rows: list[dict]) -> dict[tuple[str, str, float], tuple[list[in
         for key, by_depth in values.items()
         if len(by_depth) > 1
     }
+
+
+def _input_rows(rows: list[dict], noise: str) -> list[dict]:
+    """The rows of one noise kind at perturbation site input: one score per run, video, γ and depth."""
+    return [r for r in rows if r.get("noise", noise) == noise and r.get("site", "input") == "input"]

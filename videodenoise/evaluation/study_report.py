@@ -80,7 +80,8 @@ def endpoints_section(out: Path, config, videos: list[dict], paths: dict[str, Pa
             )
         lines.append("")
         lines += _regret_table([e for e in found if e["endpoint"] == "P3"])
-    differences = arm_differences(videos, control, config.models)
+    noise = settings.noise if settings else "gaussian"
+    differences = arm_differences(videos, control, config.models, noise)
     if differences:
         panels: dict[str, dict[str, list]] = {}
         for d in differences:
@@ -101,7 +102,7 @@ def endpoints_section(out: Path, config, videos: list[dict], paths: dict[str, Pa
             "ones over videos (arm-differences.csv).",
             "",
         ]
-    curves = depth_curves(videos)
+    curves = depth_curves(videos, noise)
     if curves:
         panels = {}
         for (model, arm, gamma), (depths, values) in sorted(curves.items()):
