@@ -356,24 +356,33 @@ def _train_all(run_dirs: list[Path], configs: list, jobs: int, quiet: bool, log)
     does not depend on which process trains it: its seed fixes everything)."""
     if jobs == 1:
         return [train_run(run_dir, config, quiet=quiet, log=log) for run_dir, config in zip(run_dirs, configs)]
+    statuses = []
+    tasks = [(run_dir, config, True, _silent) for run_dir, config in zip(run_dirs, configs)]
+    for run_dir, status in zip(run_dirs, in_workers(train_run, tasks, jobs, [d.name for d in run_dirs])):
+        statuses.append(status)
+        log(f"{status} {run_dir.name}")
+    return statuses
+
+
+def in_workers(function, tasks: list[tuple], jobs: int, names: list[str]):
+    """function(*task) for every task, `jobs` at a time in spawned processes that share the CPU's
+    threads equally; yields the results in order. The first error stops the rest, as it would in
+    one process; a worker that dies (killed, out of memory) is a one-line error saying how to go on."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with ProcessPoolExecutor(jobs, multiprocessing.get_context("spawn"), _limit_threads, (threads,)) as pool:
-        futures = [pool.submit(train_run, run_dir, config, True, _silent) for run_dir, config in zip(run_dirs, configs)]
-        statuses = []
-        for run_dir, future in zip(run_dirs, futures):
+        futures = [pool.submit(function, *task) for task in tasks]
+        for name, future in zip(names, futures):
             try:
-                statuses.append(future.result())  # a run's error stops the grid, as it does with one job
+                yield future.result()
             except BrokenProcessPool:
                 raise ExperimentError(
-                    f"the process training {run_dir.name} died (out of memory or killed); "
-                    f"run the same command again to resume from the last checkpoints"
+                    f"the process working on {name} died (out of memory or killed); "
+                    f"run the same command again to continue where it stopped"
                 ) from None
-            log(f"{statuses[-1]} {run_dir.name}")
-    return statuses
 
 
 def _limit_threads(threads: int) -> None:
@@ -432,14 +441,9 @@ def evaluate_dataset(
             step = None if progress is None else _part_progress(progress, number, len(pending), task[3])
             _evaluate_part(*task, progress=step)
     else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        threads = max(1, (os.cpu_count() or 1) // jobs)
-        with ProcessPoolExecutor(jobs, multiprocessing.get_context("spawn"), _limit_threads, (threads,)) as pool:
-            for task, future in zip(pending, [pool.submit(_evaluate_part, *task) for task in pending]):
-                future.result()
-                log(f"evaluated {', '.join(task[3]) or 'the baselines'}")
+        names = [", ".join(task[3]) or "the baselines" for task in pending]
+        for name, _ in zip(names, in_workers(_evaluate_part, pending, jobs, names)):
+            log(f"evaluated {name}")
     result = merge_results([_read_part(task[0], task[4]) for task in tasks], config)
     # the experiment owns this folder: a changed grid or options re-evaluate it in place
     write_evaluation_outputs(result, eval_dir, overwrite=True)
