@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import skimage.data
 import torch
-from safetensors.torch import load_file
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
 from skimage.metrics import mean_squared_error, peak_signal_noise_ratio, structural_similarity
 
 from videodenoise.errors import EvaluationError, ExperimentError, VideodenoiseError
@@ -784,3 +785,20 @@ def test_an_interrupted_evaluation_continues_and_parts_merge_into_one(ped2, tmp_
     parallel = read_results(eval_dir)
     for key, arrays in whole.samples.items():
         np.testing.assert_allclose(parallel.samples[key]["rmse"], arrays["rmse"], rtol=1e-5)
+    # a copy elsewhere (other paths, new file times: a clone of committed runs) is read back, not evaluated again
+    copy = tmp_path.with_name(tmp_path.name + "-copy")
+    shutil.copytree(tmp_path, copy, copy_function=shutil.copy)
+    messages = []
+    run_experiment(config, copy, log=messages.append)
+    assert "evaluation of ped2 is up to date; reading it back" in messages
+    # but a checkpoint whose bytes changed is evaluated again, and only it
+    weights = copy / "runs" / "ped2-dust-erm-seed1" / "last.safetensors"
+    with safe_open(weights, "pt") as handle:
+        metadata = handle.metadata()
+    tensors = load_file(weights)
+    first_name = next(iter(tensors))
+    tensors[first_name] = tensors[first_name] + 1e-3
+    save_file(tensors, weights, metadata=metadata)
+    messages = []
+    run_experiment(config, copy, log=messages.append)
+    assert "1 of 2 parts already evaluated; evaluating the other 1" in messages

@@ -1,9 +1,12 @@
 """A dataset's evaluation in parts, one per checkpoint (the first with the baselines), each kept with
 its fingerprint: an interrupted evaluation continues where it stopped, `jobs` parts run at once,
-and an unchanged evaluation is read back instead of recomputed."""
+and an unchanged evaluation is read back instead of recomputed. A checkpoint is known by its label
+and the hash of its bytes, not by its path or time, so a study folder copied or checked out
+elsewhere (its runs committed, say) is read back, not evaluated again."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -19,7 +22,7 @@ def _evaluation_fingerprint(config: EvalConfig, checkpoints: list[Path], labels:
     return {
         "config": config.to_dict(),
         "checkpoints": [
-            [label, str(path), path.stat().st_size, path.stat().st_mtime_ns] for label, path in zip(labels, checkpoints)
+            [label, hashlib.sha256(path.read_bytes()).hexdigest()] for label, path in zip(labels, checkpoints)
         ],
     }
 
