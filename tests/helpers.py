@@ -136,3 +136,12 @@ def sigma_range_config(root: Path, data: dict | None = None, **overrides):
         device="cpu",
     )
     return TrainConfig(**{**values, "data": DataConfig(**{**fields, **(data or {})}), **overrides})
+
+
+def randomise(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
+    """Perturb every parameter, so zero-initialised gains stop hiding paths (and outputs are non-trivial)."""
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.05 * torch.randn(parameter.shape, generator=generator))
+    return model

@@ -27,6 +27,8 @@ from videodenoise.models.layers import (
 from videodenoise.models.registry import build_model, count_parameters, load_model, read_metadata, save_model
 from videodenoise.models.ut import FeedForwardStep, ProximalStep
 
+from helpers import randomise
+
 SIGMA = 25 / 255
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"
 
@@ -55,15 +57,6 @@ def add_noise(clip: torch.Tensor, sigma: float = SIGMA, seed: int = 0) -> torch.
 
 def rmse(estimate: torch.Tensor, clean: torch.Tensor) -> float:
     return (estimate - clean).pow(2).mean().sqrt().item()
-
-
-def randomise(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
-    """Perturb every parameter, so zero-initialised gains stop hiding paths (and outputs are non-trivial)."""
-    generator = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(0.05 * torch.randn(parameter.shape, generator=generator))
-    return model
 
 
 # ----------------------------------------------------------------------------------------------------

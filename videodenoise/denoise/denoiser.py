@@ -75,7 +75,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
-from videodenoise.denoise.fusion import MotionFusion
+from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
@@ -152,6 +152,7 @@ class Denoiser:
             )
         self.tile = int(tile) if tile else None
         self.fusion = None if settings.fusion is None else MotionFusion(settings.fusion)
+        self.aligns = bool(getattr(model, "attends_aligned", False))  # any module may be a model here
         self.checkpoint: Path | None = None
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
 
@@ -273,7 +274,9 @@ class Denoiser:
             model_sigma = noise_map / scale
         elif noise_map is not None:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
-        estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma)
+        # a model attending over aligned frames gets the flows of the window as it came (fused, if so)
+        coordinates = clip_coordinates(clip.cpu(), self.settings.fusion) if self.aligns else None
+        estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma, coordinates)
         estimate = (estimate - 0.5) * scale + centre
         if channels == self.channels:
             out = estimate[0]
@@ -354,19 +357,31 @@ class Denoiser:
         return f"σ = {sigma * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
 
     def _apply_tiled(
-        self, batch: torch.Tensor, start: int, count: int, sigma: float | torch.Tensor | None = None
+        self,
+        batch: torch.Tensor,
+        start: int,
+        count: int,
+        sigma: float | torch.Tensor | None = None,
+        coordinates: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
 
-        sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames."""
+        sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames.
+        coordinates: for a model attending over aligned frames, the window's `clip_coordinates`; each
+        tile gets the whole frames warped onto its pixels."""
         height, width = batch.shape[-2:]
         tiles, weight_sum = self._tiling(height, width)
         is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
 
         def told(top=0, bottom=height, left=0, right=width) -> dict:
-            if sigma is None:
-                return {}
-            return {"sigma": sigma[..., top:bottom, left:right].contiguous() if is_map else sigma}
+            told = (
+                {}
+                if coordinates is None
+                else {"aligned": warp_frames(batch, coordinates[..., top:bottom, left:right, :])}
+            )
+            if sigma is not None:
+                told["sigma"] = sigma[..., top:bottom, left:right].contiguous() if is_map else sigma
+            return told
 
         with torch.no_grad(), autocast(self.device, self.dtype):
             if len(tiles) == 1:

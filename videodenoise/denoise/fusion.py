@@ -36,7 +36,9 @@ its weight is ~0 whatever its σ. The map left over has the shape of the map giv
 per channel.
 
 `FrameAligner` (steps 1 and 2) is also what the noise estimator aligns consecutive frames with
-(`videodenoise.noise.estimation`), so the noise is measured through the same flow it is fused along.
+(`videodenoise.noise.estimation`), so the noise is measured through the same flow it is fused along,
+and what `align_clip` warps a clip's frames onto each other with, for the models' aligned token set,
+which learns step 3's weights instead of having them written down.
 
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
 video are not invented: the first frame is fused with the `radius` frames after it only. The work is
@@ -118,6 +120,53 @@ class FrameAligner:
         if bottom or right:
             guide, other = (cv2.copyMakeBorder(g, 0, bottom, 0, right, cv2.BORDER_REPLICATE) for g in (guide, other))
         return self._flow.calc(guide, other, None)[:height, :width]
+
+
+def clip_coordinates(clip: torch.Tensor, settings: FusionSettings | None = None) -> torch.Tensor:
+    """Where each pixel of each frame of a (T, C, H, W) clip lies in every other frame, along the optical
+    flow (step 1): (T, T, H, W, 2) pixel coordinates (x, y), [t, s] in frame s for frame t's pixels
+    ([t, t] the pixel grid itself). T·(T − 1) flows, on the frames' grey guides."""
+    if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
+        shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
+        raise DenoiseError(f"aligning a clip needs a (T, C, H, W) tensor, got {shape}")
+    aligner = FrameAligner(settings)
+    guides = [aligner.prepare(frame)[1] for frame in clip]
+    height, width = guides[0].shape
+    grid = np.stack(np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)), axis=-1)
+    rows = [
+        [grid if s == t else grid + aligner._optical_flow(guide, other) for s, other in enumerate(guides)]
+        for t, guide in enumerate(guides)
+    ]
+    return torch.from_numpy(np.stack([np.stack(row) for row in rows]))
+
+
+def warp_frames(clip: torch.Tensor, coordinates: torch.Tensor) -> torch.Tensor:
+    """Resample every frame of a clip (…, T, C, H0, W0) at `coordinates` (T, T, H, W, 2) from
+    `clip_coordinates` (step 2, bilinear, reflected at the borders): (…, T, T, C, H, W), [t, s] frame s
+    seen from frame t. The coordinates may be a crop (a tile) of the frames' own; the model's aligned
+    token set takes the result (`UnrolledDenoiser.forward(aligned=)`)."""
+    *lead, frames, channels, height, width = clip.shape
+    targets, sources, out_height, out_width, _ = coordinates.shape
+    if targets != frames or sources != frames:
+        raise DenoiseError(f"coordinates for {targets}×{sources} frame pairs do not fit a clip of {frames} frames")
+    scale = torch.tensor([2 / max(width - 1, 1), 2 / max(height - 1, 1)], dtype=clip.dtype, device=clip.device)
+    grid = coordinates.to(clip.device, clip.dtype) * scale - 1  # grid_sample's [−1, 1] (align_corners=True)
+    images = clip.reshape(-1, frames, channels, height, width)
+    # (N·T·T, C, H0, W0) sources against (N·T·T, H, W, 2) grids: [n, t, s] reads frame s
+    sources_flat = images.unsqueeze(1).expand(-1, frames, -1, -1, -1, -1).reshape(-1, channels, height, width)
+    grids = grid.unsqueeze(0).expand(images.shape[0], -1, -1, -1, -1, -1).reshape(-1, out_height, out_width, 2)
+    warped = torch.nn.functional.grid_sample(
+        sources_flat, grids, mode="bilinear", padding_mode="reflection", align_corners=True
+    )
+    return warped.view(*lead, frames, frames, channels, out_height, out_width)
+
+
+def align_clip(clip: torch.Tensor, settings: FusionSettings | None = None) -> torch.Tensor:
+    """Every frame of a clip warped onto every other: (T, C, H, W) → (T, T, C, H, W), a batch
+    (B, T, C, H, W) → (B, T, T, C, H, W) (each clip its own flows); see `clip_coordinates`."""
+    if isinstance(clip, torch.Tensor) and clip.dim() == 5:
+        return torch.stack([align_clip(one, settings) for one in clip])
+    return warp_frames(clip, clip_coordinates(clip.detach().cpu().float(), settings))
 
 
 class MotionFusion:

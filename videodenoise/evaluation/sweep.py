@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
+from videodenoise.denoise.fusion import align_clip
 from videodenoise.devices import resolve_device
 from videodenoise.errors import EvaluationError
 from videodenoise.evaluation.baselines import BASELINES
@@ -201,6 +202,12 @@ def evaluate(
                                 clip_metrics(estimate, clean, config.clamp),
                             )
                         perturbations = _LayerPerturbations(clean, layer_noise, seed, video, start, noise_kind)
+                        # a model attending over aligned frames gets the noisy clip's frames warped onto each other
+                        aligned = (
+                            align_clip(noisy)[None].to(device)
+                            if any(model.attends_aligned for model in models)
+                            else None
+                        )
                         for info, model in zip(infos, models):
                             for site in config.sites:
                                 tick = time.perf_counter()
@@ -210,6 +217,7 @@ def evaluate(
                                     all_layers=True,
                                     perturbations=extra,
                                     depth=run_depth(model, config.depths),
+                                    **({"aligned": aligned} if model.attends_aligned else {}),
                                 )
                                 method_seconds[info.label] += time.perf_counter() - tick
                                 arrays = samples[(info.label, noise_kind, site)]

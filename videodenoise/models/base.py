@@ -12,7 +12,7 @@ import torch.nn as nn
 
 from videodenoise.errors import ModelError
 from videodenoise.models.config import PatchConfig
-from videodenoise.models.layers import extract_patches, fold_patches, spatial_offsets
+from videodenoise.models.layers import AlignedContext, extract_patches, fold_patches, spatial_offsets
 
 # On the CPU the layers run on bands of patch rows whose widest tensor has about this many elements.
 # Large fresh tensors are mmap'ed and page-faulted in on every op, which made a 640×360 clip ~4×
@@ -34,12 +34,18 @@ class UnrolledDenoiser(nn.Module):
         raise NotImplementedError
 
     def apply_layer(
-        self, index: int, state: torch.Tensor, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None
+        self,
+        index: int,
+        state: torch.Tensor,
+        tokens: torch.Tensor,
+        noise_scale: torch.Tensor | None = None,
+        context: AlignedContext | None = None,
     ) -> torch.Tensor:
         """Representation after layer index → after layer index + 1.
 
         noise_scale: None, or (B, 1, 1, 1, 1) = σ / config.sigma per clip for a model whose layers
-        depend on the noise level (DUST's thresholds); a model that does not ignores it."""
+        depend on the noise level (DUST's thresholds); a model that does not ignores it.
+        context: the aligned token set's view of the clip (its attention's), else None."""
         raise NotImplementedError
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
@@ -55,6 +61,11 @@ class UnrolledDenoiser(nn.Module):
     def noise_conditional(self) -> bool:
         """Whether `forward(..., sigma=σ)` changes the layers (they scale with σ / config.sigma)."""
         return False
+
+    @property
+    def attends_aligned(self) -> bool:
+        """Whether `forward` needs `aligned=`, the clip's frames warped onto each other (token_set "aligned")."""
+        return self.config.token_set == "aligned"
 
     # ---- shared ------------------------------------------------------------------------------------
     @property
@@ -96,7 +107,9 @@ class UnrolledDenoiser(nn.Module):
         """The module computing layer index + 1; the same one at every depth when layers are tied."""
         return self.layers[0 if self.config.tied_layers else index]
 
-    def forward(self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None, sigma=None, depth=None):
+    def forward(
+        self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None, sigma=None, depth=None, aligned=None
+    ):
         """Denoise a clip (B, T, C, H, W) with any T, H, W.
 
         sigma: the clip's noise level on the [0, 1] scale for a noise-conditional model (DUST scales its
@@ -112,6 +125,10 @@ class UnrolledDenoiser(nn.Module):
         depth: run this many layers instead of the trained L (test-time depth): fewer for any model,
         more only when its layers are tied. With all_layers=True one pass gives every depth up to it.
 
+        aligned: the clip's frames resampled onto each other along the optical flow, (B, T, T, C, H, W)
+        with [:, t, s] frame s warped onto frame t (and [:, t, t] frame t itself), e.g. from
+        `videodenoise.denoise.fusion.align_clip`: what the aligned token set attends to, and only it.
+
         perturbations (robustness tests only): L entries, each None or a clip shaped like `noisy`;
         entry l is cut into patches, encoded by the linear part of `initial_state` and added to the
         representation entering layer l + 1, so every layer can be handed a perturbed input.
@@ -123,16 +140,19 @@ class UnrolledDenoiser(nn.Module):
         perturbation_tokens = self._perturbation_tokens(perturbations, noisy)
         perturbation_tokens += [None] * (depth - len(perturbation_tokens))
         noise_scale = self._noise_scale(sigma, noisy)
+        aligned_tokens = self._aligned_tokens(aligned, noisy)
         wanted = range(depth) if all_layers else [depth - 1]
         patch_estimates = [[] for _ in wanted]
         for start, stop, low, high in self._bands(tokens, depth):
             band = tokens[:, low:high].contiguous()  # free unless B > 1
+            band_scale = _band_rows(noise_scale, low, high)
+            context = None if aligned_tokens is None else self._context(band, aligned_tokens[:, low:high], band_scale)
             state = self.initial_state(band)
             for index in range(depth):
                 if perturbation_tokens[index] is not None:
                     extra = perturbation_tokens[index][:, low:high].contiguous()
                     state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
-                state = self.apply_layer(index, state, band, _band_rows(noise_scale, low, high))
+                state = self.apply_layer(index, state, band, band_scale, context)
                 if index in wanted:
                     kept = state[:, start - low : stop - low]
                     patch_estimates[wanted.index(index)].append(self.readout_patches(kept))
@@ -170,6 +190,41 @@ class UnrolledDenoiser(nn.Module):
             raise ModelError("a noise map must be finite and >= 0 everywhere")
         variance, _ = extract_patches(sigma.square().unsqueeze(2), self.config.patch_size, self.config.stride)
         return variance.mean(dim=-1, keepdim=True).sqrt()
+
+    def _aligned_tokens(self, aligned, noisy: torch.Tensor) -> torch.Tensor | None:
+        """The aligned clip (B, T, T, C, H, W) as tokens (B, rows, cols, T, T, n), checked; None without."""
+        if aligned is None and not self.attends_aligned:
+            return None
+        if not self.attends_aligned:
+            raise ModelError(
+                f"this {self.name} does not attend over aligned frames (token_set={self.config.token_set!r})"
+            )
+        batch, frames = noisy.shape[:2]
+        expected = (batch, frames, frames, *noisy.shape[2:])
+        if aligned is None or not isinstance(aligned, torch.Tensor) or tuple(aligned.shape) != expected:
+            got = tuple(aligned.shape) if isinstance(aligned, torch.Tensor) else type(aligned).__name__
+            raise ModelError(
+                f"this {self.name} attends over the clip's frames aligned to each other: pass aligned= shaped "
+                f"(B, T, T, C, H, W) = {expected} (videodenoise.denoise.fusion.align_clip makes it), got {got}"
+            )
+        flat = aligned.to(noisy.device, self.parameter_dtype).flatten(1, 2)
+        tokens, _ = extract_patches(flat, self.config.patch_size, self.config.stride)
+        return tokens.unflatten(3, (frames, frames))
+
+    def _context(self, tokens: torch.Tensor, aligned: torch.Tensor, noise_scale: torch.Tensor | None) -> AlignedContext:
+        """A band's `AlignedContext`: the warped tokens in the model's representation, and each one's
+        excess difference from the frame's own token over what noise of the told σ (else the model's
+        reference σ) explains."""
+        frames = tokens.shape[3]
+        states = self.initial_state(aligned.flatten(3, 4)).unflatten(3, (frames, frames))
+        sigma = float(getattr(self.config, "sigma", 0.0) or 0.0)
+        variance = torch.as_tensor(sigma**2, dtype=tokens.dtype, device=tokens.device)
+        if noise_scale is not None:
+            variance = variance * noise_scale.to(tokens.dtype).square()  # (…, 1) broadcasts over the sources
+        difference = (tokens.unsqueeze(-2) - aligned).square().mean(-1)  # (B, rows, cols, T, T)
+        excess = (difference / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
+        itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)
+        return AlignedContext(states, excess.masked_fill(itself, 0.0))
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:

@@ -23,7 +23,7 @@ import torch.nn as nn
 
 from videodenoise.models.base import UnrolledDenoiser
 from videodenoise.models.config import DUSTConfig
-from videodenoise.models.layers import SoftThreshold, TokenAttention, dc_atoms, dct_dictionary
+from videodenoise.models.layers import AlignedContext, SoftThreshold, TokenAttention, dc_atoms, dct_dictionary
 
 
 class DUSTLayer(nn.Module):
@@ -55,8 +55,9 @@ class DUSTLayer(nn.Module):
         tokens: torch.Tensor,
         dictionary: torch.Tensor,
         noise_scale: torch.Tensor | None = None,
+        context: AlignedContext | None = None,
     ) -> torch.Tensor:
-        codes = self.attention(codes)
+        codes = self.attention(codes, context)
         # a noise-conditional call scales every threshold by σ / σ_ref, as ISTA's λ ∝ σ would
         return self.shrink(self._step(codes, tokens, dictionary), noise_scale)
 
@@ -109,9 +110,14 @@ class DUST(UnrolledDenoiser):
         return True
 
     def apply_layer(
-        self, index: int, codes: torch.Tensor, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None
+        self,
+        index: int,
+        codes: torch.Tensor,
+        tokens: torch.Tensor,
+        noise_scale: torch.Tensor | None = None,
+        context: AlignedContext | None = None,
     ) -> torch.Tensor:
-        return self.layer(index)(codes, tokens, self.dictionary, noise_scale)
+        return self.layer(index)(codes, tokens, self.dictionary, noise_scale, context)
 
     def readout_patches(self, codes: torch.Tensor) -> torch.Tensor:
         return codes @ self.dictionary.T

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 import torch.nn as nn
@@ -179,11 +180,25 @@ def dc_atoms(dictionary: torch.Tensor, channels: int) -> torch.Tensor:
 
 def spatial_offsets(token_set: str, neighbourhood: int) -> list[tuple[int, int]]:
     """Patch-grid offsets in a token's attention set: only its own location, or a k×k neighbourhood
-    (the search window of the non-local set)."""
+    (the search window of the non-local set, and of the aligned one around where the flow points)."""
     if token_set == "temporal":
         return [(0, 0)]
     radius = neighbourhood // 2
     return [(dr, dc) for dr in range(-radius, radius + 1) for dc in range(-radius, radius + 1)]
+
+
+class AlignedContext(NamedTuple):
+    """What the aligned token set attends to: every frame of the clip resampled onto each frame along
+    the flow (`UnrolledDenoiser.forward(aligned=...)`), in the model's representation.
+
+    states (B, rows, cols, T, T, dim): [..., t, s, :] is the token of frame s, warped onto frame t, at
+    frame t's patch location (the same scene point where the flow is right); fixed for all layers.
+    excess (B, rows, cols, T, T): how much more the noisy patches of frame t and of warped frame s
+    differ than their noise explains, max(mean (y_t − y_ts)² / 2σ² − 1, 0): 0 where they show the same
+    thing, large where the flow is wrong or the point is occluded (fusion's evidence, per patch)."""
+
+    states: torch.Tensor
+    excess: torch.Tensor
 
 
 class TokenAttention(nn.Module):
@@ -208,7 +223,12 @@ class TokenAttention(nn.Module):
     negative squared distance, −½‖q − k‖²/√d (the dot product less ½‖k‖²; the ‖q‖² term cancels in
     the softmax), so a token weighs its neighbours by how alike they are, not by how large.
     distance_scores=True uses that score for every token set (the faithful UT's energy, see ut.py).
-    Nothing depends on T.
+    "aligned" attends, for each frame t, to every frame of the clip warped onto t by the optical flow
+    (an `AlignedContext`), at the token's own location and the neighbourhood×neighbourhood locations
+    around it (a search window for the flow's errors): frame t itself with its current tokens, the
+    other frames with their warped tokens. Its score also subtracts β·excess, a learned β ≥ 0 per layer
+    times how much a warped patch differs from the frame's beyond its noise, so the weights can learn
+    what motion-compensated fusion hand-codes: trust a neighbour where it agrees. Nothing depends on T.
     """
 
     def __init__(
@@ -235,9 +255,17 @@ class TokenAttention(nn.Module):
         self.query = nn.Linear(dim, heads * head_dim, bias=False)
         self.key = None if tied_qk else nn.Linear(dim, heads * head_dim, bias=False)
         self.gain = nn.Parameter(torch.full((dim,), float(gain_init)))
+        self.aligned = token_set == "aligned"
+        if self.aligned:  # β of the score's −β·excess; 4 ≈ fusion's 1/strength² in these units (2σ² per excess)
+            self.mismatch = nn.Parameter(torch.tensor(4.0))
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """tokens (B, rows, cols, T, dim) → updated tokens of the same shape."""
+    def forward(self, tokens: torch.Tensor, context: AlignedContext | None = None) -> torch.Tensor:
+        """tokens (B, rows, cols, T, dim) → updated tokens of the same shape; the aligned token set
+        also needs the clip's `context`."""
+        if self.aligned != (context is not None):
+            raise ValueError("the aligned token set needs an AlignedContext, and only it takes one")
+        if self.aligned:
+            return self._aligned(tokens, context)
         batch, rows, cols, frames, dim = tokens.shape
         heads, head_dim = self.heads, self.head_dim
 
@@ -285,6 +313,50 @@ class TokenAttention(nn.Module):
             for index, (dr, dc) in enumerate(self.offsets):
                 mixed = mixed + self._mix(weights[..., index, :], window(padded_tokens, dr, dc))
         mixed = mixed.to(tokens.dtype)  # under autocast the matmul may return a lower precision
+        return torch.lerp(tokens, mixed, self.gain.to(tokens.dtype))
+
+    def _aligned(self, tokens: torch.Tensor, context: AlignedContext) -> torch.Tensor:
+        """The aligned token set (see the class notes): each frame's token against every frame warped
+        onto it, over the search window, with the −β·excess term in the score."""
+        batch, rows, cols, frames, dim = tokens.shape
+        heads, head_dim = self.heads, self.head_dim
+        # slot s = t is the frame itself: its current tokens; the other slots its neighbours, warped
+        itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)[:, :, None]
+        values = torch.where(itself, tokens.unsqueeze(-2), context.states.to(tokens.dtype))  # (B, R, C, T, T, dim)
+
+        def project(linear, x):  # (..., heads, hd), of RMS-normalised tokens when normalize_tokens
+            y = linear(x)
+            if self.normalize_tokens:
+                y = y * torch.rsqrt(x.square().mean(-1, keepdim=True) + torch.finfo(y.dtype).eps)
+            return y.unflatten(-1, (heads, head_dim))
+
+        queries = project(self.query, tokens)  # (B, R, C, T, heads, hd)
+        keys = project(self.query if self.key is None else self.key, values)  # (B, R, C, T, T, heads, hd)
+        penalty = self.mismatch.clamp(min=0).to(tokens.dtype) * context.excess.to(tokens.dtype)  # (B, R, C, T, T)
+        radius = max(max(abs(dr), abs(dc)) for dr, dc in self.offsets)
+        pad_grid = (0, 0) * (keys.dim() - 3) + (radius, radius, radius, radius)
+
+        def window(x: torch.Tensor, dr: int, dc: int) -> torch.Tensor:
+            return x[:, radius + dr : radius + dr + rows, radius + dc : radius + dc + cols]
+
+        padded_keys = F.pad(keys, pad_grid)
+        outside = F.pad(tokens.new_zeros(rows, cols, dtype=torch.bool), (radius,) * 4, value=True)
+        scores = []
+        for dr, dc in self.offsets:
+            shifted = window(padded_keys, dr, dc)
+            score = torch.einsum("brcthd,brctshd->brcths", queries, shifted) * head_dim**-0.5
+            if self.by_distance:
+                score = score - 0.5 * shifted.square().sum(-1).transpose(-1, -2) * head_dim**-0.5
+            score = score - penalty.unsqueeze(-2)
+            masked = window(outside[None], dr, dc)[0]
+            scores.append(score.masked_fill(masked[None, :, :, None, None, None], float("-inf")))
+        weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1).unflatten(-1, (len(self.offsets), frames))
+        padded_values = F.pad(values.unflatten(-1, (heads, -1)), pad_grid)
+        mixed = 0
+        for index, (dr, dc) in enumerate(self.offsets):
+            part = weights[..., index, :]  # (B, R, C, T, heads, S)
+            mixed = mixed + torch.einsum("brcths,brctshd->brcthd", part, window(padded_values, dr, dc))
+        mixed = mixed.flatten(-2).to(tokens.dtype)
         return torch.lerp(tokens, mixed, self.gain.to(tokens.dtype))
 
     def _mix(self, weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:

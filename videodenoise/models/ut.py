@@ -41,7 +41,7 @@ import torch.nn.functional as F
 
 from videodenoise.models.base import UnrolledDenoiser
 from videodenoise.models.config import UTConfig
-from videodenoise.models.layers import TokenAttention, dct_dictionary
+from videodenoise.models.layers import AlignedContext, TokenAttention, dct_dictionary
 
 
 class ProximalStep(nn.Module):
@@ -105,8 +105,10 @@ class UTLayer(nn.Module):
             else FeedForwardStep(config.width, config.hidden, config.normalize_tokens)
         )
 
-    def forward(self, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None) -> torch.Tensor:
-        return self.feed_forward(self.attention(tokens), noise_scale)
+    def forward(
+        self, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None, context: AlignedContext | None = None
+    ) -> torch.Tensor:
+        return self.feed_forward(self.attention(tokens, context), noise_scale)
 
 
 class UT(UnrolledDenoiser):
@@ -145,9 +147,14 @@ class UT(UnrolledDenoiser):
         return F.relu(embedded) if self.non_negative else embedded  # the energy's domain is Y ≥ 0
 
     def apply_layer(
-        self, index: int, state: torch.Tensor, tokens: torch.Tensor, noise_scale: torch.Tensor | None = None
+        self,
+        index: int,
+        state: torch.Tensor,
+        tokens: torch.Tensor,
+        noise_scale: torch.Tensor | None = None,
+        context: AlignedContext | None = None,
     ) -> torch.Tensor:
-        return self.layer(index)(state, noise_scale)
+        return self.layer(index)(state, noise_scale, context)
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
         return state @ self.readout_map

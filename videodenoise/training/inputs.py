@@ -4,7 +4,8 @@ scored against, and each clip's weight.
 Noise is a pure function of (seed, step, rank) for training and of (seed, VALIDATION_SEED, clip) for
 validation, so a resumed run draws exactly the noise the uninterrupted one would have. With a σ range
 every clip gets its own σ, and a noise-conditional model is told it; with fusion the model sees the
-fused clip and is told the noise map fusion leaves.
+fused clip and is told the noise map fusion leaves. A model whose token set is "aligned" is also handed
+its clips' frames warped onto each other (`align_clip`), as `clean` hands them.
 
 Camera noise (camera_fraction > 0, which needs a σ range): that share of the training clips, on
 average, gets camera noise drawn from the config's CameraNoiseRange in place of its Gaussian noise, and
@@ -29,7 +30,7 @@ from typing import NamedTuple
 import torch
 
 from videodenoise.colour import opponent_channel, opponent_sigma
-from videodenoise.denoise.fusion import MotionFusion
+from videodenoise.denoise.fusion import MotionFusion, align_clip
 from videodenoise.errors import ConfigError
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.kinds import make_noise
@@ -61,7 +62,7 @@ class Inputs(NamedTuple):
 class TrainingInputs:
     """`inputs(clean, *seed_parts)` → `Inputs`: what the model sees, is told and is scored against."""
 
-    def __init__(self, config: TrainConfig, device: torch.device, noise_conditional: bool):
+    def __init__(self, config: TrainConfig, device: torch.device, noise_conditional: bool, aligns: bool = False):
         self.config, self.device = config, device
         self.noise = make_noise(config.noise, config.sigma_train, clip=config.clip_noise)
         fusion = config.fusion_settings()
@@ -72,6 +73,7 @@ class TrainingInputs:
         self.fusion = None if fusion is None else MotionFusion(fusion)
         self.tells_sigma = noise_conditional and config.sigma_conditioning
         self.camera_range = config.camera_noise_range()
+        self.aligns = aligns  # the model attends over aligned frames: hand it them
 
     def noisy(self, clean: torch.Tensor, *seed_parts: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The noisy batch and, with sigma_range, each clip's σ (None otherwise); validation (seed parts
@@ -92,12 +94,20 @@ class TrainingInputs:
         noise-conditional and trained so; with fusion it sees the fused clip and is told the noise map
         fusion leaves."""
         if seed_parts[0] == VALIDATION_SEED:
-            return self._gaussian(clean, *seed_parts)
+            return self._aligned(self._gaussian(clean, *seed_parts))
         if self.camera_range is not None:
             inputs = self._with_camera_noise(clean, *seed_parts)
         else:
             inputs = self._gaussian(clean, *seed_parts)
-        return self._model_crop(inputs)
+        return self._model_crop(self._aligned(inputs))
+
+    def _aligned(self, inputs: Inputs) -> Inputs:
+        """For a model attending over aligned frames: the clips' frames warped onto each other along the
+        flow of the clips it sees (fused ones with fusion), before any crop, as `clean` aligns them."""
+        if not self.aligns:
+            return inputs
+        aligned = align_clip(inputs.noisy.detach().float().cpu()).to(self.device, inputs.noisy.dtype)
+        return inputs._replace(told={**inputs.told, "aligned": aligned})
 
     def _gaussian(self, clean: torch.Tensor, *seed_parts: int) -> Inputs:
         noisy, sigma = self.noisy(clean, *seed_parts)

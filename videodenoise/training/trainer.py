@@ -103,7 +103,7 @@ class Trainer:
         self.model = build_model(config.model, **options).to(self.device)
         if config.init_weights and _state is None:
             self._load_initial_weights(config.init_weights)
-        self.inputs = TrainingInputs(config, self.device, self.model.noise_conditional)
+        self.inputs = TrainingInputs(config, self.device, self.model.noise_conditional, self.model.attends_aligned)
         self.n_layers = self.model.num_layers
         self.adam = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.total_steps = min(config.epochs * self.steps_per_epoch, config.max_steps or math.inf)

@@ -1,0 +1,191 @@
+"""The aligned token set: attention over every frame of the clip warped onto each frame by the optical
+flow (`align_clip`), in the models, `clean`, training and evaluation."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+import skimage.data
+import torch
+
+import videodenoise.models.base as base
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.fusion import align_clip, clip_coordinates, warp_frames
+from videodenoise.denoise.settings import DenoiseSettings
+from videodenoise.errors import ModelError
+from videodenoise.evaluation.config import EvalConfig
+from videodenoise.evaluation.sweep import evaluate
+from videodenoise.models.config import MODEL_NAMES
+from videodenoise.models.layers import AlignedContext, TokenAttention, extract_patches
+from videodenoise.models.registry import build_model
+from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.trainer import Trainer
+
+import replicas as R
+from helpers import randomise
+
+
+def panned_clip(frames: int = 4, step=(0.4, 0.7), height: int = 64, width: int = 80) -> torch.Tensor:
+    """A textured photograph panned by a sub-pixel step per frame (bicubic), (T, 1, H, W)."""
+    canvas = cv2.GaussianBlur(skimage.data.camera().astype(np.float32) / 255, (0, 0), 1.5)
+    pictures = []
+    for k in range(frames):
+        shift = np.float32([[1, 0, 230 + step[0] * k], [0, 1, 180 + step[1] * k]])
+        pictures.append(cv2.warpAffine(canvas, shift, (width, height), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP))
+    return torch.from_numpy(np.stack(pictures))[:, None]
+
+
+def test_aligned_tokens_of_a_subpixel_pan_are_the_frames_own_patches():
+    clip = panned_clip()
+    aligned = align_clip(clip)
+    assert aligned.shape == (4, 4, 1, 64, 80)
+    inside = (..., slice(8, -8), slice(8, -8))  # the border shows what the frame never saw
+    for t in range(4):
+        torch.testing.assert_close(aligned[t, t], clip[t])
+        for s in range(4):
+            error = (aligned[t, s] - clip[t])[inside].abs()
+            unaligned = (clip[s] - clip[t])[inside].abs()
+            assert error.max() < 0.03 and error.mean() < 0.004, (t, s)
+            if s != t:
+                assert unaligned.mean() > 4 * error.mean(), (t, s)
+    # the model's aligned tokens at a location are (nearly) that frame's own patch there
+    model = build_model("dust", channels=1, token_set="aligned", layers=2)
+    tokens, _ = extract_patches(clip[None], 8, 4)
+    warped_tokens = model._aligned_tokens(aligned[None], clip[None])
+    assert warped_tokens.shape == (*tokens.shape[:4], 4, 64)
+    difference = (warped_tokens - tokens.unsqueeze(-2))[:, 3:-3, 3:-3]
+    assert difference.abs().mean() < 0.004 and difference.abs().max() < 0.04
+
+
+def test_warping_a_tile_reads_the_whole_frames():
+    clip = panned_clip(frames=3)
+    coordinates = clip_coordinates(clip)
+    assert coordinates.shape == (3, 3, 64, 80, 2)
+    whole = warp_frames(clip, coordinates)
+    tile = warp_frames(clip, coordinates[..., 10:40, 20:70, :])
+    torch.testing.assert_close(tile, whole[..., 10:40, 20:70])
+    # a batch of views of the same frames (opponent channels, say) warps alike
+    views = torch.stack([clip, 1 - clip])
+    torch.testing.assert_close(warp_frames(views, coordinates)[1], 1 - whole)
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_an_untrained_aligned_model_is_the_untrained_temporal_one(name):
+    """Gains start at 0: an untrained aligned DUST is still ISTA (and descends), an untrained UT the identity."""
+    aligned_model = build_model(name, channels=1, token_set="aligned", layers=4)
+    temporal = build_model(name, channels=1, token_set="temporal", layers=4)
+    temporal.load_state_dict({k: v for k, v in aligned_model.state_dict().items() if "mismatch" not in k})
+    clean = panned_clip(frames=3)[None]
+    noisy = clean + 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        ours = aligned_model(noisy, all_layers=True, aligned=align_clip(noisy))
+        theirs = temporal(noisy, all_layers=True)
+    for a, b in zip(ours, theirs):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    if name == "dust":
+        errors = [float((estimate - clean).square().mean()) for estimate in ours]
+        assert all(later < earlier for earlier, later in zip(errors, errors[1:]))
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_aligned_models_take_any_length_and_size_and_bands_change_nothing(name, monkeypatch):
+    model = randomise(build_model(name, channels=1, layers=3, heads=2, token_set="aligned")).eval()
+    for frames, height, width in [(1, 17, 23), (2, 5, 3), (3, 45, 37)]:
+        noisy = torch.rand(2, frames, 1, height, width)
+        aligned = align_clip(noisy)
+        assert aligned.shape == (2, frames, frames, 1, height, width)
+        with torch.no_grad():
+            monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1 << 40)
+            whole = model(noisy, all_layers=True, aligned=aligned)
+            monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)
+            banded = model(noisy, all_layers=True, aligned=aligned)
+        assert all(estimate.shape == noisy.shape and torch.isfinite(estimate).all() for estimate in whole)
+        for a, b in zip(whole, banded):
+            torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_gradients_reach_every_layer_of_an_aligned_model(name):
+    model = randomise(build_model(name, channels=1, layers=3, token_set="aligned"))
+    noisy = torch.rand(2, 3, 1, 20, 24)
+    estimates = model(noisy, all_layers=True, aligned=align_clip(noisy))
+    estimates[-1].square().mean().backward()
+    for parameter_name, parameter in model.named_parameters():
+        assert parameter.grad is not None and parameter.grad.abs().sum() > 0, parameter_name
+    assert {n for n, _ in model.named_parameters() if n.endswith("attention.mismatch")} == {
+        f"layers.{i}.attention.mismatch" for i in range(3)
+    }
+
+
+def test_the_score_trusts_a_neighbour_by_how_well_it_agrees():
+    """Zero query weights leave only −β·excess in the score: a token becomes the mean of the frames that
+    agree with it (itself, with its current value, included) and ignores the one that does not."""
+    attention = TokenAttention(6, token_set="aligned", neighbourhood=1, gain_init=1.0)
+    with torch.no_grad():
+        attention.query.weight.zero_()
+    generator = torch.Generator().manual_seed(0)
+    tokens = torch.randn(1, 2, 3, 4, 6, generator=generator)  # (B, rows, cols, T, dim)
+    states = torch.randn(1, 2, 3, 4, 4, 6, generator=generator)  # [..., t, s, :]
+    excess = torch.zeros(1, 2, 3, 4, 4)
+    excess[..., 2] = 100.0  # frame 2 disagrees with every frame (an occlusion, a wrong flow)
+    excess[..., 2, 2] = 0.0
+    mixed = attention(tokens, AlignedContext(states, excess))
+    for t in range(4):
+        values = [tokens[..., t, :] if s == t else states[..., t, s, :] for s in range(4) if s != 2 or t == 2]
+        torch.testing.assert_close(mixed[..., t, :], torch.stack(values).mean(0), atol=1e-5, rtol=1e-5)
+
+
+def test_aligned_frames_are_asked_for_and_refused_clearly():
+    noisy = torch.rand(1, 3, 1, 16, 16)
+    aligned_model = build_model("dust", channels=1, layers=2, token_set="aligned")
+    with pytest.raises(ModelError, match=r"pass aligned= shaped \(B, T, T, C, H, W\) = \(1, 3, 3, 1, 16, 16\)"):
+        aligned_model(noisy)
+    with pytest.raises(ModelError, match=r"got \(1, 3, 1, 16, 16\)"):
+        aligned_model(noisy, aligned=noisy)
+    with pytest.raises(ModelError, match="does not attend over aligned frames"):
+        build_model("dust", channels=1, layers=2)(noisy, aligned=align_clip(noisy))
+
+
+def test_clean_applies_an_aligned_model_the_same_whole_and_tiled():
+    model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned"), seed=1)
+    clip = panned_clip(frames=5, height=90, width=120).expand(-1, 3, -1, -1).contiguous()  # a grey video in colour
+    noisy = (clip + 10 / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(2))).clamp(0, 1)
+    whole = Denoiser(model, DenoiseSettings(device="cpu", tile=0, window=5, stride=5)).denoise_clip(noisy, 10 / 255)
+    tiled = Denoiser(model, DenoiseSettings(device="cpu", tile=64, overlap=32, window=5, stride=5))
+    assert len(tiled._tiling(90, 120)[0]) >= 4
+    torch.testing.assert_close(tiled.denoise_clip(noisy, 10 / 255), whole, atol=1e-5, rtol=0)
+    # the model was handed each window's frames aligned (it refuses to run without them)
+    assert whole.shape == noisy.shape and torch.isfinite(whole).all()
+
+
+def test_an_aligned_model_trains_and_is_evaluated(tmp_path):
+    R.make_repackaged(tmp_path / "ped2", "ped2", size=(40, 48))
+    config = TrainConfig(
+        model="dust",
+        model_options={"layers": 2, "patch_size": 4, "stride": 2, "token_set": "aligned"},
+        mode="constrained",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(tmp_path / "ped2"),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=8,
+            val_clips_per_video=1,
+        ),
+        epochs=1,
+        batch_size=4,
+        device="cpu",
+    )
+    trainer = Trainer(config, tmp_path / "run", quiet=True)
+    noisy, _, told, _ = trainer.inputs(torch.rand(4, 3, 1, 16, 16), 0, 0)
+    assert told["aligned"].shape == (4, 3, 3, 1, 16, 16)
+    torch.testing.assert_close(told["aligned"], align_clip(noisy))
+    trainer.fit()
+    assert any(layer.attention.gain.abs().sum() > 0 for layer in trainer.model.layers)
+    evaluation = EvalConfig(
+        dataset="ucsd-ped2", root=str(tmp_path / "ped2"), gammas=[1.0], crop=24, clips_per_video=1, baselines=[]
+    )
+    result = evaluate([tmp_path / "run" / "last.safetensors"], evaluation, labels=["aligned"])
+    assert np.isfinite(result.samples[("aligned", "gaussian", "input")]["rmse"]).all()
