@@ -118,22 +118,27 @@ def test_gradients_reach_every_layer_of_an_aligned_model(name):
     }
 
 
-def test_the_score_trusts_a_neighbour_by_how_well_it_agrees():
-    """Zero query weights leave only −β·excess in the score: a token becomes the mean of the frames that
-    agree with it (itself, with its current value, included) and ignores the one that does not."""
-    attention = TokenAttention(6, token_set="aligned", neighbourhood=1, gain_init=1.0)
+@pytest.mark.parametrize("heads", [1, 2])
+def test_the_score_trusts_a_neighbour_by_how_well_it_agrees(heads):
+    """Zero query weights leave only −β·excess in the score: a token becomes the mean of the frames weighted
+    by exp(−β·excess), itself with its current value and weight 1, a frame that disagrees (an occlusion,
+    a wrong flow) with nearly none."""
+    attention = TokenAttention(6, heads=heads, token_set="aligned", neighbourhood=1, gain_init=1.0)
     with torch.no_grad():
         attention.query.weight.zero_()
+    beta = attention.mismatch.item()
     generator = torch.Generator().manual_seed(0)
     tokens = torch.randn(1, 2, 3, 4, 6, generator=generator)  # (B, rows, cols, T, dim)
     states = torch.randn(1, 2, 3, 4, 4, 6, generator=generator)  # [..., t, s, :]
-    excess = torch.zeros(1, 2, 3, 4, 4)
-    excess[..., 2] = 100.0  # frame 2 disagrees with every frame (an occlusion, a wrong flow)
-    excess[..., 2, 2] = 0.0
-    mixed = attention(tokens, AlignedContext(states, excess))
+    excess = torch.rand(1, 2, 3, 4, 4, generator=generator) * torch.tensor([0.2, 0.1, 0.3, 0.6])
+    excess[..., 2] += 100.0  # frame 2 disagrees with every other frame
+    excess = excess.masked_fill(torch.eye(4, dtype=torch.bool), 0.0)
+    mixed = attention(tokens, AlignedContext(states, excess, torch.ones(1, 2, 3, 4, 4, 1)))
     for t in range(4):
-        values = [tokens[..., t, :] if s == t else states[..., t, s, :] for s in range(4) if s != 2 or t == 2]
-        torch.testing.assert_close(mixed[..., t, :], torch.stack(values).mean(0), atol=1e-5, rtol=1e-5)
+        values = torch.stack([tokens[..., t, :] if s == t else states[..., t, s, :] for s in range(4)], dim=-2)
+        weights = torch.softmax(-beta * excess[..., t, :], dim=-1)
+        assert float(weights[..., 2 if t != 2 else 0].max()) < (1e-30 if t != 2 else 1.0)
+        torch.testing.assert_close(mixed[..., t, :], (weights.unsqueeze(-1) * values).sum(-2), atol=1e-5, rtol=1e-5)
 
 
 def test_aligned_frames_are_asked_for_and_refused_clearly():

@@ -12,7 +12,7 @@ import torch.nn as nn
 
 from videodenoise.errors import ModelError
 from videodenoise.models.config import PatchConfig
-from videodenoise.models.layers import AlignedContext, extract_patches, fold_patches, spatial_offsets
+from videodenoise.models.layers import AlignedContext, extract_patches, fold_patches, rms_scale, spatial_offsets
 
 # On the CPU the layers run on bands of patch rows whose widest tensor has about this many elements.
 # Large fresh tensors are mmap'ed and page-faulted in on every op, which made a 640×360 clip ~4×
@@ -221,10 +221,10 @@ class UnrolledDenoiser(nn.Module):
         variance = torch.as_tensor(sigma**2, dtype=tokens.dtype, device=tokens.device)
         if noise_scale is not None:
             variance = variance * noise_scale.to(tokens.dtype).square()  # (…, 1) broadcasts over the sources
-        difference = (tokens.unsqueeze(-2) - aligned).square().mean(-1)  # (B, rows, cols, T, T)
-        excess = (difference / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
+        difference = tokens.unsqueeze(-2) - aligned
+        excess = ((difference * difference).mean(-1) / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
         itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)
-        return AlignedContext(states, excess.masked_fill(itself, 0.0))
+        return AlignedContext(states, excess.masked_fill(itself, 0.0), rms_scale(states))
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:

@@ -199,6 +199,12 @@ class AlignedContext(NamedTuple):
 
     states: torch.Tensor
     excess: torch.Tensor
+    scale: torch.Tensor  # (B, rows, cols, T, T, 1): 1 / RMS of each warped token, for the normalised keys
+
+
+def rms_scale(x: torch.Tensor) -> torch.Tensor:
+    """1 / RMS over the last axis, (…, 1): what RMS normalisation multiplies a token by."""
+    return torch.rsqrt((x * x).mean(-1, keepdim=True) + torch.finfo(x.dtype).eps)
 
 
 class TokenAttention(nn.Module):
@@ -317,47 +323,68 @@ class TokenAttention(nn.Module):
 
     def _aligned(self, tokens: torch.Tensor, context: AlignedContext) -> torch.Tensor:
         """The aligned token set (see the class notes): each frame's token against every frame warped
-        onto it, over the search window, with the −β·excess term in the score."""
+        onto it, over the search window, with the −β·excess term in the score. Slot s = t is the frame
+        itself with its current tokens; the warped tokens are fixed, so their normalisation is the
+        context's, computed once for all layers, and only their projection is per layer."""
         batch, rows, cols, frames, dim = tokens.shape
         heads, head_dim = self.heads, self.head_dim
-        # slot s = t is the frame itself: its current tokens; the other slots its neighbours, warped
-        itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)[:, :, None]
-        values = torch.where(itself, tokens.unsqueeze(-2), context.states.to(tokens.dtype))  # (B, R, C, T, T, dim)
+        itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)  # (T, S)
+        states = context.states.to(tokens.dtype)
 
-        def project(linear, x):  # (..., heads, hd), of RMS-normalised tokens when normalize_tokens
+        def project(linear, x, scale=None):  # (..., heads, hd), of RMS-normalised tokens when normalize_tokens
             y = linear(x)
             if self.normalize_tokens:
-                y = y * torch.rsqrt(x.square().mean(-1, keepdim=True) + torch.finfo(y.dtype).eps)
+                y = y * (rms_scale(x) if scale is None else scale.to(y.dtype))
             return y.unflatten(-1, (heads, head_dim))
 
+        key_map = self.query if self.key is None else self.key
         queries = project(self.query, tokens)  # (B, R, C, T, heads, hd)
-        keys = project(self.query if self.key is None else self.key, values)  # (B, R, C, T, T, heads, hd)
-        penalty = self.mismatch.clamp(min=0).to(tokens.dtype) * context.excess.to(tokens.dtype)  # (B, R, C, T, T)
+        own_keys = queries if self.key is None else project(self.key, tokens)
+        keys = torch.where(
+            itself[:, :, None, None], own_keys.unsqueeze(4), project(key_map, states, context.scale)
+        )  # (B, R, C, T, S, heads, hd)
+        penalty = self.mismatch.clamp(min=0).to(tokens.dtype) * context.excess.to(tokens.dtype)  # (B, R, C, T, S)
         radius = max(max(abs(dr), abs(dc)) for dr, dc in self.offsets)
-        pad_grid = (0, 0) * (keys.dim() - 3) + (radius, radius, radius, radius)
 
         def window(x: torch.Tensor, dr: int, dc: int) -> torch.Tensor:
             return x[:, radius + dr : radius + dr + rows, radius + dc : radius + dc + cols]
 
-        padded_keys = F.pad(keys, pad_grid)
-        outside = F.pad(tokens.new_zeros(rows, cols, dtype=torch.bool), (radius,) * 4, value=True)
+        def pad(x: torch.Tensor) -> torch.Tensor:  # the grid axes (1, 2) by the window radius
+            return F.pad(x, (0, 0) * (x.dim() - 3) + (radius,) * 4) if radius else x
+
+        padded_keys = pad(keys)
+        # padded locations score −∞, so border tokens attend only to tokens that exist
+        outside = F.pad(tokens.new_zeros(rows, cols, dtype=torch.bool), (radius,) * 4, value=True) if radius else None
         scores = []
         for dr, dc in self.offsets:
             shifted = window(padded_keys, dr, dc)
-            score = torch.einsum("brcthd,brctshd->brcths", queries, shifted) * head_dim**-0.5
+            score = torch.einsum("brcthd,brctshd->brcths", queries, shifted)
             if self.by_distance:
-                score = score - 0.5 * shifted.square().sum(-1).transpose(-1, -2) * head_dim**-0.5
-            score = score - penalty.unsqueeze(-2)
-            masked = window(outside[None], dr, dc)[0]
-            scores.append(score.masked_fill(masked[None, :, :, None, None, None], float("-inf")))
+                score = score - 0.5 * (shifted * shifted).sum(-1).transpose(-1, -2)
+            score = score * head_dim**-0.5 - penalty.unsqueeze(-2)
+            if radius:
+                masked = window(outside[None], dr, dc)[0]
+                score = score.masked_fill(masked[None, :, :, None, None, None], float("-inf"))
+            scores.append(score)
         weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1).unflatten(-1, (len(self.offsets), frames))
-        padded_values = F.pad(values.unflatten(-1, (heads, -1)), pad_grid)
+        # the frame's own weight goes to its current tokens, the others' to their warped tokens
+        own_weight = (weights * itself[:, None, None, :]).sum(-1)  # (B, R, C, T, heads, offsets)
+        others = weights.masked_fill(itself[:, None, None, :], 0.0)
+        padded_tokens, padded_states = pad(tokens), pad(states)
         mixed = 0
         for index, (dr, dc) in enumerate(self.offsets):
-            part = weights[..., index, :]  # (B, R, C, T, heads, S)
-            mixed = mixed + torch.einsum("brcths,brctshd->brcthd", part, window(padded_values, dr, dc))
-        mixed = mixed.flatten(-2).to(tokens.dtype)
-        return torch.lerp(tokens, mixed, self.gain.to(tokens.dtype))
+            own, warped = window(padded_tokens, dr, dc), window(padded_states, dr, dc)
+            if heads == 1:
+                part = own_weight[..., 0, index, None] * own + (
+                    others[..., 0, index, :].unsqueeze(-2) @ warped
+                ).squeeze(-2)
+            else:
+                part = own_weight[..., index].unsqueeze(-1) * own.unflatten(-1, (heads, -1)) + torch.einsum(
+                    "brcths,brctshd->brcthd", others[..., index, :], warped.unflatten(-1, (heads, -1))
+                )
+                part = part.flatten(-2)
+            mixed = mixed + part
+        return torch.lerp(tokens, mixed.to(tokens.dtype), self.gain.to(tokens.dtype))
 
     def _mix(self, weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         """weights (B, rows, cols, heads, T, S) · values (B, rows, cols, S, dim), head h on unit slice h."""
