@@ -18,7 +18,7 @@ from videodenoise.evaluation.config import EvalConfig
 from videodenoise.evaluation.sweep import evaluate
 from videodenoise.models.config import MODEL_NAMES
 from videodenoise.models.layers import AlignedContext, TokenAttention, extract_patches
-from videodenoise.models.registry import build_model
+from videodenoise.models.registry import build_model, save_model
 from videodenoise.training.config import DataConfig, TrainConfig
 from videodenoise.training.trainer import Trainer
 
@@ -166,6 +166,9 @@ def test_clean_applies_an_aligned_model_the_same_whole_and_tiled():
 
 def test_an_aligned_model_trains_and_is_evaluated(tmp_path):
     R.make_repackaged(tmp_path / "ped2", "ped2", size=(40, 48))
+    # it starts from a model of the temporal token set (the shipped default, say): its mismatch β keeps its init
+    temporal = randomise(build_model("dust", channels=1, layers=2, patch_size=4, stride=2))
+    save_model(temporal, tmp_path / "temporal.safetensors")
     config = TrainConfig(
         model="dust",
         model_options={"layers": 2, "patch_size": 4, "stride": 2, "token_set": "aligned"},
@@ -182,8 +185,15 @@ def test_an_aligned_model_trains_and_is_evaluated(tmp_path):
         epochs=1,
         batch_size=4,
         device="cpu",
+        init_weights=str(tmp_path / "temporal.safetensors"),
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
+    for name, value in temporal.state_dict().items():
+        torch.testing.assert_close(trainer.model.state_dict()[name], value)
+    assert all(layer.attention.mismatch.item() == 4.0 for layer in trainer.model.layers)
+    # but nothing else may be missing or left over
+    with pytest.raises(RuntimeError, match="unexpected keys"):
+        build_model("dust", channels=1, layers=2, patch_size=4, stride=2).start_from(trainer.model.state_dict())
     noisy, _, told, _ = trainer.inputs(torch.rand(4, 3, 1, 16, 16), 0, 0)
     assert told["aligned"].shape == (4, 3, 3, 1, 16, 16)
     torch.testing.assert_close(told["aligned"], align_clip(noisy))

@@ -97,6 +97,15 @@ class UnrolledDenoiser(nn.Module):
             raise ModelError(f"this {self.name} runs {allowed}, got depth={depth!r}")
         return depth
 
+    def start_from(self, state: dict[str, torch.Tensor]) -> None:
+        """Load trained weights to start training from: all of them, except that a model attending over
+        aligned frames may start from one that does not (its attention's mismatch weights β then keep
+        their initial value). Anything else missing or left over raises RuntimeError, as load_state_dict."""
+        missing, unexpected = self.load_state_dict(state, strict=False)
+        missing = [name for name in missing if not (self.attends_aligned and name.endswith("attention.mismatch"))]
+        if missing or unexpected:
+            raise RuntimeError(f"missing keys {missing}, unexpected keys {unexpected}")
+
     @property
     def reach(self) -> int:
         """How many pixels away an output pixel can depend on: the p − 1 of the patches covering it, plus

@@ -143,7 +143,7 @@ class Trainer:
         except VideodenoiseError as error:
             raise ConfigError(f"init_weights: {error}") from None
         try:
-            self.model.load_state_dict(source.state_dict())
+            self.model.start_from(source.state_dict())
         except RuntimeError as error:
             raise ConfigError(
                 f"init_weights {path} do not fit the model this config builds "
