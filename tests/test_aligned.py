@@ -204,3 +204,20 @@ def test_an_aligned_model_trains_and_is_evaluated(tmp_path):
     )
     result = evaluate([tmp_path / "run" / "last.safetensors"], evaluation, labels=["aligned"])
     assert np.isfinite(result.samples[("aligned", "gaussian", "input")]["rmse"]).all()
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_no_attention_is_a_single_frame_model_with_the_same_weights(name):
+    """token_set "none" (the ablation's attention-off arm): each frame alone, from the same weights file."""
+    temporal = randomise(build_model(name, channels=1, layers=3, token_set="temporal"))
+    alone = build_model(name, channels=1, layers=3, token_set="none")
+    alone.start_from(temporal.state_dict())
+    noisy = torch.rand(1, 3, 1, 20, 24)
+    with torch.no_grad():
+        out = alone(noisy)
+        for layer in temporal.layers:
+            layer.attention.gain.zero_()
+        torch.testing.assert_close(out, temporal(noisy))
+        changed = noisy.clone()
+        changed[:, 1:] = torch.rand(1, 2, 1, 20, 24)
+        torch.testing.assert_close(alone(changed)[:, 0], out[:, 0])  # frame 0 does not see the others

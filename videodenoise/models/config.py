@@ -19,7 +19,7 @@ from videodenoise.errors import ModelError
 from videodenoise.settings import field_problem
 
 FEED_FORWARD_STEPS = ("proximal", "mlp")
-TOKEN_SETS = ("temporal", "spatiotemporal", "nonlocal", "aligned")
+TOKEN_SETS = ("temporal", "spatiotemporal", "nonlocal", "aligned", "none")
 MODEL_NAMES = ("dust", "ut")  # registry.MODELS holds their classes
 
 MAX_LAYERS = 64  # unrolled layers
@@ -44,7 +44,8 @@ class PatchConfig:
     tied_qk: bool = True  # W_k = W_q: symmetric PSD attention form W_q W_qᵀ
     normalize_tokens: bool = True  # RMS-normalise tokens before attention (and UT's feed-forward)
     # "temporal": same location, all frames; "spatiotemporal": k×k locations; "aligned": every frame warped
-    # onto the token's frame by the flow, k×k locations around the token's (the model then needs `aligned`)
+    # onto the token's frame by the flow, k×k locations around the token's (the model then needs `aligned`);
+    # "none": no attention at all (the ablation's single-frame sparse coder; its attention weights stay unused)
     token_set: str = "temporal"
     neighbourhood: int = 3  # k of the spatio-temporal, non-local and aligned token sets (odd)
     # initial attention gain g (0: every attention step starts as the identity, so an untrained DUST is

@@ -181,7 +181,7 @@ def dc_atoms(dictionary: torch.Tensor, channels: int) -> torch.Tensor:
 def spatial_offsets(token_set: str, neighbourhood: int) -> list[tuple[int, int]]:
     """Patch-grid offsets in a token's attention set: only its own location, or a k×k neighbourhood
     (the search window of the non-local set, and of the aligned one around where the flow points)."""
-    if token_set == "temporal":
+    if token_set in ("temporal", "none"):
         return [(0, 0)]
     radius = neighbourhood // 2
     return [(dr, dc) for dr in range(-radius, radius + 1) for dc in range(-radius, radius + 1)]
@@ -234,7 +234,8 @@ class TokenAttention(nn.Module):
     around it (a search window for the flow's errors): frame t itself with its current tokens, the
     other frames with their warped tokens. Its score also subtracts β·excess, a learned β ≥ 0 per layer
     times how much a warped patch differs from the frame's beyond its noise, so the weights can learn
-    what motion-compensated fusion hand-codes: trust a neighbour where it agrees. Nothing depends on T.
+    what motion-compensated fusion hand-codes: trust a neighbour where it agrees. "none" is no attention:
+    the step is the identity (an ablation's single-frame model). Nothing depends on T.
     """
 
     def __init__(
@@ -262,6 +263,7 @@ class TokenAttention(nn.Module):
         self.key = None if tied_qk else nn.Linear(dim, heads * head_dim, bias=False)
         self.gain = nn.Parameter(torch.full((dim,), float(gain_init)))
         self.aligned = token_set == "aligned"
+        self.off = token_set == "none"  # the step is the identity; its parameters stay, so weights load either way
         if self.aligned:  # β of the score's −β·excess; 4 ≈ fusion's 1/strength² in these units (2σ² per excess)
             self.mismatch = nn.Parameter(torch.tensor(4.0))
 
@@ -270,6 +272,8 @@ class TokenAttention(nn.Module):
         also needs the clip's `context`."""
         if self.aligned != (context is not None):
             raise ValueError("the aligned token set needs an AlignedContext, and only it takes one")
+        if self.off:
+            return tokens
         if self.aligned:
             return self._aligned(tokens, context)
         batch, rows, cols, frames, dim = tokens.shape
