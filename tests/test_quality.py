@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -21,6 +22,7 @@ from videodenoise.datasets.motion import (
     camera_motion_clip,
     load_photo,
     motion_path,
+    paste_moving_objects,
 )
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import DenoiseSettings
@@ -229,6 +231,34 @@ def test_motion_clips_are_deterministic_and_grey_is_an_opponent_channel():
     assert torch.allclose(luminance, (rgb.sum(1, keepdim=True) / math.sqrt(3)) - 0.5 * math.sqrt(3) + 0.5, atol=1e-6)
     colour = MotionClips(TRAINING_PHOTOS[:2], clip_length=3, crop=16, channels=3, samples_per_epoch=2)
     assert colour[0].shape == (3, 3, 16, 16)
+
+
+def test_moving_objects_move_on_their_own_and_cover_what_is_behind():
+    background = torch.zeros(6, 3, 40, 48)
+    sources = [torch.ones(3, 60, 60)]
+    clip = paste_moving_objects(background, sources, 1, np.random.default_rng(3), speed=2.0)
+    covered = clip[:, 0] > 0.5
+    areas = covered.flatten(1).sum(1)
+    assert (areas > 0).all() and torch.equal(clip[:, 0], clip[:, 2])  # the piece pasted whole in every channel
+    inside = [t for t in range(6) if areas[t] == areas.max()]  # frames where nothing is cut off by the border
+    assert len(inside) >= 2
+    rows, cols = torch.arange(40.0)[:, None], torch.arange(48.0)[None, :]
+    centres = [((covered[t] * rows).sum() / areas[t], (covered[t] * cols).sum() / areas[t]) for t in inside]
+    steps = [
+        ((b[0] - a[0]) / (u - t), (b[1] - a[1]) / (u - t))
+        for (t, a), (u, b) in zip(zip(inside, centres), zip(inside[1:], centres[1:]))
+    ]
+    assert all(abs(step[0]) <= 2.5 and abs(step[1]) <= 2.5 for step in steps)
+    assert any(abs(step[0]) + abs(step[1]) > 0.2 for step in steps)  # it moves, the background does not
+    # MotionClips with objects: the same clips where no object is, deterministic; none: the clips as before
+    plain = MotionClips(TRAINING_PHOTOS[:3], clip_length=4, crop=32, channels=3, samples_per_epoch=4, seed=5)
+    busy = MotionClips(
+        TRAINING_PHOTOS[:3], clip_length=4, crop=32, channels=3, samples_per_epoch=4, seed=5, moving_objects=2
+    )
+    for index in range(4):
+        a, b = plain[index], busy[index]
+        assert torch.equal(b, busy[index]) and not torch.equal(a, b)
+        assert (a == b).float().mean() > 0.2
 
 
 def test_mixed_clips_draw_from_both_sources_deterministically():

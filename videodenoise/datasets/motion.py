@@ -167,6 +167,41 @@ def camera_motion_clip(
     return (clip * path["gain"].float().view(frames, 1, 1, 1)).clamp_(0, 1)
 
 
+def paste_moving_objects(
+    clip: torch.Tensor, sources: Sequence[torch.Tensor], count: int, rng: np.random.Generator, speed: float = 4.0
+) -> torch.Tensor:
+    """`count` objects moving on their own over a camera-motion clip (T, C, H, W): each an elliptical
+    piece of one of `sources` (photographs, (C, Hp, Wp)), from a random place in the first frame at its
+    own velocity (up to `speed` pixels a frame along each axis, whole pixels), covering what is behind
+    it. They give a global camera motion what real footage has and a pan lacks: parts of the frame
+    whose flow differs, and what they cover and uncover, where optical flow is wrong."""
+    frames, _, height, width = clip.shape
+    out = clip.clone()
+    for _ in range(count):
+        photo = sources[int(rng.integers(len(sources)))]
+        size_y = int(rng.integers(max(3, height // 6), max(4, height // 2) + 1))
+        size_x = int(rng.integers(max(3, width // 6), max(4, width // 2) + 1))
+        size_y, size_x = min(size_y, photo.shape[-2]), min(size_x, photo.shape[-1])
+        top = int(rng.integers(photo.shape[-2] - size_y + 1))
+        left = int(rng.integers(photo.shape[-1] - size_x + 1))
+        piece = photo[:, top : top + size_y, left : left + size_x]
+        y = (torch.arange(size_y, dtype=torch.float32) + 0.5) / size_y * 2 - 1
+        x = (torch.arange(size_x, dtype=torch.float32) + 0.5) / size_x * 2 - 1
+        mask = (y[:, None] ** 2 + x[None, :] ** 2) <= 1
+        start = rng.uniform(-size_y / 2, height - size_y / 2), rng.uniform(-size_x / 2, width - size_x / 2)
+        velocity = rng.uniform(-speed, speed, size=2)
+        for t in range(frames):
+            row, col = round(start[0] + velocity[0] * t), round(start[1] + velocity[1] * t)
+            # the part of the object inside the frame
+            y0, y1, x0, x1 = max(row, 0), min(row + size_y, height), max(col, 0), min(col + size_x, width)
+            if y0 >= y1 or x0 >= x1:
+                continue
+            inside = mask[y0 - row : y1 - row, x0 - col : x1 - col]
+            region = out[t, :, y0:y1, x0:x1]
+            region[:, inside] = piece[:, y0 - row : y1 - row, x0 - col : x1 - col][:, inside].to(region.dtype)
+    return out
+
+
 class MotionClips(Dataset):
     """`samples_per_epoch` training clips of camera motion over `photos`, new every epoch.
 
@@ -184,6 +219,7 @@ class MotionClips(Dataset):
         samples_per_epoch: int = 256,
         seed: int = 0,
         limits: MotionLimits = MotionLimits(),
+        moving_objects: int = 0,
     ):
         if channels not in (1, 3):
             raise DatasetError(f"channels must be 1 (grey) or 3 (colour), got {channels}")
@@ -192,6 +228,7 @@ class MotionClips(Dataset):
         self.photos = [load_photo(name) for name in photos]
         self.clip_length, self.crop, self.channels = clip_length, crop, channels
         self.samples_per_epoch, self.seed, self.limits = samples_per_epoch, seed, limits
+        self.moving_objects = moving_objects  # objects moving on their own per clip (paste_moving_objects)
         self.epoch = 0
 
     def set_epoch(self, epoch: int) -> None:
@@ -217,6 +254,9 @@ class MotionClips(Dataset):
         clip = camera_motion_clip(
             photo, self.clip_length, (self.crop, self.crop), int(rng.integers(2**62)), self.limits
         )
+        if self.moving_objects:  # drawn from a stream of their own: the clips without them are unchanged
+            objects = np.random.default_rng((self.seed, self.epoch, index, 0x6F626A))
+            clip = paste_moving_objects(clip, self.photos, self.moving_objects, objects)
         if self.channels == 1:
             clip = opponent_channel(clip, int(rng.choice(3, p=[0.5, 0.25, 0.25])))
         if rng.random() < 0.5:

@@ -67,6 +67,11 @@ class DataConfig:
         "Share of training clips that are synthetic camera motion over the photographs of "
         "datasets.motion.TRAINING_PHOTOS (0: the dataset's clips only; 1: photographs only).",
     )
+    moving_objects: int = setting(
+        0,
+        "Objects moving on their own pasted over each synthetic camera-motion clip (pieces of the training "
+        "photographs): occlusions and flow that differs within the frame, what a global pan lacks.",
+    )
 
     def __post_init__(self) -> None:
         check_fields(self, ConfigError, "data option")
@@ -98,6 +103,7 @@ class DataConfig:
                 ),
                 (self.cache_mb >= 0, f"cache_mb must be 0 (no cache) or more megabytes, got {self.cache_mb}"),
                 (0 <= self.motion_fraction <= 1, f"motion_fraction must be in [0, 1], got {self.motion_fraction}"),
+                (self.moving_objects >= 0, f"moving_objects must be 0 or more, got {self.moving_objects}"),
             ]
         )
 

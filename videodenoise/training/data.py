@@ -44,7 +44,15 @@ def training_sets(data: DataConfig, seed: int, colour: bool = False) -> tuple[Da
         cache_mb=data.cache_mb,
     )
     if data.motion_fraction > 0:
-        motion = MotionClips(TRAINING_PHOTOS, data.clip_length, crop, channels, data.samples_per_epoch, seed=seed)
+        motion = MotionClips(
+            TRAINING_PHOTOS,
+            data.clip_length,
+            crop,
+            channels,
+            data.samples_per_epoch,
+            seed=seed,
+            moving_objects=data.moving_objects,
+        )
         train_set = MixedClips(train_set, motion, data.motion_fraction, seed=seed)
     val_set = SequentialClips(
         val_sources,
