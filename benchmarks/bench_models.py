@@ -8,7 +8,11 @@ the model spends most of its FLOPs on (recorded from the forward pass itself), a
 achieved / matmul: 1 would mean the model runs at matrix speed, and the gap is what the elementwise
 work, attention and memory traffic between the matrix products cost.
 
-    .venv/bin/python benchmarks/bench_models.py [--frames 5] [--repeats 3] [--threads N]
+--token-sets temporal,aligned,none times each model with those attention token sets; an aligned model
+is handed the clip's frames warped onto each other (`align_clip`), whose flows are timed apart and
+printed per frame (they are computed once per window in `clean`, not per model pass).
+
+    .venv/bin/python benchmarks/bench_models.py [--frames 5] [--repeats 3] [--threads N] [--token-sets ...]
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
+from videodenoise.denoise.fusion import align_clip
 from videodenoise.models.registry import build_model, count_parameters
 
 from _machine import cpu_name
@@ -79,15 +84,21 @@ def test_clip(frames: int, channels: int, height: int, width: int, device: torch
     return (clip + 25 / 255 * torch.randn(clip.shape, generator=generator)).to(device)
 
 
-def benchmark(name: str, channels: int, args, device: torch.device) -> dict:
-    model = build_model(name, channels=channels).to(device).eval()
+def benchmark(name: str, channels: int, token_set: str, args, device: torch.device) -> dict:
+    options = {} if args.neighbourhood is None else {"neighbourhood": args.neighbourhood}
+    model = build_model(name, channels=channels, token_set=token_set, **options).to(device).eval()
     clip = test_clip(args.frames, channels, args.height, args.width, device)
+    told, align_seconds = {}, 0.0
+    if model.attends_aligned:
+        start = time.perf_counter()
+        told["aligned"] = align_clip(clip.cpu()).to(device)
+        align_seconds = time.perf_counter() - start
     with torch.no_grad():
-        seconds = median_seconds(lambda: model(clip), args.repeats, device)
+        seconds = median_seconds(lambda: model(clip, **told), args.repeats, device)
         with FlopCounterMode(display=False) as counter:
-            model(clip)
+            model(clip, **told)
         with MatmulShapes() as shapes:
-            model(clip)
+            model(clip, **told)
     flops = counter.get_total_flops()
     (m, k, n), _ = shapes.flops.most_common(1)[0]
     a = torch.randn(m, k, device=device)
@@ -97,6 +108,8 @@ def benchmark(name: str, channels: int, args, device: torch.device) -> dict:
     matmul = 2 * m * k * n / matmul_seconds / 1e9
     return dict(
         model=name,
+        token_set=token_set,
+        align=align_seconds / args.frames,
         channels=channels,
         params=count_parameters(model),
         fps=args.frames / seconds,
@@ -117,6 +130,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--models", nargs="+", default=["dust", "ut"])
     parser.add_argument("--channels", nargs="+", type=int, default=[1, 3])
+    parser.add_argument("--token-sets", default="temporal", help="comma-separated attention token sets")
+    parser.add_argument("--neighbourhood", type=int, default=None, help="window of the windowed token sets")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     if args.threads:
@@ -134,20 +149,23 @@ def main() -> None:
     )
     print("matmul: torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, same run\n")
     header = (
-        f"{'model':<6} {'C':>1} {'params':>9} {'frames/s':>9} {'GFLOP/frame':>12} {'GFLOP/s':>8} "
+        f"{'model':<6} {'token set':<10} {'C':>1} {'params':>9} {'frames/s':>9} {'flows s/frame':>13} "
+        f"{'GFLOP/frame':>12} {'GFLOP/s':>8} "
         f"{'matmul m x k x n':>18} {'matmul GFLOP/s':>15} {'ratio':>6}"
     )
     print(header)
     print("-" * len(header))
     for name in args.models:
-        for channels in args.channels:
-            row = benchmark(name, channels, args, device)
-            print(
-                f"{row['model']:<6} {row['channels']:>1} {row['params']:>9,} {row['fps']:>9.2f} "
-                f"{row['gflop_frame']:>12.2f} {row['achieved']:>8.1f} {row['shape']:>18} "
-                f"{row['matmul']:>15.1f} {row['ratio']:>6.2f}",
-                flush=True,
-            )
+        for token_set in args.token_sets.split(","):
+            for channels in args.channels:
+                row = benchmark(name, channels, token_set, args, device)
+                print(
+                    f"{row['model']:<6} {row['token_set']:<10} {row['channels']:>1} {row['params']:>9,} "
+                    f"{row['fps']:>9.2f} {row['align']:>13.3f} {row['gflop_frame']:>12.2f} "
+                    f"{row['achieved']:>8.1f} {row['shape']:>18} "
+                    f"{row['matmul']:>15.1f} {row['ratio']:>6.2f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
