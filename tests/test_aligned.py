@@ -221,3 +221,16 @@ def test_no_attention_is_a_single_frame_model_with_the_same_weights(name):
         changed = noisy.clone()
         changed[:, 1:] = torch.rand(1, 2, 1, 20, 24)
         torch.testing.assert_close(alone(changed)[:, 0], out[:, 0])  # frame 0 does not see the others
+
+
+def test_keys_of_a_linear_encoder_are_the_keys_of_its_states():
+    """DUST's warped keys are projected from the patches through D/c·Wᵀ: the keys of its states, cheaper."""
+    model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned"))
+    noisy = torch.rand(1, 3, 1, 20, 24)
+    tokens, _ = extract_patches(noisy, 8, 4)
+    context = model._context(tokens, model._aligned_tokens(align_clip(noisy), noisy), None)
+    assert context.encoder is not None and build_model("ut", token_set="aligned").linear_encoder is None
+    linear = model.layers[0].attention.query
+    with torch.no_grad():
+        torch.testing.assert_close(context.keys(linear), linear(context.states), atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(context.states, model.initial_state(context.patches))

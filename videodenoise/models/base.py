@@ -63,6 +63,12 @@ class UnrolledDenoiser(nn.Module):
         return False
 
     @property
+    def linear_encoder(self) -> torch.Tensor | None:
+        """E with initial_state(tokens) = tokens @ E when the initial state is linear (lets the aligned
+        attention project warped patches instead of their wider states), else None."""
+        return None
+
+    @property
     def attends_aligned(self) -> bool:
         """Whether `forward` needs `aligned=`, the clip's frames warped onto each other (token_set "aligned")."""
         return self.config.token_set == "aligned"
@@ -233,7 +239,9 @@ class UnrolledDenoiser(nn.Module):
         difference = tokens.unsqueeze(-2) - aligned
         excess = ((difference * difference).mean(-1) / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
         itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)
-        return AlignedContext(states, excess.masked_fill(itself, 0.0), rms_scale(states))
+        encoder = self.linear_encoder
+        patches = None if encoder is None else aligned
+        return AlignedContext(states, excess.masked_fill(itself, 0.0), rms_scale(states), patches, encoder)
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:

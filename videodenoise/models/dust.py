@@ -109,6 +109,10 @@ class DUST(UnrolledDenoiser):
     def noise_conditional(self) -> bool:
         return True
 
+    @property
+    def linear_encoder(self) -> torch.Tensor:
+        return self.dictionary / self.lipschitz  # initial_state's map
+
     def apply_layer(
         self,
         index: int,

@@ -195,11 +195,21 @@ class AlignedContext(NamedTuple):
     frame t's patch location (the same scene point where the flow is right); fixed for all layers.
     excess (B, rows, cols, T, T): how much more the noisy patches of frame t and of warped frame s
     differ than their noise explains, max(mean (y_t − y_ts)² / 2σ² − 1, 0): 0 where they show the same
-    thing, large where the flow is wrong or the point is occluded (fusion's evidence, per patch)."""
+    thing, large where the flow is wrong or the point is occluded (fusion's evidence, per patch).
+    When the model's initial state is linear, states = patches @ encoder (DUST: D/c), and a key
+    projection of the states is one of the patches through encoder·Wᵀ: n instead of k wide per token."""
 
     states: torch.Tensor
     excess: torch.Tensor
     scale: torch.Tensor  # (B, rows, cols, T, T, 1): 1 / RMS of each warped token, for the normalised keys
+    patches: torch.Tensor | None = None  # (B, rows, cols, T, T, n): the warped patches, with a linear encoder
+    encoder: torch.Tensor | None = None  # (n, dim)
+
+    def keys(self, linear: nn.Linear) -> torch.Tensor:
+        """linear(states), the cheaper way when the states are a linear map of the patches."""
+        if self.encoder is None:
+            return linear(self.states)
+        return self.patches @ (self.encoder.to(self.patches.dtype) @ linear.weight.T.to(self.patches.dtype))
 
 
 def rms_scale(x: torch.Tensor) -> torch.Tensor:
@@ -335,18 +345,16 @@ class TokenAttention(nn.Module):
         itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)  # (T, S)
         states = context.states.to(tokens.dtype)
 
-        def project(linear, x, scale=None):  # (..., heads, hd), of RMS-normalised tokens when normalize_tokens
-            y = linear(x)
+        def normalised(y, x=None, scale=None):  # (..., heads, hd), as of RMS-normalised tokens when normalize_tokens
             if self.normalize_tokens:
                 y = y * (rms_scale(x) if scale is None else scale.to(y.dtype))
             return y.unflatten(-1, (heads, head_dim))
 
         key_map = self.query if self.key is None else self.key
-        queries = project(self.query, tokens)  # (B, R, C, T, heads, hd)
-        own_keys = queries if self.key is None else project(self.key, tokens)
-        keys = torch.where(
-            itself[:, :, None, None], own_keys.unsqueeze(4), project(key_map, states, context.scale)
-        )  # (B, R, C, T, S, heads, hd)
+        queries = normalised(self.query(tokens), tokens)  # (B, R, C, T, heads, hd)
+        own_keys = queries if self.key is None else normalised(self.key(tokens), tokens)
+        warped_keys = normalised(context.keys(key_map).to(tokens.dtype), scale=context.scale)
+        keys = torch.where(itself[:, :, None, None], own_keys.unsqueeze(4), warped_keys)  # (B, R, C, T, S, heads, hd)
         penalty = self.mismatch.clamp(min=0).to(tokens.dtype) * context.excess.to(tokens.dtype)  # (B, R, C, T, S)
         radius = max(max(abs(dr), abs(dc)) for dr, dc in self.offsets)
 
