@@ -13,12 +13,11 @@ What is measured, and how (docs/realnoise.md says it in prose):
   each of BENCHMARK_PHOTOS; --frames frames, centre crops of at most --size), clean frames in 8 bits.
 * Noise: `videodenoise.noise.camera.CameraNoise` (shot noise a, read noise b in linear light, per
   channel, through the gamma, quantised to 8 bits, then a real codec at a CRF and decoded back to 8-bit
-  RGB). Levels (--levels): light (a = 0.003, b = 0.0001), medium (a = 0.01, b = 0.0004) and heavy (the
-  module's heavy preset); light and medium take the module's preset of that name (if any) for every
-  other field, with a and b set as stated. Each level at H.264 (--codec) CRF 18, 23 and 28 (--crfs): 9
-  conditions. One draw per (clip, level, codec, CRF) from a torch.Generator seeded by bench_quality's
-  noise seed sequence [--seed, crc32(clip), 100·CRF] extended by crc32(level) and crc32(codec). Every
-  method gets exactly the same noisy uint8 frames.
+  RGB). Levels (--levels): the presets of `CAMERA_PRESETS`, light (a = 0.003, b = 0.0001), medium (a =
+  0.01, b = 0.0004) and heavy (a = 0.02, b = 0.001), the model's defaults otherwise. Each level at H.264
+  (--codec) CRF 18, 23 and 28 (--crfs): 9 conditions. One draw per (clip, level, codec, CRF) from a
+  torch.Generator seeded by bench_quality's noise seed sequence [--seed, crc32(clip), 100·CRF] extended
+  by crc32(level) and crc32(codec). Every method gets exactly the same noisy uint8 frames.
 * Methods (every output rounded to 8 bits before it is scored):
   - `noisy`: the input itself.
   - `clean:NAME` for each --checkpoint NAME=PATH (default current = the shipped default checkpoint):
@@ -27,10 +26,10 @@ What is measured, and how (docs/realnoise.md says it in prose):
     `load_denoiser` instead).
   - `clean:NAME:sigma`: the same denoiser told each σ of --sigma-sweep (0-255 scale); reported at the
     best σ per condition and per clip, and the best σ per clip against the estimate σ̂.
-  - σ̂: the noise-level estimator's one σ (--estimator; default: the first of SIGMA_ESTIMATORS that
-    exists, `estimate_clip_noise(clip).level`, the RMS of its noise level function's map, else a
-    discovered NLF estimator, else `estimate_clip_sigma`); per-channel or per-intensity values are
-    reduced to their RMS (`rms_sigma`).
+  - σ̂: the noise-level estimator's one σ (--estimator): `nlf` (default) is the RMS of what `clean --sigma
+    auto` tells the model, `estimate_clip_noise(clip).told_level` (its noise level function's map times its
+    grain); `one-sigma` is `estimate_clip_sigma`, the single σ `clean` estimated before the noise level
+    function.
   - `nlm-opencv`: bench_quality's OpenCV temporal NLM (window 5) with h = 0.6·σ̂.
   - `cbm3d`: bench_quality's CBM3D with σ = σ̂, when the `bm3d` package imports.
   - `ffmpeg:FILTER` for dctdnoiz, nlmeans, atadenoise and bm3d through PyAV's filter graph (frames in
@@ -56,7 +55,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import math
 import os
 import platform
@@ -73,6 +71,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
+from videodenoise.noise.camera import CAMERA_PRESETS, CameraNoise  # noqa: E402
+from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sigma  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
 from _machine import cpu_name  # noqa: E402
@@ -80,26 +80,17 @@ from _machine import cpu_name  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "realnoise"
 DEFAULT_FRAMES = 5
-DEFAULT_LEVELS = ("light", "medium", "heavy")
+DEFAULT_LEVELS = tuple(CAMERA_PRESETS)  # light, medium, heavy
 DEFAULT_CRFS = (18, 23, 28)
 DEFAULT_CODEC = "h264"
 CODECS = ("h264", "h265", "none")
-# shot (a) and read (b) noise of the named levels; a level not listed here is the camera module's preset
-LEVEL_PARAMETERS: dict[str, dict[str, float]] = {
-    "light": {"a": 0.003, "b": 0.0001},
-    "medium": {"a": 0.01, "b": 0.0004},
-}
 DEFAULT_SIGMA_SWEEP = (5.0, 8.0, 11.0, 14.0, 17.0, 20.0, 25.0, 30.0)
 QUICK = {"clips": ["bikes"], "levels": ["medium"], "crfs": [23], "frames": 3}
-# newer noise-level estimators, looked up in this order before `estimate_clip_sigma` (module, function)
-SIGMA_ESTIMATORS = (
-    ("videodenoise.noise.estimation", "estimate_clip_noise"),  # a NoiseLevelFunction: σ̂ is its told_level
-    ("videodenoise.noise.estimation", "estimate_clip_nlf"),
-    ("videodenoise.noise.estimation", "estimate_clip_noise_level"),
-    ("videodenoise.noise.nlf", "estimate_clip_nlf"),
-    ("videodenoise.noise.nlf", "estimate_nlf"),
-)
-FALLBACK_ESTIMATOR = ("videodenoise.noise.estimation", "estimate_clip_sigma")
+# what σ̂ can report: name → (what it is, the function of a (T, C, H, W) clip in [0, 1] giving one σ)
+ESTIMATORS: dict[str, tuple[str, Callable[[torch.Tensor], float]]] = {
+    "nlf": ("estimate_clip_noise(clip).told_level", lambda clip: float(estimate_clip_noise(clip).told_level)),
+    "one-sigma": ("estimate_clip_sigma(clip)", lambda clip: float(estimate_clip_sigma(clip))),
+}
 SKIPPABLE = ("sigma-sweep", "nlm-opencv", "cbm3d", "dctdnoiz", "nlmeans", "atadenoise", "bm3d")
 FFMPEG_FORMATS = ("rgb24", "yuv444p")
 
@@ -108,56 +99,12 @@ FFMPEG_FORMATS = ("rgb24", "yuv444p")
 # camera noise
 
 
-def camera_module():
-    """videodenoise.noise.camera, or None while it does not exist."""
-    try:
-        return importlib.import_module("videodenoise.noise.camera")
-    except ImportError:
-        return None
-
-
-def camera_preset(module, name: str):
-    """The module's named preset (a PRESETS-like mapping, a CameraNoise.preset/from_preset classmethod, a
-    preset() function or an upper-case constant), or None."""
-    for attribute in ("PRESETS", "CAMERA_PRESETS", "NOISE_PRESETS", "CAMERA_NOISE_PRESETS"):
-        table = getattr(module, attribute, None)
-        if isinstance(table, dict) and name in table:
-            return table[name]
-    for owner, attribute in (
-        (module.CameraNoise, "preset"),
-        (module.CameraNoise, "from_preset"),
-        (module, "preset"),
-        (module, "camera_preset"),
-    ):
-        function = getattr(owner, attribute, None)
-        if callable(function):
-            try:
-                return function(name)
-            except (KeyError, ValueError, LookupError):
-                return None
-    return getattr(module, name.upper(), None)
-
-
-def camera_noise(level: str, codec: str, crf: int | None, module=None):
-    """The CameraNoise of one condition: a level's preset (or the defaults) with LEVEL_PARAMETERS' a and b
-    for light and medium, and the codec and CRF set."""
-    module = module if module is not None else camera_module()
-    if module is None:
-        raise SystemExit(
-            "videodenoise.noise.camera is not available yet (its CameraNoise is what this benchmark measures)"
-        )
-    base = camera_preset(module, level)
-    if base is None:
-        if level not in LEVEL_PARAMETERS:
-            raise SystemExit(
-                f"no camera-noise preset '{level}' in {module.__name__}; choose --levels from "
-                f"{', '.join(LEVEL_PARAMETERS)} or the module's presets"
-            )
-        base = module.CameraNoise()
-    changes: dict = dict(LEVEL_PARAMETERS.get(level, {}), codec=codec)
-    if crf is not None:
-        changes["crf"] = crf
-    return dataclasses.replace(base, **changes)
+def camera_noise(level: str, codec: str, crf: int | None) -> CameraNoise:
+    """The CameraNoise of one condition: the level's preset (`CAMERA_PRESETS`) with the codec and CRF set."""
+    if level not in CAMERA_PRESETS:
+        raise SystemExit(f"unknown camera-noise level '{level}'; choose --levels from {', '.join(CAMERA_PRESETS)}")
+    changes: dict = {"codec": codec} if crf is None else {"codec": codec, "crf": crf}
+    return dataclasses.replace(CAMERA_PRESETS[level], **changes)
 
 
 def condition_name(level: str, codec: str, crf: int | None) -> str:
@@ -175,116 +122,19 @@ def camera_seed(clip: str, level: str, codec: str, crf: int | None, seed: int = 
     return int(np.random.SeedSequence(sequence).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
-def add_camera_noise(clean: np.ndarray, noise, seed: int) -> np.ndarray:
+def add_camera_noise(clean: np.ndarray, noise: CameraNoise, seed: int) -> np.ndarray:
     """clean uint8 (T, 3, H, W) through the camera model → uint8 frames of the same shape."""
     clip = torch.from_numpy(np.ascontiguousarray(clean)).float().div_(255.0)
-    noisy = noise(clip, generator=torch.Generator().manual_seed(seed))
-    if isinstance(noisy, torch.Tensor) and not noisy.is_floating_point():
-        noisy = noisy.numpy()
-    elif not isinstance(noisy, np.ndarray) or noisy.dtype != np.uint8:
-        noisy = quality.to_uint8(noisy)
-    if noisy.shape != clean.shape:
-        raise RuntimeError(f"the camera model returned {noisy.shape} for a {clean.shape} clip")
-    return np.asarray(noisy, dtype=np.uint8)
+    return quality.to_uint8(noise(clip, generator=torch.Generator().manual_seed(seed)))
 
 
-def noise_fields(noise) -> dict:
+def noise_fields(noise: CameraNoise) -> dict:
     """The camera model's parameters, for the log and the JSON."""
-    if dataclasses.is_dataclass(noise):
-        return {f.name: getattr(noise, f.name) for f in dataclasses.fields(noise)}
-    return {"repr": repr(noise)}
+    return dataclasses.asdict(noise)
 
 
 # ----------------------------------------------------------------------------------------------------
 # the noise-level estimate
-
-
-def rms_sigma(value, clip: torch.Tensor | None = None) -> float:
-    """One σ ([0, 1] scale) from whatever an estimator returns: a number; a mapping or object with a
-    `told_level` or `level` (a NoiseLevelFunction's: the RMS of what a model is told, its noise map times
-    its grain, or of the map itself), `rms_sigma`, `rms` or `sigma` (key,
-    attribute, or method taking nothing or the clip); a function of the pixels (σ at every pixel of the clip,
-    or of each frame); or per-channel / per-intensity values (a tensor, array or sequence). Several values
-    are reduced to their root mean square."""
-    if isinstance(value, (int, float, np.floating, np.integer)):
-        return float(value)
-    if isinstance(value, torch.Tensor):
-        value = value.detach().cpu().double().numpy()
-    if isinstance(value, (np.ndarray, list, tuple)):
-        return float(np.sqrt(np.mean(np.asarray(value, dtype=np.float64) ** 2)))
-    for key in ("told_level", "level", "rms_sigma", "rms", "sigma"):
-        found = value.get(key) if isinstance(value, dict) else getattr(value, key, None)
-        if callable(found):
-            try:
-                found = found()
-            except TypeError:
-                found = found(clip)
-        if found is not None:
-            return rms_sigma(found, clip)
-    if callable(value) and clip is not None:
-        try:
-            return rms_sigma(value(clip), clip)
-        except Exception:  # noqa: BLE001 - a function of one frame at a time
-            return rms_sigma(torch.stack([value(frame) for frame in clip]), clip)
-    raise TypeError(f"cannot read one σ from a {type(value).__name__}")
-
-
-def discovered_estimators() -> list[tuple[str, str]]:
-    """(module, function) of every `estimate_*` function in videodenoise.noise.estimation or a
-    videodenoise.noise module named for the noise-level function whose name speaks of one (nlf, noise_level,
-    level_function) and that takes one argument: those that work on a clip first."""
-    import inspect
-    import pkgutil
-
-    import videodenoise.noise as package
-
-    names = ["videodenoise.noise.estimation"] + [
-        f"videodenoise.noise.{m.name}"
-        for m in pkgutil.iter_modules(package.__path__)
-        if "nlf" in m.name or "noise_level" in m.name
-    ]
-    found = []
-    for module_name in names:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        for name, function in vars(module).items():
-            if not (name.startswith("estimate") and callable(function)):
-                continue
-            if not any(word in name for word in ("nlf", "noise_level", "level_function")):
-                continue
-            try:
-                parameters = inspect.signature(function).parameters.values()
-            except (TypeError, ValueError):
-                continue
-            if (
-                sum(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
-                == 1
-            ):
-                found.append((module_name, name))
-    return sorted(found, key=lambda pair: "clip" not in pair[1])
-
-
-def sigma_estimator(spec: str | None = None) -> tuple[str, Callable[[torch.Tensor], float]]:
-    """(name, estimate) where estimate((T, C, H, W) clip in [0, 1]) is an RMS σ on the [0, 1] scale.
-
-    spec "module:function" names one; None takes the first of SIGMA_ESTIMATORS, then of
-    `discovered_estimators()`, that exists, else `estimate_clip_sigma` (what `denoise_clip(sigma="auto")`
-    used before the noise-level function)."""
-    if spec:
-        candidates = [tuple(spec.split(":", 1))]
-    else:
-        candidates = list(dict.fromkeys([*SIGMA_ESTIMATORS, *discovered_estimators(), FALLBACK_ESTIMATOR]))
-    for module_name, function_name in candidates:
-        try:
-            function = getattr(importlib.import_module(module_name), function_name)
-        except (ImportError, AttributeError):
-            if spec:
-                raise SystemExit(f"--estimator {spec}: no function {function_name} in {module_name}") from None
-            continue
-        return f"{module_name}.{function_name}", lambda clip, function=function: rms_sigma(function(clip), clip)
-    raise SystemExit("no noise-level estimator found")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -500,14 +350,13 @@ def run_benchmark(
     sweeps: list[Sweep],
     estimate: Callable[[torch.Tensor], float],
     seed: int = 0,
-    camera=None,
     log: Callable[[str], None] | None = None,
     after_clip: Callable[[list[dict]], None] | None = None,
 ) -> list[dict]:
     """Every method at every setting on every (clip, condition), all on the same uint8 noisy frames."""
     log = log or (lambda text: None)
     rows: list[dict] = []
-    noises = {c: camera_noise(*c, module=camera) for c in conditions}
+    noises = {c: camera_noise(*c) for c in conditions}
     for clip in clips:
         for level, codec, crf in conditions:
             condition = condition_name(level, codec, crf)
@@ -994,7 +843,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--skip", type=parse_list, default=[], help=f"comma-separated from: {', '.join(SKIPPABLE)}")
     parser.add_argument(
-        "--estimator", default=None, metavar="MODULE:FUNCTION", help="the noise-level estimator reported as σ̂"
+        "--estimator", default="nlf", choices=list(ESTIMATORS), help="the noise-level estimate reported as σ̂"
     )
     parser.add_argument("--quick", action="store_true", help="smoke run: bikes, medium, CRF 23, 3 frames")
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
@@ -1076,14 +925,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{cv2.getNumThreads()}, torch {torch.__version__}, OpenCV {cv2.__version__}, "
         f"Python {platform.python_version()}"
     )
-    camera = camera_module()
     crfs: list[int | None] = [None] if args.codec == "none" else list(dict.fromkeys(args.crfs))
     conditions = [(level, args.codec, crf) for level in dict.fromkeys(args.levels) for crf in crfs]
-    noises = {c: camera_noise(*c, module=camera) for c in conditions}
+    noises = {c: camera_noise(*c) for c in conditions}
     for c, noise in noises.items():
         log(f"condition {condition_name(*c)}: {noise!r}")
-    estimator_name, estimate = sigma_estimator(args.estimator)
-    log(f"σ̂: {estimator_name} (RMS over channels and intensities where it returns several)")
+    estimator_name, estimate = ESTIMATORS[args.estimator]
+    log(f"σ̂: {estimator_name}")
     clips = load_clips(args.clips, args.frames, args.size, args.seed)
     for c in clips:
         log(f"clip {c.name}: {c.shape[0]} frames, {c.shape[3]}×{c.shape[2]}, {c.source}")
@@ -1144,7 +992,6 @@ def main(argv: list[str] | None = None) -> int:
         sweeps,
         estimate,
         seed=args.seed,
-        camera=camera,
         log=log,
         after_clip=lambda done: quality.write_csv(done, partial, CSV_COLUMNS),
     )

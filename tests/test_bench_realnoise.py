@@ -9,8 +9,6 @@ import dataclasses
 import importlib.util
 import json
 import sys
-import types
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,32 +34,6 @@ def load(name: str):
 def bench():
     load("bench_quality")
     return load("bench_realnoise")
-
-
-@dataclass(frozen=True)
-class StandInCameraNoise:
-    """The interface of videodenoise.noise.camera.CameraNoise, without a codec: Poisson-Gaussian noise of
-    variance a·x + b per channel, quantised to 8 bits."""
-
-    a: float = 0.01
-    b: float = 0.0004
-    spread: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    mix: float = 0.0
-    codec: str = "none"
-    crf: int = 23
-
-    def __call__(self, clip: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-        scale = torch.tensor(self.spread).view(1, -1, 1, 1)
-        std = ((self.a * clip + self.b) * scale).clamp_min(0).sqrt()
-        noisy = clip + std * torch.randn(clip.shape, generator=generator)
-        return torch.round(noisy.clamp(0, 1) * 255) / 255
-
-
-STAND_IN = types.SimpleNamespace(
-    __name__="stand_in_camera",
-    CameraNoise=StandInCameraNoise,
-    PRESETS={"light": StandInCameraNoise(a=0.5), "heavy": StandInCameraNoise(a=0.04, b=0.002, spread=(1.2, 1, 1.5))},
-)
 
 
 def tiny_clip(quality, frames: int = 3, size: int = 32):
@@ -168,49 +140,27 @@ def test_sigma_sweep_picks_the_best_sigma_against_the_estimate(bench):
     assert bench.best_per_condition(rows, "clean:t:sigma", "c") == "σ=10"  # means 28.5, 29.75, 28.75
 
 
-def test_the_noise_level_adapter_reads_one_rms_sigma(bench):
-    assert bench.rms_sigma(0.1) == pytest.approx(0.1)
-    assert bench.rms_sigma(torch.tensor([0.03, 0.04, 0.0])) == pytest.approx(np.sqrt((0.03**2 + 0.04**2) / 3))
-    assert bench.rms_sigma({"sigma": [0.02, 0.02]}) == pytest.approx(0.02)
-    assert bench.rms_sigma(types.SimpleNamespace(rms_sigma=lambda: 0.05)) == pytest.approx(0.05)
-    assert bench.rms_sigma(types.SimpleNamespace(level=0.03, sigmas=((0.01, 0.05),))) == pytest.approx(0.03)
-    clip = torch.full((2, 3, 4, 4), 0.5)
-    per_pixel = lambda x: 0.02 + 0.04 * x  # noqa: E731 - a noise-level function: σ at each pixel's intensity
-    assert bench.rms_sigma(per_pixel, clip) == pytest.approx(0.04)
-    assert bench.rms_sigma(types.SimpleNamespace(sigma=per_pixel), clip) == pytest.approx(0.04)
-    name, estimate = bench.sigma_estimator("videodenoise.noise.estimation:estimate_clip_sigma")
-    noisy = torch.from_numpy(noisy_clip(bench)).float() / 255
-    assert name.endswith("estimate_clip_sigma") and 10 < 255 * estimate(noisy) < 30
-    assert bench.sigma_estimator()[0]  # the newest that exists, else estimate_clip_sigma
+def test_the_sigma_estimate_is_what_clean_tells_or_the_one_sigma_estimate(bench):
+    from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sigma
 
-
-def test_a_newer_estimator_is_found_and_read_as_its_rms(bench, monkeypatch):
-    from videodenoise.noise import estimation
-
-    def per_channel(clip):  # per-channel σ, as a noise-level-function estimator may return
-        return torch.tensor([0.03, 0.04, 0.05])
-
-    # a name not in SIGMA_ESTIMATORS (emptied here), found by discovery; one that needs two arguments is passed over
-    monkeypatch.setattr(bench, "SIGMA_ESTIMATORS", ())
-    monkeypatch.setattr(estimation, "estimate_noise_level_of_clip", per_channel, raising=False)
-    monkeypatch.setattr(estimation, "estimate_clip_noise_level_function", lambda clip, model: 0, raising=False)
-    assert bench.discovered_estimators() == [("videodenoise.noise.estimation", "estimate_noise_level_of_clip")]
-    name, estimate = bench.sigma_estimator()
-    assert name == "videodenoise.noise.estimation.estimate_noise_level_of_clip"
-    assert estimate(torch.zeros(1, 3, 8, 8)) == pytest.approx(np.sqrt((0.03**2 + 0.04**2 + 0.05**2) / 3))
-    with pytest.raises(SystemExit):
-        bench.sigma_estimator("videodenoise.noise.estimation:no_such_function")
+    noisy = torch.from_numpy(noisy_clip(bench)).float() / 255  # σ = 20 added
+    name, estimate = bench.ESTIMATORS["nlf"]
+    assert "told_level" in name and estimate(noisy) == pytest.approx(float(estimate_clip_noise(noisy).told_level))
+    name, estimate = bench.ESTIMATORS["one-sigma"]
+    assert estimate(noisy) == pytest.approx(estimate_clip_sigma(noisy)) and 10 < 255 * estimate(noisy) < 30
 
 
 def test_camera_conditions_and_seeds(bench):
-    light = bench.camera_noise("light", "h264", 18, module=STAND_IN)
+    from videodenoise.noise.camera import CAMERA_PRESETS
+
+    light = bench.camera_noise("light", "h264", 18)
     assert (light.a, light.b, light.codec, light.crf) == (0.003, 0.0001, "h264", 18)  # a and b as stated
-    heavy = bench.camera_noise("heavy", "none", None, module=STAND_IN)
-    assert heavy == dataclasses.replace(STAND_IN.PRESETS["heavy"], codec="none")  # the module's preset
-    medium = bench.camera_noise("medium", "h264", 28, module=STAND_IN)  # no preset: the defaults, a and b set
+    heavy = bench.camera_noise("heavy", "none", None)
+    assert heavy == dataclasses.replace(CAMERA_PRESETS["heavy"], codec="none")  # the preset, no codec
+    medium = bench.camera_noise("medium", "none", 28)
     assert (medium.a, medium.b, medium.crf) == (0.01, 0.0004, 28)
-    with pytest.raises(SystemExit):
-        bench.camera_noise("extreme", "h264", 23, module=STAND_IN)
+    with pytest.raises(SystemExit, match="choose --levels from light, medium, heavy"):
+        bench.camera_noise("extreme", "h264", 23)
     seed = bench.camera_seed("bikes", "medium", "h264", 23)
     assert seed == bench.camera_seed("bikes", "medium", "h264", 23) and 0 <= seed < 2**63
     assert (
@@ -269,7 +219,6 @@ def test_quick_run_writes_csv_json_and_log(bench, tmp_path, monkeypatch):
     checkpoint = save_model(build_model("dust", layers=2, patch_size=4, stride=2), tmp_path / "tiny.safetensors")
     clip = tiny_clip(bench.quality)
     monkeypatch.setattr(bench, "load_clips", lambda names, frames, size, seed: [clip])
-    monkeypatch.setattr(bench, "camera_module", lambda: STAND_IN)
     out = tmp_path / "out"
     argv = ["--quick", "--codec", "none", "--checkpoint", f"tiny={checkpoint}", "--sigma-sweep", "10,25"]
     argv += ["--ffmpeg-sweep", "dctdnoiz=4,9", "--ffmpeg-sweep", "nlmeans=3,8", "--device", "cpu", "--out", str(out)]
