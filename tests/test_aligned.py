@@ -19,11 +19,10 @@ from videodenoise.evaluation.sweep import evaluate
 from videodenoise.models.config import MODEL_NAMES
 from videodenoise.models.layers import AlignedContext, TokenAttention, extract_patches
 from videodenoise.models.registry import build_model, save_model
-from videodenoise.training.config import DataConfig, TrainConfig
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
-from helpers import randomise
+from helpers import randomise, sigma_range_config
 
 
 def panned_clip(frames: int = 4, step=(0.4, 0.7), height: int = 64, width: int = 80) -> torch.Tensor:
@@ -169,22 +168,9 @@ def test_an_aligned_model_trains_and_is_evaluated(tmp_path):
     # it starts from a model of the temporal token set (the shipped default, say): its mismatch β keeps its init
     temporal = randomise(build_model("dust", channels=1, layers=2, patch_size=4, stride=2))
     save_model(temporal, tmp_path / "temporal.safetensors")
-    config = TrainConfig(
-        model="dust",
+    config = sigma_range_config(
+        tmp_path / "ped2",
         model_options={"layers": 2, "patch_size": 4, "stride": 2, "token_set": "aligned"},
-        mode="constrained",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(tmp_path / "ped2"),
-            clip_length=3,
-            crop=16,
-            val_crop=24,
-            samples_per_epoch=8,
-            val_clips_per_video=1,
-        ),
-        epochs=1,
-        batch_size=4,
-        device="cpu",
         init_weights=str(tmp_path / "temporal.safetensors"),
     )
     trainer = Trainer(config, tmp_path / "run", quiet=True)
