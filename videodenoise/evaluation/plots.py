@@ -37,12 +37,33 @@ def _save(figure: Figure, path: str | os.PathLike, overwrite: bool = True) -> Pa
     return path
 
 
+# More legend entries than this cover the axes and cannot be told apart (ten colours cycle); an
+# evaluation of a whole study's checkpoints draws its curves unlabelled and says so instead.
+LEGEND_LIMIT = 16
+
+
+def label_curves(axes, **options) -> None:
+    """A legend of the labelled curves, or, past LEGEND_LIMIT of them, a line saying they are unlabelled."""
+    entries = len(axes.get_legend_handles_labels()[1])
+    if entries <= LEGEND_LIMIT:
+        axes.legend(fontsize=7, **options)
+    else:
+        axes.text(
+            0.02,
+            0.98,
+            f"{entries} curves, unlabelled: the numbers are in the results table",
+            transform=axes.transAxes,
+            fontsize=7,
+            verticalalignment="top",
+        )
+
+
 def _finish(axes, xlabel: str, ylabel: str, title: str) -> None:
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     axes.set_title(title, fontsize=10)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=7, loc="best")
+    label_curves(axes, loc="best")
 
 
 def plot_metric_vs_gamma(
@@ -114,7 +135,7 @@ def plot_layer_losses(
         axes.set_ylabel(ylabel)
         axes.set_title(title, fontsize=10)
         axes.grid(alpha=0.3, which="both")
-        axes.legend(fontsize=7)
+        label_curves(axes)
     return _save(figure, path)
 
 
@@ -142,7 +163,7 @@ def plot_multipliers(
         axes.set_ylabel("multiplier λ_l")
         axes.set_title(label, fontsize=9)
         axes.grid(alpha=0.3)
-        axes.legend(fontsize=7, ncol=2)
+        label_curves(axes, ncol=2)
     for axes in list(axes_grid.flat)[count:]:
         axes.axis("off")
     return _save(figure, path)

@@ -1,0 +1,37 @@
+"""Figures stay readable whatever the number of curves."""
+
+import warnings
+
+from matplotlib.figure import Figure
+
+from videodenoise.evaluation.plots import LEGEND_LIMIT, label_curves, plot_metric_vs_gamma
+
+
+def _axes_with(curves: int):
+    axes = Figure().subplots()
+    for index in range(curves):
+        axes.plot([1, 2], [index, index + 1], label=f"run-{index}")
+    return axes
+
+
+def test_few_curves_get_a_legend_with_every_label():
+    axes = _axes_with(3)
+    label_curves(axes)
+    assert [text.get_text() for text in axes.get_legend().get_texts()] == ["run-0", "run-1", "run-2"]
+
+
+def test_a_whole_study_of_curves_is_drawn_unlabelled_and_says_so():
+    axes = _axes_with(LEGEND_LIMIT + 1)
+    label_curves(axes)
+    assert axes.get_legend() is None
+    assert [text.get_text() for text in axes.texts] == [
+        f"{LEGEND_LIMIT + 1} curves, unlabelled: the numbers are in the results table"
+    ]
+
+
+def test_plot_of_many_runs_lays_out_without_warnings(tmp_path):
+    series = {f"run-{index}": ([1.0, 2.0], [0.1, 0.2 + index / 100], None) for index in range(128)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a legend taller than the figure makes tight_layout give up, with a warning
+        path = plot_metric_vs_gamma(series, tmp_path / "many.png", title="128 runs")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
