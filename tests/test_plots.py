@@ -4,7 +4,7 @@ import warnings
 
 from matplotlib.figure import Figure
 
-from videodenoise.evaluation.plots import LEGEND_LIMIT, label_curves, plot_metric_vs_gamma
+from videodenoise.evaluation.plots import LEGEND_LIMIT, label_curves, plot_metric_vs_depth, plot_metric_vs_gamma
 
 
 def _axes_with(curves: int):
@@ -34,4 +34,14 @@ def test_plot_of_many_runs_lays_out_without_warnings(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a legend taller than the figure makes tight_layout give up, with a warning
         path = plot_metric_vs_gamma(series, tmp_path / "many.png", title="128 runs")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_depth_grid_of_models_by_noise_level_lays_out_without_warnings(tmp_path):
+    curve = {"erm-tied": ([3, 5, 8, 12], [0.05, 0.04, 0.045, 0.05]), "erm": ([3, 5], [0.06, 0.04])}
+    rows = {model: {f"γ={gamma}": curve for gamma in (1, 1.5, 2, 3, 4)} for model in ("dust", "ut")}
+    rows["ut"].pop("γ=4")  # a shorter row leaves its last panel empty
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = plot_metric_vs_depth(rows, tmp_path / "depth.png", trained_depth=5)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -204,19 +204,33 @@ def plot_paired_differences(
 
 
 def plot_metric_vs_depth(
-    panels: Mapping[str, Mapping[str, tuple[Sequence[int], Sequence[float]]]],
+    rows: Mapping[str, Mapping[str, Mapping[str, tuple[Sequence[int], Sequence[float]]]]],
     path: str | os.PathLike,
     ylabel: str = "RMSE",
     trained_depth: int | None = None,
 ) -> Path:
-    """One panel per title; per label a line of (depths, values); the trained depth is marked."""
-    figure, grid = _figure(1, max(1, len(panels)), figsize=(5.5 * max(1, len(panels)), 4.5))
+    """A grid of panels, row title → panel title → {label: (depths, values)}: one line per label; the
+    trained depth is marked. Labels are the same in every panel of a row, so only its first panel has
+    a legend."""
+    columns = max((len(panels) for panels in rows.values()), default=1)
+    figure, grid = _figure(max(1, len(rows)), columns, figsize=(3.6 * columns, 3.4 * max(1, len(rows))))
     colours = colormaps["tab10"]
-    for axes, (title, series) in zip(grid[0], panels.items()):
-        for index, (label, (depths, values)) in enumerate(series.items()):
-            axes.plot(depths, values, marker="o", markersize=4, color=colours(index % 10), label=label)
-        if trained_depth:
-            axes.axvline(trained_depth, color="black", linewidth=0.8, alpha=0.4)
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        _finish(axes, "test-time depth (layers run)", ylabel, title)
+    for row, (row_title, panels) in enumerate(rows.items()):
+        labels = list(dict.fromkeys(label for series in panels.values() for label in series))
+        for column, (title, series) in enumerate(panels.items()):
+            axes = grid[row, column]
+            for label, (depths, values) in series.items():
+                colour = colours(labels.index(label) % 10)
+                axes.plot(depths, values, marker="o", markersize=4, color=colour, label=label)
+            if trained_depth:
+                axes.axvline(trained_depth, color="black", linewidth=0.8, alpha=0.4)
+            axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+            axes.set_xlabel("test-time depth (layers run)")
+            axes.set_ylabel(ylabel if column == 0 else "")
+            axes.set_title(f"{row_title}, {title}", fontsize=10)
+            axes.grid(alpha=0.3)
+            if column == 0:
+                label_curves(axes, loc="best")
+        for column in range(len(panels), columns):
+            grid[row, column].set_visible(False)
     return _save(figure, path)
