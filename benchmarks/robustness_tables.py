@@ -1,20 +1,27 @@
-"""Publish the robustness study: copy its data and figures to docs/robustness and print its tables.
+"""Publish a robustness study: copy its data and figures to docs/ and print its tables.
 
     videodenoise experiment configs/robustness.toml          # the runs, the evaluation, the report
     python benchmarks/robustness_tables.py                    # then this
 
-Writes docs/robustness/cells.csv (one row per model × arm × seed × γ, evaluation site "input",
-columns model,arm,seed,gamma,rmse,descent_fraction first), cells-layers.csv (the same with the
-intermediate layers perturbed, site "layers"), comparisons.csv, binding.csv, baselines.csv, the
-experiment's own report as experiment-report.md, and its figures; prints the primary endpoint
-(constrained − ERM at γ = 1.5, 2, 3 with the protocol's decision rule), the secondary tables and
-the binding summary as Markdown, for docs/robustness/report.md and the README.
+    videodenoise experiment configs/robustness-2.toml --jobs 2
+    python benchmarks/robustness_tables.py experiments/robustness-2 --docs docs/robustness/study-2
+
+Both copy the experiment's own report (as experiment-report.md, its links to the per-run evaluation
+pointing into the experiment folder, which is not committed) and its figures. The first study's
+folder gets cells.csv (one row per model × arm × seed × γ, evaluation site "input", columns
+model,arm,seed,gamma,rmse,descent_fraction first), cells-layers.csv (the intermediate layers
+perturbed, site "layers"), comparisons.csv, binding.csv and baselines.csv, and this prints its primary
+endpoint (constrained − ERM at γ = 1.5, 2, 3 with the protocol's decision rule), the secondary tables
+and the binding summary as Markdown. A study with endpoints stated in advance (endpoints.csv, the
+second study) gets every table of the experiment as it is (video-cells.csv has the columns
+model,arm,seed,video,gamma,depth,rmse,descent_fraction first), and this prints its endpoints.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import shutil
 from collections import defaultdict
 from pathlib import Path
@@ -40,6 +47,37 @@ def interval(c: dict) -> str:
     return f"{float(c['difference']):+.5f} [{float(c['ci_low']):+.5f}, {float(c['ci_high']):+.5f}]"
 
 
+def copy_report_and_figures(out: Path, docs: Path) -> None:
+    """The experiment's own report, its links to the per-run evaluation pointing into the experiment
+    folder (not committed), and its figures."""
+    report = (out / "report.md").read_text()
+    report = report.replace("](eval/", f"]({Path(os.path.relpath(out / 'eval', docs)).as_posix()}/")
+    (docs / "experiment-report.md").write_text(report)
+    for figure in sorted(out.glob("*.png")):
+        shutil.copyfile(figure, docs / figure.name)
+
+
+def print_endpoints(out: Path, docs: Path) -> None:
+    """A study with endpoints stated in advance: every table as it is, and the endpoints."""
+    for table in sorted(out.glob("*.csv")):
+        shutil.copyfile(table, docs / table.name)
+    print(
+        "| endpoint | model | A − B | γ | mean | 95 % CI over seeds | 95 % CI over videos "
+        "| p (Holm) | p equivalence (Holm) | verdict |"
+    )
+    print("|---|---|---|---:|---:|---|---|---:|---:|---|")
+    for e in read(out / "endpoints.csv"):
+        if e["endpoint"] == "P3":
+            continue
+        print(
+            f"| {e['endpoint']} | {e['model']} | {e['a']} − {e['b']} | {e['gamma']} | {float(e['mean']):+.2%} "
+            f"| [{float(e['seeds_low']):+.2%}, {float(e['seeds_high']):+.2%}] "
+            f"| [{float(e['videos_low']):+.2%}, {float(e['videos_high']):+.2%}] | {float(e['p_holm']):.4f} "
+            f"| {'' if e['endpoint'] != 'P1' else format(float(e['p_equivalence_holm']), '.4f')} | {e['verdict']} |"
+        )
+    print(f"\nwrote {docs}: every table of {out}, experiment-report.md and the figures")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("experiment", type=Path, nargs="?", default=Path("experiments/robustness"))
@@ -47,6 +85,10 @@ def main() -> None:
     args = parser.parse_args()
     out, docs = args.experiment, args.docs
     docs.mkdir(parents=True, exist_ok=True)
+    copy_report_and_figures(out, docs)
+    if (out / "endpoints.csv").exists():
+        print_endpoints(out, docs)
+        return
 
     cells = read(out / "cells.csv")
     columns = [
@@ -66,12 +108,6 @@ def main() -> None:
     write(docs / "cells-layers.csv", [c for c in cells if c["site"] == "layers"], columns)
     for name in ("comparisons.csv", "binding.csv", "baselines.csv"):
         shutil.copyfile(out / name, docs / name)
-    # the experiment's own report; its per-run evaluation stays in the experiment folder (not committed)
-    report = (out / "report.md").read_text()
-    report = report.replace("](eval/", f"]({Path('..', '..', out, 'eval').as_posix()}/")
-    (docs / "experiment-report.md").write_text(report)
-    for figure in sorted(out.glob("*.png")):
-        shutil.copyfile(figure, docs / figure.name)
 
     comparisons = read(out / "comparisons.csv")
     models = sorted({c["model"] for c in comparisons})

@@ -2,6 +2,7 @@
 
 import warnings
 
+import pytest
 from matplotlib.figure import Figure
 
 from videodenoise.evaluation.plots import LEGEND_LIMIT, label_curves, plot_metric_vs_depth, plot_metric_vs_gamma
@@ -20,6 +21,14 @@ def test_few_curves_get_a_legend_with_every_label():
     assert [text.get_text() for text in axes.get_legend().get_texts()] == ["run-0", "run-1", "run-2"]
 
 
+def test_a_long_legend_goes_beside_the_axes():
+    axes = _axes_with(LEGEND_LIMIT)
+    label_curves(axes)
+    legend = axes.get_legend()
+    assert len(legend.get_texts()) == LEGEND_LIMIT
+    assert legend.get_bbox_to_anchor().transformed(axes.transAxes.inverted()).x0 > 1.0
+
+
 def test_a_whole_study_of_curves_is_drawn_unlabelled_and_says_so():
     axes = _axes_with(LEGEND_LIMIT + 1)
     label_curves(axes)
@@ -29,11 +38,12 @@ def test_a_whole_study_of_curves_is_drawn_unlabelled_and_says_so():
     ]
 
 
-def test_plot_of_many_runs_lays_out_without_warnings(tmp_path):
-    series = {f"run-{index}": ([1.0, 2.0], [0.1, 0.2 + index / 100], None) for index in range(128)}
+@pytest.mark.parametrize("runs", [20, 128])
+def test_plot_of_many_runs_lays_out_without_warnings(tmp_path, runs):
+    series = {f"run-{index}": ([1.0, 2.0], [0.1, 0.2 + index / 100], None) for index in range(runs)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a legend taller than the figure makes tight_layout give up, with a warning
-        path = plot_metric_vs_gamma(series, tmp_path / "many.png", title="128 runs")
+        path = plot_metric_vs_gamma(series, tmp_path / "many.png", title=f"{runs} runs")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -37,16 +37,20 @@ def _save(figure: Figure, path: str | os.PathLike, overwrite: bool = True) -> Pa
     return path
 
 
-# More legend entries than this cover the axes and cannot be told apart (ten colours cycle); an
-# evaluation of a whole study's checkpoints draws its curves unlabelled and says so instead.
-LEGEND_LIMIT = 16
+# A legend of more entries than INSIDE_LIMIT would cover the curves, so it goes beside the axes; past
+# LEGEND_LIMIT it would be taller than the figure and the curves (ten colours cycle) could not be told
+# apart anyway: an evaluation of a whole study's checkpoints draws its curves unlabelled and says so.
+INSIDE_LIMIT = 10
+LEGEND_LIMIT = 24
 
 
 def label_curves(axes, **options) -> None:
     """A legend of the labelled curves, or, past LEGEND_LIMIT of them, a line saying they are unlabelled."""
     entries = len(axes.get_legend_handles_labels()[1])
-    if entries <= LEGEND_LIMIT:
+    if entries <= INSIDE_LIMIT:
         axes.legend(fontsize=7, **options)
+    elif entries <= LEGEND_LIMIT:
+        axes.legend(fontsize=7, **{**options, "loc": "upper left", "bbox_to_anchor": (1.01, 1.0)})
     else:
         axes.text(
             0.02,
