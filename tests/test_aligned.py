@@ -140,6 +140,25 @@ def test_the_score_trusts_a_neighbour_by_how_well_it_agrees(heads):
         torch.testing.assert_close(mixed[..., t, :], (weights.unsqueeze(-1) * values).sum(-2), atol=1e-5, rtol=1e-5)
 
 
+def test_recorded_aligned_weights_are_the_scores_softmax():
+    attention = TokenAttention(6, heads=2, token_set="aligned", neighbourhood=1, gain_init=1.0)
+    with torch.no_grad():
+        attention.query.weight.zero_()
+    generator = torch.Generator().manual_seed(1)
+    tokens, states = torch.randn(1, 2, 3, 4, 6, generator=generator), torch.randn(1, 2, 3, 4, 4, 6)
+    excess = (torch.rand(1, 2, 3, 4, 4, generator=generator) * 2).masked_fill(torch.eye(4, dtype=torch.bool), 0.0)
+    context = AlignedContext(states, excess, torch.ones(1, 2, 3, 4, 4, 1))
+    attention(tokens, context)
+    assert attention.recorded == []  # recording is off by default
+    attention.recording = True
+    attention(tokens, context)
+    (weights,) = attention.recorded
+    assert weights.shape == (1, 2, 3, 2, 4, 1, 4)  # (B, rows, cols, heads, T, offsets, S)
+    expected = torch.softmax(-attention.mismatch.item() * excess, dim=-1)  # (B, rows, cols, T, S)
+    for head in range(2):
+        torch.testing.assert_close(weights[:, :, :, head, :, 0], expected)
+
+
 def test_aligned_frames_are_asked_for_and_refused_clearly():
     noisy = torch.rand(1, 3, 1, 16, 16)
     aligned_model = build_model("dust", channels=1, layers=2, token_set="aligned")

@@ -489,3 +489,19 @@ def test_a_few_adam_steps_lower_the_training_loss(name):
         optimizer.step()
         losses.append(loss.item())
     assert losses[-1] < 0.9 * losses[0], losses
+
+
+@pytest.mark.parametrize("token_set, offsets", [("temporal", 1), ("spatiotemporal", 9), ("nonlocal", 9)])
+def test_recorded_weights_cover_every_token_attended_to(token_set, offsets):
+    attention = TokenAttention(8, heads=2, head_dim=4, token_set=token_set, neighbourhood=3)
+    attention.recording = True
+    tokens = torch.randn(1, 4, 5, 3, 8)  # (B, rows, cols, T, dim)
+    attention(tokens)
+    attention(tokens)
+    assert len(attention.recorded) == 2  # one per pass
+    weights = attention.recorded[0]
+    assert weights.shape == (1, 4, 5, 2, 3, offsets, 3)  # (B, rows, cols, heads, T, offsets, S)
+    torch.testing.assert_close(weights.sum((-1, -2)), torch.ones(1, 4, 5, 2, 3))
+    assert not weights.requires_grad
+    if offsets > 1:  # the corner token's window reaches outside the grid: those places get no weight
+        assert float(weights[0, 0, 0, :, :, 0].abs().max()) == 0.0

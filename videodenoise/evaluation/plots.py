@@ -238,3 +238,24 @@ def plot_metric_vs_depth(
         for column in range(len(panels), columns):
             grid[row, column].set_visible(False)
     return _save(figure, path)
+
+
+def plot_maps(
+    panels: Mapping[str, Sequence[Sequence[float]]],
+    path: str | os.PathLike,
+    label: str = "",
+    limits: tuple[float, float] = (0.0, 1.0),
+) -> Path:
+    """One image per title → 2-D array, side by side, on one colour scale (`limits`) with its bar."""
+    figure, grid = _figure(1, max(1, len(panels)), figsize=(3.2 * max(1, len(panels)) + 0.8, 3.2))
+    image = None
+    for axes, (title, values) in zip(grid[0], panels.items()):
+        image = axes.imshow(values, vmin=limits[0], vmax=limits[1], cmap="viridis")
+        axes.set_title(title, fontsize=9)
+        axes.set_xticks([])
+        axes.set_yticks([])
+    if image is not None:
+        figure.colorbar(image, ax=list(grid[0]), label=label, fraction=0.02)
+    with atomic_output(Path(path), overwrite=True, create_parent=True) as temporary:
+        figure.savefig(temporary, dpi=120, format="png")  # tight_layout does not know the shared bar
+    return Path(path)

@@ -274,6 +274,11 @@ class TokenAttention(nn.Module):
         self.gain = nn.Parameter(torch.full((dim,), float(gain_init)))
         self.aligned = token_set == "aligned"
         self.off = token_set == "none"  # the step is the identity; its parameters stay, so weights load either way
+        # what a trained layer attends to: with `recording` set, every pass appends its weights, detached,
+        # shaped (B, rows, cols, heads, T, offsets, S) (S: the frames attended to), for a notebook or
+        # benchmarks/attention_maps.py to read; off, nothing is kept
+        self.recording = False
+        self.recorded: list[torch.Tensor] = []
         if self.aligned:  # β of the score's −β·excess; 4 ≈ fusion's 1/strength² in these units (2σ² per excess)
             self.mismatch = nn.Parameter(torch.tensor(4.0))
 
@@ -305,6 +310,7 @@ class TokenAttention(nn.Module):
             if self.by_distance:
                 scores = scores - 0.5 * keys.square().sum(-1).unsqueeze(-2)
             weights = torch.softmax(scores * scale, dim=-1)
+            self._record(weights.unsqueeze(-2))
             mixed = self._mix(weights, tokens)
         else:
             # every offset reads a view of the grid padded once by the window radius (no rolled copies);
@@ -328,6 +334,7 @@ class TokenAttention(nn.Module):
                 scores.append((score * scale).masked_fill(masked[None, :, :, None, None, None], float("-inf")))
             weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1)
             weights = weights.view(batch, rows, cols, heads, frames, len(self.offsets), frames)
+            self._record(weights)
             padded_tokens = F.pad(tokens, (0, 0, 0, 0) + pad_grid)
             mixed = 0
             for index, (dr, dc) in enumerate(self.offsets):
@@ -379,6 +386,7 @@ class TokenAttention(nn.Module):
                 score = score.masked_fill(masked[None, :, :, None, None, None], float("-inf"))
             scores.append(score)
         weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1).unflatten(-1, (len(self.offsets), frames))
+        self._record(weights.transpose(3, 4))
         # the frame's own weight goes to its current tokens, the others' to their warped tokens
         own_weight = (weights * itself[:, None, None, :]).sum(-1)  # (B, R, C, T, heads, offsets)
         others = weights.masked_fill(itself[:, None, None, :], 0.0)
@@ -397,6 +405,10 @@ class TokenAttention(nn.Module):
                 part = part.flatten(-2)
             mixed = mixed + part
         return torch.lerp(tokens, mixed.to(tokens.dtype), self.gain.to(tokens.dtype))
+
+    def _record(self, weights: torch.Tensor) -> None:
+        if self.recording:
+            self.recorded.append(weights.detach())
 
     def _mix(self, weights: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         """weights (B, rows, cols, heads, T, S) · values (B, rows, cols, S, dim), head h on unit slice h."""
