@@ -44,7 +44,7 @@ def layer_summaries(records: list[list[torch.Tensor]], attentions: list[TokenAtt
             "layer": index + 1,
             "gain": float(gain.mean()),
             "gain_max": float(gain.max()),
-            "beta": float(attention.mismatch.clamp(min=0)) if attention.aligned else None,
+            "beta": float(attention.mismatch.detach().clamp(min=0)) if attention.aligned else None,
         }
         if weights:
             own, others, sources = [], [], []
