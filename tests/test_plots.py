@@ -5,7 +5,13 @@ import warnings
 import pytest
 from matplotlib.figure import Figure
 
-from videodenoise.evaluation.plots import LEGEND_LIMIT, label_curves, plot_metric_vs_depth, plot_metric_vs_gamma
+from videodenoise.evaluation.plots import (
+    LEGEND_LIMIT,
+    label_curves,
+    plot_maps,
+    plot_metric_vs_depth,
+    plot_metric_vs_gamma,
+)
 
 
 def _axes_with(curves: int):
@@ -54,4 +60,12 @@ def test_depth_grid_of_models_by_noise_level_lays_out_without_warnings(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         path = plot_metric_vs_depth(rows, tmp_path / "depth.png", trained_depth=5)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_maps_share_one_colour_bar_without_warnings(tmp_path):
+    maps = {f"layer {index}": [[0.0, 0.5], [1.0, 0.25]] for index in range(1, 6)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = plot_maps(maps, tmp_path / "maps.png", label="weight on the other frames")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

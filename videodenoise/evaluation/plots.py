@@ -29,9 +29,10 @@ def _figure(rows: int = 1, columns: int = 1, figsize: tuple[float, float] = (7, 
     return figure, axes
 
 
-def _save(figure: Figure, path: str | os.PathLike, overwrite: bool = True) -> Path:
+def _save(figure: Figure, path: str | os.PathLike, overwrite: bool = True, tight: bool = True) -> Path:
     path = Path(path)
-    figure.tight_layout()
+    if tight:  # off for a colour bar shared by several axes, which tight_layout cannot place
+        figure.tight_layout()
     with atomic_output(path, overwrite=overwrite, create_parent=True) as temporary:
         figure.savefig(temporary, dpi=120, format="png")
     return path
@@ -256,6 +257,4 @@ def plot_maps(
         axes.set_yticks([])
     if image is not None:
         figure.colorbar(image, ax=list(grid[0]), label=label, fraction=0.02)
-    with atomic_output(Path(path), overwrite=True, create_parent=True) as temporary:
-        figure.savefig(temporary, dpi=120, format="png")  # tight_layout does not know the shared bar
-    return Path(path)
+    return _save(figure, path, tight=False)
