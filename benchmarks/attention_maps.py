@@ -32,7 +32,15 @@ import torch
 from videodenoise.evaluation.plots import plot_maps
 from videodenoise.models.layers import TokenAttention
 
-from bench_quality import load_denoiser, make_pan_clip, parse_checkpoints, parse_size
+from bench_quality import (
+    add_noise_uint8,
+    load_denoiser,
+    make_pan_clip,
+    measure,
+    noise_seed,
+    parse_checkpoints,
+    parse_size,
+)
 
 
 def layer_summaries(records: list[list[torch.Tensor]], attentions: list[TokenAttention]) -> list[dict]:
@@ -47,13 +55,10 @@ def layer_summaries(records: list[list[torch.Tensor]], attentions: list[TokenAtt
             "beta": float(attention.mismatch.detach().clamp(min=0)) if attention.aligned else None,
         }
         if weights:
-            own, others, sources = [], [], []
+            others, sources = [], []
             for w in weights:
-                frames = w.shape[4]
-                itself = torch.eye(frames, dtype=torch.bool)[:, None, :]  # (T, 1, S): a token's own frame
-                own_weight = (w * itself).sum((-1, -2))  # (B, rows, cols, heads, T)
-                own.append(own_weight.flatten())
-                others.append((1 - own_weight).flatten())
+                itself = torch.eye(w.shape[4], dtype=torch.bool)[:, None, :]  # (T, 1, S): a token's own frame
+                others.append((1 - (w * itself).sum((-1, -2))).flatten())  # (B, rows, cols, heads, T)
                 sources.append((1 / w.square().sum((-1, -2))).flatten())
             row["others"] = float(torch.cat(others).mean())
             row["sources"] = float(torch.cat(sources).mean())
@@ -83,12 +88,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/attention"))
     args = parser.parse_args()
-    torch.manual_seed(args.seed)
 
+    # the benchmark's clip and 8-bit noise, in grey: (T, 1, H, W) uint8
     clip = make_pan_clip(args.photo, args.frames, args.size, seed=args.seed)
-    grey = torch.from_numpy(clip.frames.astype(np.float32) / 255).mean(1, keepdim=True)  # (T, 1, H, W)
-    generator = torch.Generator().manual_seed(args.seed)
-    noisy = (grey + args.sigma / 255 * torch.randn(grey.shape, generator=generator)).clamp(0, 1)
+    grey = np.round(clip.frames.astype(np.float64).mean(1, keepdims=True)).astype(np.uint8)
+    noisy_uint8 = add_noise_uint8(grey, args.sigma, noise_seed(clip.name, args.sigma, args.seed))
+    noisy = torch.from_numpy(noisy_uint8.astype(np.float32) / 255)
     print(f"{clip.source}: {args.frames} frames of {args.size[0]}×{args.size[1]}, grey, σ = {args.sigma:g}\n")
 
     for name, (path, options) in parse_checkpoints(args.checkpoint).items():
@@ -98,7 +103,7 @@ def main() -> None:
             attention.recording, attention.recorded = True, []
         with torch.no_grad():
             denoised = denoiser.denoise_clip(noisy, args.sigma / 255)
-        psnr = 10 * np.log10(1 / float(((denoised - grey) ** 2).mean()))
+        psnr = measure(denoised.numpy(), grey)["psnr"]
         records = [attention.recorded for attention in attentions]
         for attention in attentions:
             attention.recording, attention.recorded = False, []
