@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from videodenoise.errors import VideodenoiseError
 from videodenoise.evaluation.plots import plot_maps
 from videodenoise.models.layers import TokenAttention
 
@@ -97,7 +98,10 @@ def main() -> None:
     print(f"{clip.source}: {args.frames} frames of {args.size[0]}×{args.size[1]}, grey, σ = {args.sigma:g}\n")
 
     for name, (path, options) in parse_checkpoints(args.checkpoint).items():
-        denoiser = load_denoiser(path, options, device="cpu")
+        try:
+            denoiser = load_denoiser(path, options, device="cpu")
+        except VideodenoiseError as error:  # a wrong or corrupt checkpoint: its one line, no traceback
+            raise SystemExit(f"error: {error}") from None
         attentions = [m for m in denoiser.model.modules() if isinstance(m, TokenAttention)]
         for attention in attentions:
             attention.recording, attention.recorded = True, []

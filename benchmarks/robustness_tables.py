@@ -84,6 +84,8 @@ def main() -> None:
     parser.add_argument("--docs", type=Path, default=Path("docs/robustness"))
     args = parser.parse_args()
     out, docs = args.experiment, args.docs
+    if not (out / "report.md").is_file():
+        raise SystemExit(f"error: {out} holds no experiment report; run `videodenoise experiment <config>` first")
     docs.mkdir(parents=True, exist_ok=True)
     copy_report_and_figures(out, docs)
     if (out / "endpoints.csv").exists():
