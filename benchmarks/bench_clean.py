@@ -1,18 +1,20 @@
 """How fast is `videodenoise clean`, how good against OpenCV's temporal non-local means, and is its
 memory bounded whatever the video's length?
 
-1. Speed and quality. Two real colour clips, the first --frames frames of each: the bikes sample clip
-   (640×272) and bigbuckbunny downscaled to 640×360 (cv2.INTER_AREA). Gaussian noise σ = 25 (0-255
-   scale, seed 0) is added once, clipped and rounded to 8 bits and stored losslessly (FFV1), so both
-   methods see exactly the same noisy frames. `clean` runs as the command does (decode, denoise,
-   encode; lossless output so its PSNR is of its own frames, σ given) and is timed end to end after
-   the model is loaded. OpenCV `fastNlMeansDenoisingColoredMulti` runs in the same process on the
+1. Speed and quality. Real colour clips: the first --frames frames of the bikes sample clip (640×272)
+   and of bigbuckbunny downscaled to 640×360 (cv2.INTER_AREA), and a long one, the first
+   --long-frames frames of bikes' 320×240 centre. Gaussian noise σ = 25 (0-255 scale, seed 0) is
+   added once, clipped and rounded to 8 bits and stored losslessly (FFV1), so both methods see
+   exactly the same noisy frames. `clean` runs as the command does (its default, the fast preset:
+   decode, fuse, denoise, encode; lossless output so its PSNR is of its own frames, σ given) and is
+   timed end to end after the model is loaded. OpenCV `fastNlMeansDenoisingColoredMulti` runs in the same process on the
    same frames with a centred 5-frame temporal window (OpenCV's window must lie inside the clip, so
    it shrinks to 3 and 1 frames at the ends), template 7, search 21, h = 0.4·σ, hColor = 0.6·σ (the
    settings of videodenoise.evaluation), timed over the frames alone. PSNR = −20·log10(RMSE), RMSE per frame on
    [0, 1] RGB, averaged over frames.
 2. Window strategy. On a 320×272 crop of bikes, `clean`'s stride (centre frames kept per 5-frame
-   window: 1, 3, 5) and, for a grey model, its colour handling (rgb, opponent): frames/s and PSNR.
+   window: 1, 3, 5; the model alone, no fusion) and, for a grey model, its colour handling (rgb,
+   opponent): frames/s and PSNR.
 4. Estimation's share. bikes, 320×240 centre crop, --estimation-frames frames through the camera model
    (`videodenoise.noise.camera`, medium preset, H.264 CRF 23) and stored as H.264 (CRF 18), as a
    camera file would come: `clean --sigma auto` (the fast preset, lossless output) timed end to end,
@@ -46,6 +48,7 @@ import torch
 from videodenoise.metrics import frame_rmse, psnr_from_rmse
 
 from _machine import cpu_name
+from bench_quality import centre_crop
 
 SIGMA_255 = 25.0
 NLM_WINDOW = 5
@@ -141,22 +144,27 @@ def time_clean(denoiser, noisy_file: Path, out_file: Path, sigma_255: float) -> 
 
 def speed_and_quality(args, folder: Path) -> None:
     from videodenoise.datasets.samples import fetch_sample_clips
+    from videodenoise.denoise.settings import PRESETS
 
     clips = fetch_sample_clips()
-    denoiser, described = make_denoiser(args.checkpoint)
+    denoiser, described = make_denoiser(args.checkpoint, PRESETS["fast"])
     print(
         f"model: {described}; window {denoiser.window}, stride {denoiser.stride}, tile {denoiser.tile}, "
         f"colour {denoiser.colour}, σ_train {denoiser.sigma_train * 255:.3g}"
     )
-    print(f"\n1. speed and PSNR at σ = {SIGMA_255:g}, first {args.frames} frames, same noisy frames for both")
+    print(f"\n1. speed and PSNR at σ = {SIGMA_255:g}, `clean` (fast preset) and OpenCV NLM on the same noisy frames")
     print(
-        f"{'clip':<26}{'noisy dB':>9}{'clean dB':>9}{'clean fps':>10}{'NLM dB':>8}{'NLM fps':>9}{'clean/NLM speed':>17}"
+        f"{'clip':<34}{'noisy dB':>9}{'clean dB':>9}{'clean fps':>10}{'NLM dB':>8}{'NLM fps':>9}"
+        f"{'clean/NLM speed':>17}{'clean/NLM time':>16}"
     )
-    for name, path, size in (
-        ("bikes 640×272", clips["bikes"], None),
-        ("bigbuckbunny → 640×360", clips["bigbuckbunny"], (360, 640)),
+    for name, path, frames, size, crop in (
+        (f"bikes 640×272, {args.frames} frames", clips["bikes"], args.frames, None, None),
+        (f"bigbuckbunny → 640×360, {args.frames} fr.", clips["bigbuckbunny"], args.frames, (360, 640), None),
+        (f"bikes 320×240, {args.long_frames} frames", clips["bikes"], args.long_frames, None, (240, 320)),
     ):
-        clean = load_clip(path, args.frames, size)
+        clean = load_clip(path, frames, size)
+        if crop is not None:
+            clean = centre_crop(clean.transpose(0, 3, 1, 2), crop).transpose(0, 2, 3, 1)
         noisy = add_noise(clean, SIGMA_255)
         noisy_file = write_lossless(folder / "noisy.mkv", noisy)
         fps, denoised = time_clean(denoiser, noisy_file, folder / "clean.mkv", SIGMA_255)
@@ -164,14 +172,15 @@ def speed_and_quality(args, folder: Path) -> None:
         nlm = nlm_opencv(noisy, SIGMA_255)
         nlm_fps = len(noisy) / (time.perf_counter() - start)
         print(
-            f"{name:<26}{psnr(noisy, clean):9.2f}{psnr(denoised, clean):9.2f}{fps:10.3f}{psnr(nlm, clean):8.2f}"
-            f"{nlm_fps:9.3f}{fps / nlm_fps:16.2f}×",
+            f"{name:<34}{psnr(noisy, clean):9.2f}{psnr(denoised, clean):9.2f}{fps:10.3f}{psnr(nlm, clean):8.2f}"
+            f"{nlm_fps:9.3f}{fps / nlm_fps:16.2f}×{nlm_fps / fps:15.2f}×",
             flush=True,
         )
 
 
 def window_strategy(args, folder: Path) -> None:
     from videodenoise.datasets.samples import fetch_sample_clips
+    from videodenoise.denoise.settings import DenoiseSettings
 
     clean = load_clip(fetch_sample_clips()["bikes"], args.strategy_frames)[:, :, 160:480]
     noisy = add_noise(clean, SIGMA_255, seed=1)
@@ -182,7 +191,7 @@ def window_strategy(args, folder: Path) -> None:
     )
     print(f"{'stride':>6}  {'colour':<9}{'model calls/frame':>18}{'fps':>8}{'PSNR dB':>9}")
     for stride, colour in ((1, "rgb"), (3, "rgb"), (5, "rgb"), (3, "opponent")):
-        denoiser, _ = make_denoiser(args.checkpoint, stride=stride, colour=colour)
+        denoiser, _ = make_denoiser(args.checkpoint, DenoiseSettings(stride=stride, colour=colour))
         if colour == "opponent" and denoiser.channels != 1:
             continue
         fps, denoised = time_clean(denoiser, noisy_file, folder / "crop.out.mkv", SIGMA_255)
@@ -257,9 +266,7 @@ def estimation_share(args, folder: Path) -> None:
     from videodenoise.noise.estimation import estimate_video_noise
 
     frames = load_clip(fetch_sample_clips()["bikes"], args.estimation_frames)  # (T, H, W, 3)
-    top, left = (frames.shape[1] - 240) // 2, (frames.shape[2] - 320) // 2
-    crop = frames[:, top : top + 240, left : left + 320].transpose(0, 3, 1, 2)
-    clip = torch.from_numpy(np.ascontiguousarray(crop)).float() / 255
+    clip = torch.from_numpy(centre_crop(frames.transpose(0, 3, 1, 2), (240, 320))).float() / 255
     noisy = CAMERA_PRESETS["medium"](clip, generator=torch.Generator().manual_seed(0))
     video = folder / "camera.mp4"
     write_video(video, list(noisy), fps=25, crf=18)
@@ -288,6 +295,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", default=None)
     parser.add_argument("--frames", type=int, default=30, help="frames of each clip for part 1")
+    parser.add_argument("--long-frames", type=int, default=100, help="frames of part 1's long 320×240 clip")
     parser.add_argument("--strategy-frames", type=int, default=15, help="frames of the crop for part 2")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--estimation-frames", type=int, default=100, help="frames of the clip for part 4")

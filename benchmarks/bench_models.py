@@ -12,7 +12,13 @@ work, attention and memory traffic between the matrix products cost.
 is handed the clip's frames warped onto each other (`align_clip`), whose flows are timed apart and
 printed per frame (they are computed once per window in `clean`, not per model pass).
 
-    .venv/bin/python benchmarks/bench_models.py [--frames 5] [--repeats 3] [--threads N] [--token-sets ...]
+--band-bytes 8388608,2097152 times each model with the CPU's patch-row bands sized for those many bytes
+in their widest tensor (`videodenoise.models.base.CPU_BAND_BYTES`; default: the library's), side by
+side in one run. --precisions fp32,bf16 also times each under the library's bfloat16 autocast
+(what `--precision bf16` runs) and prints how far its output lies from float32's (RMS, on the [0, 1]
+scale).
+
+    .venv/bin/python benchmarks/bench_models.py [--frames 5] [--repeats 7] [--threads N] [--token-sets ...]
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
+import videodenoise.models.base as model_base
 from videodenoise.denoise.fusion import align_clip
+from videodenoise.devices import autocast, resolve_precision
 from videodenoise.models.registry import build_model, count_parameters
 
 from _machine import cpu_name
@@ -43,15 +51,23 @@ def synchronize(device: torch.device) -> None:
 
 
 def median_seconds(function, repeats: int, device: torch.device) -> float:
-    function()  # warm-up: first-touch allocations, kernel selection
-    synchronize(device)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+    return interleaved_medians([function], repeats, device)[0]
+
+
+def interleaved_medians(functions: list, repeats: int, device: torch.device) -> list[float]:
+    """The median time of each function over `repeats` passes, the functions taking turns, so that a
+    machine whose speed drifts during the run (a shared VM) slows all of them alike."""
+    for function in functions:  # warm-up: first-touch allocations, kernel selection
         function()
-        synchronize(device)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    synchronize(device)
+    times = [[] for _ in functions]
+    for _ in range(repeats):
+        for function, kept in zip(functions, times):
+            start = time.perf_counter()
+            function()
+            synchronize(device)
+            kept.append(time.perf_counter() - start)
+    return [statistics.median(kept) for kept in times]
 
 
 class MatmulShapes(TorchDispatchMode):
@@ -84,7 +100,9 @@ def test_clip(frames: int, channels: int, height: int, width: int, device: torch
     return (clip + 25 / 255 * torch.randn(clip.shape, generator=generator)).to(device)
 
 
-def benchmark(name: str, channels: int, token_set: str, args, device: torch.device) -> dict:
+def benchmark(name: str, channels: int, token_set: str, args, device: torch.device) -> list[dict]:
+    """One row per band size of --band-bytes and precision of --precisions, timed in turns on the same
+    model and clip."""
     options = {} if args.neighbourhood is None else {"neighbourhood": args.neighbourhood}
     model = build_model(name, channels=channels, token_set=token_set, **options).to(device).eval()
     clip = test_clip(args.frames, channels, args.height, args.width, device)
@@ -93,32 +111,51 @@ def benchmark(name: str, channels: int, token_set: str, args, device: torch.devi
         start = time.perf_counter()
         told["aligned"] = align_clip(clip.cpu()).to(device)
         align_seconds = time.perf_counter() - start
+    bands = [int(value) for value in args.band_bytes.split(",")]
+    variants = [(band, precision) for band in bands for precision in args.precisions.split(",")]
+
+    def run(band: int, precision: str) -> torch.Tensor:
+        model_base.CPU_BAND_BYTES = band
+        with autocast(device, resolve_precision(precision, device)):
+            return model(clip, **told).float()
+
+    rows = []
     with torch.no_grad():
-        seconds = median_seconds(lambda: model(clip, **told), args.repeats, device)
-        with FlopCounterMode(display=False) as counter:
-            model(clip, **told)
-        with MatmulShapes() as shapes:
-            model(clip, **told)
-    flops = counter.get_total_flops()
-    (m, k, n), _ = shapes.flops.most_common(1)[0]
-    a = torch.randn(m, k, device=device)
-    b = torch.randn(k, n, device=device)
-    matmul_seconds = median_seconds(lambda: torch.matmul(a, b), max(5, args.repeats), device)
-    achieved = flops / seconds / 1e9
-    matmul = 2 * m * k * n / matmul_seconds / 1e9
-    return dict(
-        model=name,
-        token_set=token_set,
-        align=align_seconds / args.frames,
-        channels=channels,
-        params=count_parameters(model),
-        fps=args.frames / seconds,
-        gflop_frame=flops / args.frames / 1e9,
-        achieved=achieved,
-        shape=f"{m}x{k}x{n}",
-        matmul=matmul,
-        ratio=achieved / matmul,
-    )
+        seconds = interleaved_medians([lambda v=v: run(*v) for v in variants], args.repeats, device)
+        reference = run(bands[0], "fp32")
+        for (band, precision), band_seconds in zip(variants, seconds):
+            difference = (run(band, precision) - reference).square().mean().sqrt().item()
+            with FlopCounterMode(display=False) as counter:
+                run(band, precision)
+            with MatmulShapes() as shapes:
+                run(band, precision)
+            flops = counter.get_total_flops()
+            (m, k, n), _ = shapes.flops.most_common(1)[0]
+            a = torch.randn(m, k, device=device)
+            b = torch.randn(k, n, device=device)
+            matmul_seconds = median_seconds(lambda a=a, b=b: torch.matmul(a, b), max(5, args.repeats), device)
+            achieved = flops / band_seconds / 1e9
+            matmul = 2 * m * k * n / matmul_seconds / 1e9
+            rows.append(
+                dict(
+                    model=name,
+                    token_set=token_set,
+                    band=band,
+                    precision=precision,
+                    difference=difference,
+                    align=align_seconds / args.frames,
+                    channels=channels,
+                    params=count_parameters(model),
+                    fps=args.frames / band_seconds,
+                    gflop_frame=flops / args.frames / 1e9,
+                    achieved=achieved,
+                    shape=f"{m}x{k}x{n}",
+                    matmul=matmul,
+                    ratio=achieved / matmul,
+                )
+            )
+    model_base.CPU_BAND_BYTES = bands[0]
+    return rows
 
 
 def main() -> None:
@@ -126,12 +163,18 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=5, help="frames in the clip (default 5)")
     parser.add_argument("--height", type=int, default=360)
     parser.add_argument("--width", type=int, default=640)
-    parser.add_argument("--repeats", type=int, default=3, help="timed passes per model; the median is shown")
+    parser.add_argument("--repeats", type=int, default=7, help="timed passes per model; the median is shown")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--models", nargs="+", default=["dust", "ut"])
     parser.add_argument("--channels", nargs="+", type=int, default=[1, 3])
     parser.add_argument("--token-sets", default="temporal", help="comma-separated attention token sets")
     parser.add_argument("--neighbourhood", type=int, default=None, help="window of the windowed token sets")
+    parser.add_argument(
+        "--band-bytes",
+        default=str(model_base.CPU_BAND_BYTES),
+        help="comma-separated CPU band sizes (bytes of a band's widest tensor) to time side by side",
+    )
+    parser.add_argument("--precisions", default="fp32", help="comma-separated: fp32, bf16 (autocast)")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     if args.threads:
@@ -147,9 +190,13 @@ def main() -> None:
         f"clip: {args.frames} frames of {args.width}x{args.height}, forward pass under no_grad, "
         f"median of {args.repeats}; FLOPs = matrix products (torch.utils.flop_counter)"
     )
-    print("matmul: torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, same run\n")
+    print(
+        "matmul: float32 torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, same run; "
+        "ratio = GFLOP/s over matmul GFLOP/s\n"
+    )
     header = (
-        f"{'model':<6} {'token set':<10} {'C':>1} {'params':>9} {'frames/s':>9} {'flows s/frame':>13} "
+        f"{'model':<6} {'token set':<10} {'C':>1} {'band':>5} {'prec':>4} {'params':>9} {'frames/s':>9} "
+        f"{'RMS vs fp32':>11} {'flows s/frame':>13} "
         f"{'GFLOP/frame':>12} {'GFLOP/s':>8} "
         f"{'matmul m x k x n':>18} {'matmul GFLOP/s':>15} {'ratio':>6}"
     )
@@ -158,14 +205,16 @@ def main() -> None:
     for name in args.models:
         for token_set in args.token_sets.split(","):
             for channels in args.channels:
-                row = benchmark(name, channels, token_set, args, device)
-                print(
-                    f"{row['model']:<6} {row['token_set']:<10} {row['channels']:>1} {row['params']:>9,} "
-                    f"{row['fps']:>9.2f} {row['align']:>13.3f} {row['gflop_frame']:>12.2f} "
-                    f"{row['achieved']:>8.1f} {row['shape']:>18} "
-                    f"{row['matmul']:>15.1f} {row['ratio']:>6.2f}",
-                    flush=True,
-                )
+                for row in benchmark(name, channels, token_set, args, device):
+                    print(
+                        f"{row['model']:<6} {row['token_set']:<10} {row['channels']:>1} "
+                        f"{row['band'] / 2**20:>4.3g}M {row['precision']:>4} {row['params']:>9,} "
+                        f"{row['fps']:>9.2f} {row['difference']:>11.1e} {row['align']:>13.3f} "
+                        f"{row['gflop_frame']:>12.2f} "
+                        f"{row['achieved']:>8.1f} {row['shape']:>18} "
+                        f"{row['matmul']:>15.1f} {row['ratio']:>6.2f}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -377,7 +377,17 @@ def classical_methods(
 #   quality=best     clean's --quality best preset (videodenoise.denoise.settings.PRESETS; default fast)
 #   fusion=off       the model alone, without motion-compensated temporal fusion (clean --no-fusion)
 #   fusion_radius=N  fuse N neighbours each side instead of FusionSettings' default
-CHECKPOINT_OPTIONS = ("quality", "patch_stride", "window_stride", "colour", "range", "fusion", "fusion_radius")
+#   precision=bf16   the model under bfloat16 autocast (clean --precision bf16; on the CPU: fp32 by default)
+CHECKPOINT_OPTIONS = (
+    "quality",
+    "patch_stride",
+    "window_stride",
+    "colour",
+    "range",
+    "fusion",
+    "fusion_radius",
+    "precision",
+)
 
 
 def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
@@ -394,6 +404,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["stride"] = int(options["window_stride"])
     if "colour" in options:
         given["colour"] = options["colour"]
+    if "precision" in options:
+        given["precision"] = options["precision"]
     settings = denoise_settings(options.get("quality", "fast"), given)
     if "fusion_radius" in options and settings.fusion is not None:
         settings = dataclasses.replace(settings, fusion=FusionSettings(radius=int(options["fusion_radius"])))

@@ -95,9 +95,9 @@ def test_aligned_models_take_any_length_and_size_and_bands_change_nothing(name, 
         aligned = align_clip(noisy)
         assert aligned.shape == (2, frames, frames, 1, height, width)
         with torch.no_grad():
-            monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1 << 40)
+            monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
             whole = model(noisy, all_layers=True, aligned=aligned)
-            monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)
+            monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)
             banded = model(noisy, all_layers=True, aligned=aligned)
         assert all(estimate.shape == noisy.shape and torch.isfinite(estimate).all() for estimate in whole)
         for a, b in zip(whole, banded):

@@ -148,9 +148,9 @@ def test_a_patch_is_told_the_root_mean_square_of_its_pixels_sigma_in_every_band(
     model = build_model("dust", layers=3, token_set="spatiotemporal", neighbourhood=3)
     clip = torch.rand(1, 3, 1, 40, 40)
     noise_map = 0.02 + 0.15 * torch.rand(1, 3, 40, 40)
-    monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1 << 40)
+    monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
     whole = model(clip, sigma=noise_map)
-    monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)  # one patch row a band, with its halo
+    monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)  # one patch row a band, with its halo
     assert torch.allclose(model(clip, sigma=noise_map), whole, atol=1e-6)
     # patch (3, 3) of the 8×8, stride-4 grid (padded by 4) covers pixels 8..15: half at σ = 0.05, half at 0.15
     halves = torch.full((1, 3, 40, 40), 0.05)

@@ -134,14 +134,24 @@ def test_cpu_bands_give_the_same_result_as_one_band(name, token_set, monkeypatch
     model = randomise(build_model(name, channels=1, layers=3, heads=2, token_set=token_set)).eval()
     noisy = torch.rand(2, 3, 1, 45, 37)
     with torch.no_grad():
-        monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1 << 40)
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
         whole = model(noisy, all_layers=True)
-        monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)
         tokens, _ = extract_patches(noisy, 8, 4)
         assert len(model._bands(tokens, model.num_layers)) > 1
         banded = model(noisy, all_layers=True)
     for a, b in zip(whole, banded):
         torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+
+
+def test_cpu_bands_are_sized_in_bytes_so_bfloat16_bands_hold_twice_the_rows(monkeypatch):
+    model = build_model("dust", channels=1)
+    tokens, _ = extract_patches(torch.rand(1, 5, 1, 200, 128), 8, 4)  # 51 rows of 33 × 5 tokens, 256 wide
+    per_row = 33 * 5 * model.state_width * 4  # float32 bytes of one row's widest tensor
+    monkeypatch.setattr(base, "CPU_BAND_BYTES", 6 * per_row)
+    assert [stop - start for start, stop, _, _ in model._bands(tokens, 5)] == [6] * 8 + [3]
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert [stop - start for start, stop, _, _ in model._bands(tokens, 5)] == [12] * 4 + [3]
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)
@@ -216,7 +226,7 @@ def test_depths_read_from_one_long_pass_equal_separate_passes(name, monkeypatch)
     with torch.no_grad():
         whole = tied(noisy, all_layers=True, depth=12)
         # cut into bands: a band's halo must grow with the depth run, or deep layers see band edges
-        monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1)
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)
         tokens, _ = extract_patches(noisy, tied.config.patch_size, tied.config.stride)
         assert len(tied._bands(tokens, 12)) > 1
         long_pass = tied(noisy, all_layers=True, depth=12)

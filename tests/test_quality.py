@@ -89,9 +89,9 @@ def test_banded_output_equals_whole_clip(monkeypatch):
     model = with_active_attention(build_model("dust", **NONLOCAL)).eval()
     clip = torch.rand(1, 3, 1, 120, 40)
     with torch.no_grad():
-        monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 1 << 40)
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
         whole = model(clip, all_layers=True)
-        monkeypatch.setattr(base, "CPU_BAND_ELEMENTS", 2000)
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 8000)
         tokens = torch.zeros(1, 29, 9, 3, model.state_width)
         assert len(model._bands(tokens, model.num_layers)) >= 2  # really banded
         banded = model(clip, all_layers=True)

@@ -14,12 +14,15 @@ from videodenoise.errors import ModelError
 from videodenoise.models.config import PatchConfig
 from videodenoise.models.layers import AlignedContext, extract_patches, fold_patches, rms_scale, spatial_offsets
 
-# On the CPU the layers run on bands of patch rows whose widest tensor has about this many elements.
-# Large fresh tensors are mmap'ed and page-faulted in on every op, which made a 640×360 clip ~4×
-# slower than the same work done on cache-sized bands. Bands are exact: the temporal token set never
-# crosses rows, and a spatio-temporal one gets a halo wide enough for every layer. Off the CPU a
-# whole clip is one band.
-CPU_BAND_ELEMENTS = 1 << 21
+# On the CPU the layers run on bands of patch rows whose widest tensor takes about this many bytes.
+# The layers' elementwise steps (shrinkage, the attention's mixing and gains) cost about as much as
+# their matrix products, and run fastest on tensors that stay in cache: on the 2-core AMD EPYC, 2 MiB
+# bands beat 8 MiB ones by up to 29 % in float32, and bfloat16 autocast (2 bytes an element) runs
+# near its fastest at 2 MiB too (benchmarks/bench_models.py --band-bytes; benchmarks/results/speed). Far
+# larger fresh tensors are also mmap'ed and page-faulted in on every op. Bands are exact: the
+# temporal token set never crosses rows, and a spatio-temporal one gets a halo wide enough for every
+# layer. Off the CPU a whole clip is one band.
+CPU_BAND_BYTES = 1 << 21
 
 
 class UnrolledDenoiser(nn.Module):
@@ -274,9 +277,11 @@ class UnrolledDenoiser(nn.Module):
         if tokens.device.type != "cpu":
             return [(0, rows, 0, rows)]
         halo = self._halo(depth)  # how far a border error can travel in `depth` layers
-        per_row = batch * cols * frames * self.state_width
+        # the layers' tensors are of autocast's dtype under autocast (bf16: 2 bytes), else of the tokens'
+        element = torch.get_autocast_dtype("cpu").itemsize if torch.is_autocast_enabled("cpu") else None
+        per_row = batch * cols * frames * self.state_width * (element or tokens.element_size())
         # a band at least 4 halos high: the halo rows are computed twice, so they should be the minority
-        band_rows = max(1, CPU_BAND_ELEMENTS // per_row, 4 * halo)
+        band_rows = max(1, CPU_BAND_BYTES // per_row, 4 * halo)
         bands = []
         for start in range(0, rows, band_rows):
             stop = min(rows, start + band_rows)
