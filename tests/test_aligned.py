@@ -140,6 +140,66 @@ def test_the_score_trusts_a_neighbour_by_how_well_it_agrees(heads):
         torch.testing.assert_close(mixed[..., t, :], (weights.unsqueeze(-1) * values).sum(-2), atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("heads", [1, 2])
+@pytest.mark.parametrize("linear", [False, True])
+def test_aligned_attention_mixes_every_window_location_by_its_weight(heads, linear):
+    """Against the definition, location by location: over a 3×3 window the output is the recorded weights'
+    sum of the frame's own tokens (s = t) and the warped states (s ≠ t) at each offset, zero beyond the grid,
+    head h on its slice of units; the same when the states come from patches through a linear encoder."""
+    dim, rows, cols, frames = 8, 4, 5, 3
+    attention = TokenAttention(dim, heads=heads, head_dim=4, token_set="aligned", neighbourhood=3)
+    generator = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        attention.query.weight.copy_(torch.randn(attention.query.weight.shape, generator=generator))
+        attention.gain.copy_(torch.rand(dim, generator=generator))
+    tokens = torch.randn(1, rows, cols, frames, dim, generator=generator)
+    excess = torch.rand(1, rows, cols, frames, frames, generator=generator).masked_fill(
+        torch.eye(frames, dtype=torch.bool), 0.0
+    )
+    scale = torch.rand(1, rows, cols, frames, frames, 1, generator=generator) + 0.5
+    if linear:
+        patches = torch.randn(1, rows, cols, frames, frames, 6, generator=generator)
+        encoder = torch.randn(6, dim, generator=generator)
+        context = AlignedContext(patches @ encoder, excess, scale, patches, encoder)
+    else:
+        context = AlignedContext(torch.randn(1, rows, cols, frames, frames, dim, generator=generator), excess, scale)
+    attention.recording = True
+    with torch.no_grad():
+        out = attention(tokens, context)
+    (weights,) = attention.recorded  # (B, rows, cols, heads, T, offsets, S)
+    expected = torch.zeros_like(tokens)
+    width = dim // heads
+    for r in range(rows):
+        for c in range(cols):
+            for index, (dr, dc) in enumerate(attention.offsets):
+                if not (0 <= r + dr < rows and 0 <= c + dc < cols):
+                    assert float(weights[0, r, c, :, :, index].abs().max()) == 0.0
+                    continue
+                for t in range(frames):
+                    for s in range(frames):
+                        value = tokens[0, r + dr, c + dc, t] if s == t else context.states[0, r + dr, c + dc, t, s]
+                        for h in range(heads):
+                            part = slice(h * width, (h + 1) * width)
+                            expected[0, r, c, t, part] += weights[0, r, c, h, t, index, s] * value[part]
+    gain = attention.gain.detach()
+    torch.testing.assert_close(out, tokens + gain * (expected - tokens), atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_an_aligned_model_runs_under_bfloat16_autocast(name):
+    model = build_model(name, channels=1, layers=2, token_set="aligned").eval()
+    with torch.no_grad():
+        for layer in model.layers:
+            layer.attention.gain.fill_(0.5)
+        noisy = torch.rand(1, 3, 1, 24, 32)
+        aligned = align_clip(noisy)
+        exact = model(noisy, aligned=aligned)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            approximate = model(noisy, aligned=aligned)
+    assert approximate.dtype == torch.bfloat16
+    torch.testing.assert_close(approximate.float(), exact, atol=0.03, rtol=0)
+
+
 def test_recorded_aligned_weights_are_the_scores_softmax():
     attention = TokenAttention(6, heads=2, token_set="aligned", neighbourhood=1, gain_init=1.0)
     with torch.no_grad():

@@ -350,7 +350,6 @@ class TokenAttention(nn.Module):
         batch, rows, cols, frames, dim = tokens.shape
         heads, head_dim = self.heads, self.head_dim
         itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)  # (T, S)
-        states = context.states.to(tokens.dtype)
 
         def normalised(y, x=None, scale=None):  # (..., heads, hd), as of RMS-normalised tokens when normalize_tokens
             if self.normalize_tokens:
@@ -390,21 +389,38 @@ class TokenAttention(nn.Module):
         # the frame's own weight goes to its current tokens, the others' to their warped tokens
         own_weight = (weights * itself[:, None, None, :]).sum(-1)  # (B, R, C, T, heads, offsets)
         others = weights.masked_fill(itself[:, None, None, :], 0.0)
-        padded_tokens, padded_states = pad(tokens), pad(states)
-        mixed = 0
+        padded_tokens = pad(tokens)
+        mixed = self._warped_mix(others, context).to(tokens.dtype).unflatten(-1, (heads, -1))
+        own_weight = own_weight.to(tokens.dtype)  # under autocast the scores may be of another precision
+        for index, (dr, dc) in enumerate(self.offsets):  # one fused multiply-add per offset
+            own = window(padded_tokens, dr, dc).unflatten(-1, (heads, -1))
+            mixed = mixed.addcmul_(own_weight[..., index].unsqueeze(-1), own)
+        return torch.lerp(tokens, mixed.flatten(-2), self.gain.to(tokens.dtype))
+
+    def _warped_mix(self, others: torch.Tensor, context: AlignedContext) -> torch.Tensor:
+        """Σ over offsets o and frames s of weight(r, o, s) · warped state(r + o, s), (B, R, C, T, dim).
+
+        The warped tokens are T·S per location and fixed, so each offset's product reads them where they
+        lie (the weights, T·S per location, are shifted instead) and the result is added back shifted:
+        no copy of them per offset. With one head and a linear encoder the weighted sum is taken of the
+        warped patches (n wide, DUST: a quarter of its k atoms) and encoded once: Σ w·(p E) = (Σ w·p) E."""
+        batch, rows, cols, frames, heads = others.shape[:5]
+        in_patches = heads == 1 and context.encoder is not None
+        values = (context.patches if in_patches else context.states).to(others.dtype)  # (B, R, C, T, S, width)
+        radius = max(max(abs(dr), abs(dc)) for dr, dc in self.offsets)
+        if radius:  # zero weights beyond the grid, and room to add each product back shifted
+            others = F.pad(others, (0, 0) * 4 + (radius,) * 4)
+        total = values.new_zeros(batch, rows + 2 * radius, cols + 2 * radius, frames, values.shape[-1])
+        sources = values.unflatten(-1, (heads, -1))  # (B, R, C, T, S, heads, width / heads)
         for index, (dr, dc) in enumerate(self.offsets):
-            own, warped = window(padded_tokens, dr, dc), window(padded_states, dr, dc)
-            if heads == 1:
-                part = own_weight[..., 0, index, None] * own + (
-                    others[..., 0, index, :].unsqueeze(-2) @ warped
-                ).squeeze(-2)
-            else:
-                part = own_weight[..., index].unsqueeze(-1) * own.unflatten(-1, (heads, -1)) + torch.einsum(
-                    "brcths,brctshd->brcthd", others[..., index, :], warped.unflatten(-1, (heads, -1))
-                )
-                part = part.flatten(-2)
-            mixed = mixed + part
-        return torch.lerp(tokens, mixed.to(tokens.dtype), self.gain.to(tokens.dtype))
+            # the weights of the location o before each source location: (B, R, C, T, heads, S)
+            weight = others[:, radius - dr : radius - dr + rows, radius - dc : radius - dc + cols, :, :, index]
+            product = torch.stack(
+                [(weight[..., h, :].unsqueeze(-2) @ sources[..., h, :]).squeeze(-2) for h in range(heads)], dim=-2
+            )
+            total[:, radius - dr : radius - dr + rows, radius - dc : radius - dc + cols] += product.flatten(-2)
+        total = total[:, radius : radius + rows, radius : radius + cols]
+        return total @ context.encoder.to(total.dtype) if in_patches else total
 
     def _record(self, weights: torch.Tensor) -> None:
         if self.recording:
