@@ -3,10 +3,11 @@
 For DUST and UT with default options, grey and colour, this times a forward pass (torch.no_grad) on a
 640×360 clip and prints frames per second. It also counts the pass's FLOPs (torch.utils.flop_counter:
 the matrix products; elementwise ops, softmax and patch folding are not counted) and divides by the
-time: the achieved GFLOP/s. Next to it, in the same run, it times a plain torch.matmul of the shape
-the model spends most of its FLOPs on (recorded from the forward pass itself), and prints the ratio
-achieved / matmul: 1 would mean the model runs at matrix speed, and the gap is what the elementwise
-work, attention and memory traffic between the matrix products cost.
+time: the achieved GFLOP/s. Next to it it times a plain float32 torch.matmul of the shape the model
+spends most of its FLOPs on (recorded from the forward pass itself), repeated to the pass's FLOPs, in
+turns with the passes (this VM's speed drifts), and prints the ratio achieved / matmul: 1 would mean
+the model runs at matrix speed, and the gap is what the elementwise work, attention and memory traffic
+between the matrix products cost.
 
 --token-sets temporal,aligned,none times each model with those attention token sets; an aligned model
 is handed the clip's frames warped onto each other (`align_clip`), whose flows are timed apart and
@@ -28,6 +29,7 @@ import os
 import statistics
 import time
 from collections import Counter
+from functools import partial
 
 import numpy as np
 import torch
@@ -50,10 +52,6 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def median_seconds(function, repeats: int, device: torch.device) -> float:
-    return interleaved_medians([function], repeats, device)[0]
-
-
 def interleaved_medians(functions: list, repeats: int, device: torch.device) -> list[float]:
     """The median time of each function over `repeats` passes, the functions taking turns, so that a
     machine whose speed drifts during the run (a shared VM) slows all of them alike."""
@@ -68,6 +66,11 @@ def interleaved_medians(functions: list, repeats: int, device: torch.device) -> 
             synchronize(device)
             kept.append(time.perf_counter() - start)
     return [statistics.median(kept) for kept in times]
+
+
+def repeated_matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, count: int) -> None:
+    for _ in range(count):
+        torch.matmul(a, b, out=out)
 
 
 class MatmulShapes(TorchDispatchMode):
@@ -121,9 +124,9 @@ def benchmark(name: str, channels: int, token_set: str, args, device: torch.devi
 
     rows = []
     with torch.no_grad():
-        seconds = interleaved_medians([lambda v=v: run(*v) for v in variants], args.repeats, device)
         reference = run(bands[0], "fp32")
-        for (band, precision), band_seconds in zip(variants, seconds):
+        measured, timed = [], []
+        for band, precision in variants:
             difference = (run(band, precision) - reference).square().mean().sqrt().item()
             with FlopCounterMode(display=False) as counter:
                 run(band, precision)
@@ -131,11 +134,16 @@ def benchmark(name: str, channels: int, token_set: str, args, device: torch.devi
                 run(band, precision)
             flops = counter.get_total_flops()
             (m, k, n), _ = shapes.flops.most_common(1)[0]
-            a = torch.randn(m, k, device=device)
-            b = torch.randn(k, n, device=device)
-            matmul_seconds = median_seconds(lambda a=a, b=b: torch.matmul(a, b), max(5, args.repeats), device)
+            # the reference: that matmul into one buffer, repeated to the pass's FLOPs, timed in turns with them
+            a, b = torch.randn(m, k, device=device), torch.randn(k, n, device=device)
+            count = -(-flops // (2 * m * k * n))
+            measured.append((difference, flops, (m, k, n), count))
+            timed += [lambda v=(band, precision): run(*v), partial(repeated_matmul, a, b, a.new_empty(m, n), count)]
+        seconds = interleaved_medians(timed, args.repeats, device)
+        for index, ((band, precision), (difference, flops, (m, k, n), count)) in enumerate(zip(variants, measured)):
+            band_seconds, matmul_seconds = seconds[2 * index], seconds[2 * index + 1]
             achieved = flops / band_seconds / 1e9
-            matmul = 2 * m * k * n / matmul_seconds / 1e9
+            matmul = 2 * m * k * n * count / matmul_seconds / 1e9
             rows.append(
                 dict(
                     model=name,
@@ -191,8 +199,8 @@ def main() -> None:
         f"median of {args.repeats}; FLOPs = matrix products (torch.utils.flop_counter)"
     )
     print(
-        "matmul: float32 torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, same run; "
-        "ratio = GFLOP/s over matmul GFLOP/s\n"
+        "matmul: float32 torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, repeated to "
+        "the pass's FLOPs and timed in turns with the passes; ratio = GFLOP/s over matmul GFLOP/s\n"
     )
     header = (
         f"{'model':<6} {'token set':<10} {'C':>1} {'band':>5} {'prec':>4} {'params':>9} {'frames/s':>9} "
