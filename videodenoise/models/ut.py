@@ -60,9 +60,14 @@ class ProximalStep(nn.Module):
         """scale: None, or σ / σ_ref as one number, one per clip (B, 1, 1, 1, 1) or one per token
         (B, rows, cols, T, 1) from a noise map: it multiplies the bias b."""
         bias = self.bias.to(tokens.dtype)
-        if scale is not None:  # one σ: scale the (d,) bias; per clip or token: a bias broadcast like the tokens
-            bias = bias * (scale.reshape(()) if scale.numel() == 1 else scale).to(tokens.dtype)
-        return F.relu(F.linear(tokens, self.symmetric_weight.to(tokens.dtype)) + bias)
+        flat = tokens.reshape(-1, tokens.shape[-1])
+        if scale is not None and scale.numel() > 1:  # a bias per clip or token, laid out like the tokens
+            bias = (bias * scale.to(tokens.dtype)).expand(tokens.shape).reshape(flat.shape)
+        elif scale is not None:  # one σ: scale the (d,) bias
+            bias = bias * scale.reshape(()).to(tokens.dtype)
+        # y S + b in one GEMM (S = Sᵀ), then the projection in place: addmm's backward keeps no output
+        step = torch.addmm(bias, flat, self.symmetric_weight.to(tokens.dtype))
+        return F.relu(step, inplace=True).view(tokens.shape)
 
 
 class FeedForwardStep(nn.Module):
