@@ -17,11 +17,11 @@ from videodenoise.models.layers import AlignedContext, extract_patches, fold_pat
 # On the CPU the layers run on bands of patch rows whose widest tensor takes about this many bytes.
 # The layers' elementwise steps (shrinkage, the attention's mixing and gains) cost about as much as
 # their matrix products, and run fastest on tensors that stay in cache: on the 2-core AMD EPYC, 2 MiB
-# bands beat 8 MiB ones by up to 29 % in float32, and bfloat16 autocast (2 bytes an element) runs
-# near its fastest at 2 MiB too (benchmarks/bench_models.py --band-bytes; benchmarks/results/speed). Far
-# larger fresh tensors are also mmap'ed and page-faulted in on every op. Bands are exact: the
-# temporal token set never crosses rows, and a spatio-temporal one gets a halo wide enough for every
-# layer. Off the CPU a whole clip is one band.
+# bands beat 8 MiB ones by 18-41 % for the grey models in float32, and bfloat16 autocast (2 bytes an
+# element) runs near its fastest at 2 MiB too (benchmarks/bench_models.py --band-bytes; results in
+# benchmarks/results/speed). Far larger fresh tensors are also mmap'ed and page-faulted in on every
+# op. Bands are exact: the temporal token set never crosses rows, and a spatio-temporal one gets a
+# halo wide enough for every layer. Off the CPU a whole clip is one band.
 CPU_BAND_BYTES = 1 << 21
 
 

@@ -413,7 +413,7 @@ class TokenAttention(nn.Module):
         total = values.new_zeros(batch, rows + 2 * radius, cols + 2 * radius, frames, values.shape[-1])
         sources = values.unflatten(-1, (heads, -1))  # (B, R, C, T, S, heads, width / heads)
         for index, (dr, dc) in enumerate(self.offsets):
-            # the weights of the location o before each source location: (B, R, C, T, heads, S)
+            # at each source location q, the weights location q − o gives it: (B, R, C, T, heads, S)
             weight = others[:, radius - dr : radius - dr + rows, radius - dc : radius - dc + cols, :, :, index]
             product = torch.stack(
                 [(weight[..., h, :].unsqueeze(-2) @ sources[..., h, :]).squeeze(-2) for h in range(heads)], dim=-2
