@@ -7,11 +7,11 @@ memory bounded whatever the video's length?
    added once, clipped and rounded to 8 bits and stored losslessly (FFV1), so both methods see
    exactly the same noisy frames. `clean` runs as the command does (its default, the fast preset:
    decode, fuse, denoise, encode; lossless output so its PSNR is of its own frames, σ given) and is
-   timed end to end after the model is loaded. OpenCV `fastNlMeansDenoisingColoredMulti` runs in the same process on the
-   same frames with a centred 5-frame temporal window (OpenCV's window must lie inside the clip, so
-   it shrinks to 3 and 1 frames at the ends), template 7, search 21, h = 0.4·σ, hColor = 0.6·σ (the
-   settings of videodenoise.evaluation), timed over the frames alone. PSNR = −20·log10(RMSE), RMSE per frame on
-   [0, 1] RGB, averaged over frames.
+   timed end to end after the model is loaded. OpenCV `fastNlMeansDenoisingColoredMulti` runs in the
+   same process on the same frames with a centred 5-frame temporal window (OpenCV's window must lie
+   inside the clip, so it shrinks to 3 and 1 frames at the ends), template 7, search 21, h = 0.4·σ,
+   hColor = 0.6·σ (the settings of videodenoise.evaluation), timed over the frames alone.
+   PSNR = −20·log10(RMSE), RMSE per frame on [0, 1] RGB, averaged over frames.
 2. Window strategy. On a 320×272 crop of bikes, `clean`'s stride (centre frames kept per 5-frame
    window: 1, 3, 5; the model alone, no fusion) and, for a grey model, its colour handling (rgb,
    opponent): frames/s and PSNR.

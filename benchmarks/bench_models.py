@@ -120,14 +120,14 @@ def benchmark(name: str, channels: int, token_set: str, args, device: torch.devi
     def run(band: int, precision: str) -> torch.Tensor:
         model_base.CPU_BAND_BYTES = band
         with autocast(device, resolve_precision(precision, device)):
-            return model(clip, **told).float()
+            return model(clip, **told)
 
     rows = []
     with torch.no_grad():
         reference = run(bands[0], "fp32")
         measured, timed = [], []
         for band, precision in variants:
-            difference = (run(band, precision) - reference).square().mean().sqrt().item()
+            difference = (run(band, precision).float() - reference).square().mean().sqrt().item()
             with FlopCounterMode(display=False) as counter:
                 run(band, precision)
             with MatmulShapes() as shapes:

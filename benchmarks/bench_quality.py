@@ -402,10 +402,7 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["patch_stride"] = int(options["patch_stride"])
     if "window_stride" in options:
         given["stride"] = int(options["window_stride"])
-    if "colour" in options:
-        given["colour"] = options["colour"]
-    if "precision" in options:
-        given["precision"] = options["precision"]
+    given.update({key: options[key] for key in ("colour", "precision") if key in options})  # passed on as given
     settings = denoise_settings(options.get("quality", "fast"), given)
     if "fusion_radius" in options and settings.fusion is not None:
         settings = dataclasses.replace(settings, fusion=FusionSettings(radius=int(options["fusion_radius"])))

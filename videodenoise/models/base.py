@@ -278,8 +278,9 @@ class UnrolledDenoiser(nn.Module):
             return [(0, rows, 0, rows)]
         halo = self._halo(depth)  # how far a border error can travel in `depth` layers
         # the layers' tensors are of autocast's dtype under autocast (bf16: 2 bytes), else of the tokens'
-        element = torch.get_autocast_dtype("cpu").itemsize if torch.is_autocast_enabled("cpu") else None
-        per_row = batch * cols * frames * self.state_width * (element or tokens.element_size())
+        autocast = torch.is_autocast_enabled("cpu")
+        element = torch.get_autocast_dtype("cpu").itemsize if autocast else tokens.element_size()
+        per_row = batch * cols * frames * self.state_width * element
         # a band at least 4 halos high: the halo rows are computed twice, so they should be the minority
         band_rows = max(1, CPU_BAND_BYTES // per_row, 4 * halo)
         bands = []

@@ -406,7 +406,8 @@ class TokenAttention(nn.Module):
         warped patches (n wide, DUST: a quarter of its k atoms) and encoded once: Σ w·(p E) = (Σ w·p) E."""
         batch, rows, cols, frames, heads = others.shape[:5]
         in_patches = heads == 1 and context.encoder is not None
-        values = (context.patches if in_patches else context.states).to(others.dtype)  # (B, R, C, T, S, width)
+        values = context.patches if in_patches else context.states  # (B, R, C, T, S, width), fixed: never cast
+        others = others.to(values.dtype)  # the weights are the small side
         radius = max(max(abs(dr), abs(dc)) for dr, dc in self.offsets)
         if radius:  # zero weights beyond the grid, and room to add each product back shifted
             others = F.pad(others, (0, 0) * 4 + (radius,) * 4)
