@@ -199,7 +199,10 @@ class Denoiser:
             if sigma is None:
                 raise DenoiseError("motion-compensated fusion needs the noise level: pass sigma (or 'auto')")
             # (fused frame, noise map) pairs from here on
-            frames = self.fusion.stream(frames, sigma if function is None else function)
+            if function is None:
+                frames = self.fusion.stream(frames, sigma)
+            else:
+                frames = self.fusion.stream(frames, function, function.luminance_grain)
         elif function is not None:
             frames = ((frame, function(frame)) for frame in frames)
         mapped = self.fusion is not None or function is not None

@@ -40,6 +40,13 @@ per channel.
 and what `align_clip` warps a clip's frames onto each other with, for the models' aligned token set,
 which learns step 3's weights instead of having them written down.
 
+Noise a codec has correlated over neighbouring pixels (its grain, `videodenoise.noise.grain`: g times
+white noise's σ in block means) has the same expected squared difference, but its box average
+fluctuates more around it, having fewer independent pixels in the box; at the bandwidth white noise
+needs, aligned neighbours then lose weight they should keep. So the bandwidth is (strength·σ·g^p)²,
+with g the luminance grain (`NoiseLevelFunction.luminance_grain`; 1 for white noise, which is left as
+it was) and p = GRAIN_POWER, chosen on the validation photographs (`benchmarks/fusion_grain.py`).
+
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
 video are not invented: the first frame is fused with the `radius` frames after it only. The work is
 OpenCV's, on the CPU, whatever device the model runs on.
@@ -47,6 +54,7 @@ OpenCV's, on the CPU, whatever device the model runs on.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
@@ -59,6 +67,7 @@ from videodenoise.errors import DenoiseError
 
 MIN_FLOW_SIDE = 16  # DIS refuses frames of under 12 px a side (and some longer thin ones)
 TINY_VARIANCE = 1e-12  # a σ = 0 pixel of a map: only an identical neighbour is averaged in, not NaN
+GRAIN_POWER = 2.0  # the bandwidth grows as grain^GRAIN_POWER (module notes)
 
 # one σ, a map (H, W) or (C, H, W), or a function giving a (C, H, W) frame its map
 Sigma = float | np.ndarray | torch.Tensor | Callable[[torch.Tensor], torch.Tensor]
@@ -177,12 +186,14 @@ class MotionFusion:
         self.aligner = FrameAligner(self.settings)
 
     # ---- streams ---------------------------------------------------------------------------------
-    def stream(self, frames: Iterable[torch.Tensor], sigma: Sigma) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    def stream(
+        self, frames: Iterable[torch.Tensor], sigma: Sigma, grain: float = 1.0
+    ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """Yield (fused frame (C, H, W), noise map) per input frame (C, H, W) in [0, 1], in order.
 
         Holds 2·radius + 1 frames at a time. sigma: the frames' noise level on the [0, 1] scale: one
         σ, a map (H, W) or (C, H, W) for every frame, or a function giving each frame's map; the noise
-        map has the map's shape ((H, W) for one σ).
+        map has the map's shape ((H, W) for one σ). grain: the noise's luminance grain (module notes).
         """
         radius = self.settings.radius
         buffer: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # index → (H×W×C frame, flow guide)
@@ -203,7 +214,7 @@ class MotionFusion:
             neighbours = [
                 buffer[i] for i in range(current - radius, current + radius + 1) if i in buffer and i != current
             ]
-            fused, noise = self.fuse(buffer[current], neighbours, levels.pop(current))
+            fused, noise = self.fuse(buffer[current], neighbours, levels.pop(current), grain)
             if noise.ndim == 3:
                 noise = noise.transpose(2, 0, 1)
             yield (
@@ -213,9 +224,9 @@ class MotionFusion:
             buffer.pop(current - radius, None)
             current += 1
 
-    def fuse_clip(self, clip: torch.Tensor, sigma: Sigma) -> tuple[torch.Tensor, torch.Tensor]:
+    def fuse_clip(self, clip: torch.Tensor, sigma: Sigma, grain: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
         """A whole (T, C, H, W) clip → (fused clip (T, C, H, W), noise maps (T, H, W) or (T, C, H, W))."""
-        pairs = list(self.stream(clip, sigma))
+        pairs = list(self.stream(clip, sigma, grain))
         return torch.stack([f for f, _ in pairs]), torch.stack([n for _, n in pairs])
 
     # ---- one frame -------------------------------------------------------------------------------
@@ -224,10 +235,14 @@ class MotionFusion:
         centre: tuple[np.ndarray, np.ndarray],
         neighbours: list[tuple[np.ndarray, np.ndarray]],
         sigma: float | np.ndarray,
+        grain: float = 1.0,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(fused H×W×C image, noise map) of one frame given its neighbours (both from
         `FrameAligner.prepare`). sigma: the frame's σ, one number (→ an H×W map) or an H×W or H×W×C
-        map (→ a map of that shape)."""
+        map (→ a map of that shape); grain: the noise's luminance grain (module notes)."""
+        if not (math.isfinite(grain) and grain > 0):
+            raise DenoiseError(f"the grain must be a finite factor > 0, got {grain}")
+        widen = np.float32(grain**GRAIN_POWER)
         image, guide = centre
         height, width = guide.shape
         if np.ndim(sigma) == 0:
@@ -235,12 +250,12 @@ class MotionFusion:
                 return image, np.full((height, width), max(float(sigma), 0.0), dtype=np.float32)
             sigma = np.float32(sigma)
             variance = sigma**2
-            bandwidth = (self.settings.strength * sigma) ** 2
+            bandwidth = widen * (self.settings.strength * sigma) ** 2
         else:
             if not neighbours or not np.any(sigma > 0):
                 return image, sigma.astype(np.float32, copy=True)
             variance = np.square(sigma) if sigma.ndim == 2 else np.square(sigma).mean(axis=2)
-            bandwidth = np.maximum(np.float32(self.settings.strength**2) * variance, np.float32(TINY_VARIANCE))
+            bandwidth = np.maximum(widen * np.float32(self.settings.strength**2) * variance, np.float32(TINY_VARIANCE))
         total = image.copy()
         weight_sum = np.ones((height, width), np.float32)
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1

@@ -92,6 +92,12 @@ class NoiseLevelFunction:
         return self.level * math.sqrt(sum(g * g for g in self.grain) / len(self.grain))
 
     @property
+    def luminance_grain(self) -> float:
+        """The grain of the channel all channels share (luminance; the one channel of grey frames), 1
+        for white noise: what fusion widens its bandwidth by (`videodenoise.denoise.fusion`)."""
+        return self.grain[0] if self.grain else 1.0
+
+    @property
     def channels(self) -> int:
         return len(self.sigmas)
 
