@@ -45,7 +45,7 @@ white noise's σ in block means) has the same expected squared difference, but i
 fluctuates more around it, having fewer independent pixels in the box; at the bandwidth white noise
 needs, aligned neighbours then lose weight they should keep. So the bandwidth is (strength·σ·g^p)²,
 with g the luminance grain (`NoiseLevelFunction.luminance_grain`; 1 for white noise, which is left as
-it was) and p = GRAIN_POWER, chosen on the validation photographs (`benchmarks/fusion_grain.py`).
+it was) and p = GRAIN_POWER, chosen on the validation photographs (`benchmarks/validation_sweep.py`).
 
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
 video are not invented: the first frame is fused with the `radius` frames after it only. The work is
@@ -67,7 +67,7 @@ from videodenoise.errors import DenoiseError
 
 MIN_FLOW_SIDE = 16  # DIS refuses frames of under 12 px a side (and some longer thin ones)
 TINY_VARIANCE = 1e-12  # a σ = 0 pixel of a map: only an identical neighbour is averaged in, not NaN
-GRAIN_POWER = 2.0  # the bandwidth grows as grain^GRAIN_POWER (module notes)
+GRAIN_POWER = 1.0  # the bandwidth grows as grain^GRAIN_POWER (module notes; chosen on validation clips)
 
 # one σ, a map (H, W) or (C, H, W), or a function giving a (C, H, W) frame its map
 Sigma = float | np.ndarray | torch.Tensor | Callable[[torch.Tensor], torch.Tensor]

@@ -68,6 +68,7 @@ from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_me
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 
 MAX_PAIRS = 8
+LAG = 1  # frames between the two of a pair (module notes: a codec carries noise over to the next frame)
 BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -132,18 +133,20 @@ def estimate_noise(frame_pairs: Iterable[tuple[torch.Tensor, torch.Tensor | None
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
-    """The noise level function of a (T, C, H, W) clip in memory, from up to `pairs` pairs of consecutive
-    frames spread over it (what `Denoiser.denoise_clip(sigma="auto")` uses)."""
+    """The noise level function of a (T, C, H, W) clip in memory, from up to `pairs` pairs of frames LAG
+    apart (or as far apart as the clip allows) spread over it (what `Denoiser.denoise_clip(sigma="auto")`
+    uses)."""
     if len(clip) == 0:
         raise VideoReadError("there are no frames to estimate the noise level on")
     if len(clip) == 1:
         return estimate_noise([(clip[0], None)])
-    return estimate_noise((clip[i], clip[i + 1]) for i in _spread(len(clip) - 1, pairs))
+    lag = min(LAG, len(clip) - 1)
+    return estimate_noise((clip[i], clip[i + lag]) for i in _spread(len(clip) - lag, pairs))
 
 
 def estimate_video_noise(reader, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
-    """The noise level function of an opened video, from up to `pairs` pairs of consecutive frames spread
-    over it.
+    """The noise level function of an opened video, from up to `pairs` pairs of frames LAG apart (or as far
+    apart as the video allows) spread over it.
 
     Frames that cannot be decoded (a corrupt packet, a file cut short of what its header says) are
     skipped, as the denoising pass skips them; only when none of them decodes, the frames from the
@@ -152,11 +155,12 @@ def estimate_video_noise(reader, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
 
     def spread() -> Iterator[tuple[torch.Tensor, torch.Tensor | None]]:
         nonlocal found
-        for start in _spread(max(len(reader) - 1, 1), pairs):
-            frames = _decode(reader, start, 2)
+        lag = max(min(LAG, len(reader) - 1), 1)
+        for start in _spread(max(len(reader) - lag, 1), pairs):
+            frames = _decode(reader, start, lag + 1)
             if frames:
                 found = True
-                yield frames[0], frames[1] if len(frames) > 1 else None
+                yield frames[0], frames[-1] if len(frames) > 1 else None
 
     def from_start() -> Iterator[tuple[torch.Tensor, torch.Tensor | None]]:
         previous, count = None, 0

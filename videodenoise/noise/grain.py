@@ -17,10 +17,10 @@ Measured on the real-noise benchmark's camera noise (H.264, CRF 18-28; docs/real
 1.5-3.4, the colour differences 0.3-1.0 (the colour matrix and 4:2:0 put less noise there than
 independent R, G and B would); white Gaussian noise reads within WHITE of 1 and is left at 1. Why 4: the
 default model's 8×8 patches move in steps of 4, and on the validation photographs 4 beat 6 and 8
-(`benchmarks/grain_scale.py`): larger blocks leave too few whole ones between a frame's edges. Even at
-4, a clip with little flat area gets no grain (1): on the benchmark, some clips at CRF 28. Under a
-sub-pixel flow the per-pixel σ of correlated noise reads high (the estimator's notes), so the grain
-then reads low by up to that factor.
+(`benchmarks/validation_sweep.py --knob noise.grain.GRAIN_SCALE=4,6,8`): larger blocks leave too few
+whole ones between a frame's edges. Even at 4, a clip with little flat area gets no grain (1): on the
+benchmark, some clips at CRF 28. Under a sub-pixel flow the per-pixel σ of correlated noise reads high
+(the estimator's notes), so the grain then reads low by up to that factor.
 """
 
 from __future__ import annotations

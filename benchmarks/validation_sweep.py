@@ -1,0 +1,129 @@
+"""Choose one constant of `clean --sigma auto`'s estimator or fusion on the validation photographs only.
+
+    .venv/bin/python benchmarks/validation_sweep.py --knob denoise.fusion.GRAIN_POWER=0,1,2
+    .venv/bin/python benchmarks/validation_sweep.py --knob noise.estimation.LAG=1,2,4
+    .venv/bin/python benchmarks/validation_sweep.py --knob noise.grain.GRAIN_SCALE=4,6,8 --no-rule
+
+`--knob MODULE.NAME=v1,v2,...` sets the constant NAME of videodenoise.MODULE to each value in turn (the
+first is the reference: today's value or the simplest). For each, `clean --sigma auto` (the shipped
+default checkpoint, the fast preset, the noise estimated again for every value) on pans over
+VALIDATION_PHOTOS (never the benchmark's clips), through the real-noise benchmark's camera model at
+light, medium and heavy, H.264 CRF 18, 23 and 28 (the noise draws bench_realnoise.py makes for these
+clips), and with added Gaussian noise at σ = 0, 2, 10 and 25 (bench_quality's draws): mean PSNR per
+condition and over the nine camera conditions, and the mean luminance grain and told σ estimated.
+
+The rule, fixed before any run of this script (and of the two it replaced, fusion_grain.py and
+grain_scale.py): the value with the highest mean PSNR over the nine camera conditions, among those
+whose mean PSNR at every Gaussian condition is within 0.05 dB of the first value's; a value within
+0.05 dB of an earlier-listed value's camera mean gives way to the earlier one. The script applies it
+(`--no-rule`: only the tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_realnoise as realnoise  # noqa: E402
+
+import bench_quality as quality  # noqa: E402
+from _machine import cpu_name  # noqa: E402
+
+GAUSSIAN_SIGMAS = (0.0, 2.0, 10.0, 25.0)
+TOLERANCE_DB = 0.05
+
+
+def noisy_clips(clips: list[quality.Clip]) -> list[tuple[str, list[np.ndarray]]]:
+    """(condition name, the noisy uint8 frames of every clip) for the camera and Gaussian conditions."""
+    out = []
+    for level in realnoise.DEFAULT_LEVELS:
+        for crf in realnoise.DEFAULT_CRFS:
+            noise = realnoise.camera_noise(level, "h264", crf)
+            draws = [
+                realnoise.add_camera_noise(clip.frames, noise, realnoise.camera_seed(clip.name, level, "h264", crf))
+                for clip in clips
+            ]
+            out.append((realnoise.condition_name(level, "h264", crf), draws))
+    for sigma in GAUSSIAN_SIGMAS:
+        draws = [quality.add_noise_uint8(clip.frames, sigma, quality.noise_seed(clip.name, sigma, 0)) for clip in clips]
+        out.append((f"gaussian σ={sigma:g}", draws))
+    return out
+
+
+def choose(values: list[str], camera: dict[str, float], gaussian: dict[str, list[float]]) -> str:
+    """The rule of the module notes."""
+    reference = gaussian[values[0]]
+    allowed = [v for v in values if all(abs(a - b) <= TOLERANCE_DB for a, b in zip(gaussian[v], reference))]
+    best = max(allowed, key=lambda v: camera[v])
+    return next(v for v in allowed if camera[v] >= camera[best] - TOLERANCE_DB)
+
+
+def parse_knob(text: str) -> tuple[object, str, list[str]]:
+    """'denoise.fusion.GRAIN_POWER=0,1,2' → (the module videodenoise.denoise.fusion, 'GRAIN_POWER', values)."""
+    target, _, values = text.partition("=")
+    module_name, _, name = target.rpartition(".")
+    try:
+        module = importlib.import_module(f"videodenoise.{module_name}")
+    except ImportError:
+        raise SystemExit(f"--knob: no module videodenoise.{module_name}") from None
+    if not name or not hasattr(module, name) or not values:
+        raise SystemExit(f"--knob: give MODULE.NAME=v1,v2,... with NAME a constant of videodenoise.{module_name}")
+    return module, name, values.split(",")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--knob", required=True, help="MODULE.NAME=v1,v2,...; the first value is the reference")
+    parser.add_argument("--frames", type=int, default=5)
+    parser.add_argument("--no-rule", action="store_true", help="print the tables without choosing")
+    args = parser.parse_args(argv)
+    module, name, values = parse_knob(args.knob)
+    kind = type(getattr(module, name))
+    from videodenoise.datasets.motion import VALIDATION_PHOTOS
+    from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
+    from videodenoise.noise.estimation import estimate_clip_noise
+
+    denoiser = realnoise.load_clean(DEFAULT_CHECKPOINT, {}, "auto")
+    names = [quality.photo_clip_name(photo) for photo in VALIDATION_PHOTOS]
+    clips = quality.build_clips(names, args.frames, quality.DEFAULT_SIZE)
+    machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
+    print(f"{args.knob}; clips: {', '.join(names)}; {args.frames} frames; {machine}")
+    print("| condition | " + " | ".join(f"{name} = {v}: PSNR, grain, told σ" for v in values) + " |")
+    print("|---|" + "---:|" * len(values))
+    camera: dict[str, list[float]] = {v: [] for v in values}
+    gaussian: dict[str, list[float]] = {v: [] for v in values}
+    original = getattr(module, name)
+    try:
+        for condition, draws in noisy_clips(clips):
+            frames = [torch.from_numpy(draw).float() / 255 for draw in draws]
+            cells = []
+            for value in values:
+                setattr(module, name, kind(value))
+                estimates = [estimate_clip_noise(noisy) for noisy in frames]
+                psnr = np.mean(
+                    [
+                        quality.measure(denoiser.denoise_clip(noisy, estimate).numpy(), clip.frames)["psnr"]
+                        for noisy, estimate, clip in zip(frames, estimates, clips)
+                    ]
+                )
+                (gaussian if condition.startswith("gaussian") else camera)[value].append(float(psnr))
+                grain = np.mean([e.luminance_grain for e in estimates])
+                told = np.mean([e.told_level for e in estimates]) * 255
+                cells.append(f"{psnr:.2f}, {grain:.2f}, {told:.1f}")
+            print(f"| {condition} | " + " | ".join(cells) + " |", flush=True)
+    finally:
+        setattr(module, name, original)
+    camera_mean = {v: float(np.mean(camera[v])) for v in values}
+    print("| camera mean | " + " | ".join(f"**{camera_mean[v]:.2f}**" for v in values) + " |")
+    if not args.no_rule:
+        print(f"chosen by the rule: {name} = {choose(values, camera_mean, gaussian)}")
+
+
+if __name__ == "__main__":
+    main()
