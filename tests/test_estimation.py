@@ -3,6 +3,7 @@ the Denoiser and `clean --sigma auto`."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -211,10 +212,29 @@ def test_a_grain_multiplies_what_the_model_is_told_in_each_opponent_channel():
     assert not torch.allclose(denoiser.denoise_clip(clip, function), denoiser.denoise_clip(clip, coarse))
 
 
+def test_fusion_in_the_denoiser_is_told_the_luminance_grain_and_the_carried_share(monkeypatch):
+    settings = DenoiseSettings(device="cpu", fusion=FusionSettings())
+    denoiser = Denoiser(noise_conditional_dust(), settings, sigma_range=(0.0, 0.2))
+    told = []
+    stream = MotionFusion.stream
+    monkeypatch.setattr(MotionFusion, "stream", lambda self, *args: told.append(args[2:]) or stream(self, *args))
+    clip = torch.rand(4, 3, 24, 24)
+    denoiser.denoise_clip(clip, NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04, grain=(2.0, 0.5, 0.5), carried=0.3))
+    denoiser.denoise_clip(clip, NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04))
+    denoiser.denoise_clip(clip, 0.04)
+    assert told == [(2.0, 0.3), (1.0, 0.0), ()]  # white noise new in every frame: 1 and 0; one σ: neither
+
+
 @pytest.mark.parametrize("grain", [(1.0,), (2.0, 0.0, 1.0), (float("nan"),) * 3])
 def test_a_bad_grain_is_refused(grain):
     with pytest.raises(DenoiseError, match="grain"):
         NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04, grain=grain)
+
+
+@pytest.mark.parametrize("carried", [-0.1, 1.0, float("nan")])
+def test_a_bad_carried_share_is_refused(carried):
+    with pytest.raises(DenoiseError, match="carried"):
+        NoiseLevelFunction((0.5,), ((0.04,),), 0.04, carried=carried)
 
 
 def test_tiny_and_noise_free_clips():
@@ -235,6 +255,49 @@ def test_a_video_file_is_estimated_from_pairs_spread_over_it(tmp_path):
     noise = estimate_video_noise(open_video(source), pairs=4)
     assert noise.source.startswith("motion-aligned frame differences (4 frame pairs)")
     np.testing.assert_allclose(noise.at(INTENSITIES), truth(3), rtol=0.15)
+
+
+def carried_noise(clean: torch.Tensor, sigma: float, carried: float, seed: int = 5) -> torch.Tensor:
+    """Noise of σ that each frame carries over from the one before, as a codec's skipped blocks do:
+    n_t = c·n_(t−1) + √(1 − c²)·fresh, so frames k apart share c^k of it."""
+    generator = torch.Generator().manual_seed(seed)
+    noise = [sigma * torch.randn(clean.shape[1:], generator=generator)]
+    for _ in range(1, len(clean)):
+        fresh = sigma * torch.randn(clean.shape[1:], generator=generator)
+        noise.append(carried * noise[-1] + math.sqrt(1 - carried**2) * fresh)
+    return clean + torch.stack(noise)
+
+
+@pytest.mark.parametrize("carried", [0.0, 0.4, 0.7])
+def test_noise_carried_over_from_frame_to_frame_is_measured_and_counted_in_the_map(tmp_path, carried):
+    """Frames one apart share c of their noise, two apart c²: their differences read σ·√(1 − c) and
+    σ·√(1 − c²), from which the estimator finds c and σ, in a clip and in a video file alike."""
+    sigma = 12 / 255
+    noisy = carried_noise(clip_of(0.0, frames=9, channels=1), sigma, carried)
+    source = write_video(tmp_path / "in.mkv", to_8_bits(noisy).expand(-1, 3, -1, -1), fps=Fraction(25), codec="ffv1")
+    for function in (estimate_clip_noise(noisy), estimate_video_noise(open_video(source))):
+        assert function.carried == pytest.approx(carried, abs=0.1)
+        assert function.level == pytest.approx(sigma, rel=0.1)
+    assert "carried over" in function.summary() if carried else "carried" not in function.summary()
+    # two frames: only one apart, so nothing to tell c by; σ reads σ·√(1 − c)
+    two = estimate_clip_noise(carried_noise(clip_of(0.0, frames=2, channels=1, height=192, width=256), sigma, carried))
+    assert two.carried == 0 and two.level == pytest.approx(sigma * math.sqrt(1 - carried), rel=0.1)
+
+
+def test_fusion_leaves_the_noise_frames_share_and_its_map_says_so():
+    """A still scene whose frames carry c = 0.6 of their noise over: the average of five frames keeps the
+    shared part, and the map fusion is told c with matches what is left; told c = 0 it promises less."""
+    sigma, carried = 10 / 255, 0.6
+    clean = clip_of(0.0, frames=5, channels=1, height=128, width=160)
+    noisy = carried_noise(clean, sigma, carried)
+    inside = (slice(None), slice(None), slice(16, -16), slice(16, -16))
+    fused, noise_map = MotionFusion().fuse_clip(noisy, sigma, carried=carried)
+    left = float((fused - clean)[2][inside[1:]].std())
+    assert float(noise_map[2][inside[2:]].mean()) == pytest.approx(left, rel=0.15)
+    _, independent_map = MotionFusion().fuse_clip(noisy, sigma)
+    assert float(independent_map[2][inside[2:]].mean()) < 0.8 * left
+    with pytest.raises(DenoiseError, match="carried"):
+        MotionFusion().fuse_clip(noisy, sigma, carried=1.0)
 
 
 # ------------------------------------------------------------------------------ the noise level function

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+import videodenoise.denoise.fusion as fusion_module
 import videodenoise.models.base as base
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fusion import MotionFusion, _interpolation_variance
@@ -104,6 +105,23 @@ def test_streaming_fuses_each_frame_with_its_window_and_reads_ahead_only_the_rad
     assert index == 6
     alone, alone_map = MotionFusion(FusionSettings(radius=0)).fuse_clip(clip, SIGMA)
     assert torch.equal(alone, clip) and torch.allclose(alone_map, torch.full_like(alone_map, SIGMA))
+
+
+def test_grainy_noise_widens_the_bandwidth_and_white_noise_is_fused_as_before(monkeypatch):
+    """A grain g > 1 makes the bandwidth (strength·σ·g^GRAIN_POWER)²: a neighbour that differs by more
+    than its noise keeps more weight, so less noise is left; g = 1 is exactly fusion without a grain."""
+    clip = noisy(panned(step=1, channels=1))
+    clip[3, :, 20:40, 20:40] += 3 * SIGMA  # something in one neighbour that is not noise
+    plain, plain_map = MotionFusion().fuse_clip(clip, SIGMA)
+    one, one_map = MotionFusion().fuse_clip(clip, SIGMA, grain=1.0)
+    assert torch.equal(one, plain) and torch.equal(one_map, plain_map)
+    grainy, grainy_map = MotionFusion().fuse_clip(clip, SIGMA, grain=2.0)
+    assert float(grainy_map.mean()) < 0.97 * float(plain_map.mean())
+    monkeypatch.setattr(fusion_module, "GRAIN_POWER", 0.0)  # the power 0: the grain changes nothing
+    assert torch.equal(MotionFusion().fuse_clip(clip, SIGMA, grain=2.0)[0], plain)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(DenoiseError, match="grain"):
+            MotionFusion().fuse_clip(clip, SIGMA, grain=bad)
 
 
 def test_interpolation_variance_matches_resampled_noise():

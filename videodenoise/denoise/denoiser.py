@@ -202,7 +202,7 @@ class Denoiser:
             if function is None:
                 frames = self.fusion.stream(frames, sigma)
             else:
-                frames = self.fusion.stream(frames, function, function.luminance_grain)
+                frames = self.fusion.stream(frames, function, function.luminance_grain, function.carried)
         elif function is not None:
             frames = ((frame, function(frame)) for frame in frames)
         mapped = self.fusion is not None or function is not None

@@ -47,6 +47,13 @@ needs, aligned neighbours then lose weight they should keep. So the bandwidth is
 with g the luminance grain (`NoiseLevelFunction.luminance_grain`; 1 for white noise, which is left as
 it was) and p = GRAIN_POWER, chosen on the validation photographs (`benchmarks/validation_sweep.py`).
 
+Noise a codec carries over from frame to frame (its skipped and predicted blocks copy the previous
+frame's noise along with its picture; `NoiseLevelFunction.carried`: frames k apart share c^k of their
+noise variance) cancels in their differences and survives their average. So for a neighbour k frames
+away the expected squared difference, and with it the bandwidth, is (1 − c^k) times the above, and what
+is left of the noise adds the shared part: σ²·(Σ w²·v + Σ_(i≠j) w_i·w_j·c^|t_i − t_j|) / (Σ w)², over
+the frame and its neighbours at times t. c = 0 is fusion as above.
+
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
 video are not invented: the first frame is fused with the `radius` frames after it only. The work is
 OpenCV's, on the CPU, whatever device the model runs on.
@@ -187,13 +194,14 @@ class MotionFusion:
 
     # ---- streams ---------------------------------------------------------------------------------
     def stream(
-        self, frames: Iterable[torch.Tensor], sigma: Sigma, grain: float = 1.0
+        self, frames: Iterable[torch.Tensor], sigma: Sigma, grain: float = 1.0, carried: float = 0.0
     ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """Yield (fused frame (C, H, W), noise map) per input frame (C, H, W) in [0, 1], in order.
 
         Holds 2·radius + 1 frames at a time. sigma: the frames' noise level on the [0, 1] scale: one
         σ, a map (H, W) or (C, H, W) for every frame, or a function giving each frame's map; the noise
-        map has the map's shape ((H, W) for one σ). grain: the noise's luminance grain (module notes).
+        map has the map's shape ((H, W) for one σ). grain: the noise's luminance grain; carried: the share
+        of its noise a frame carries over from the one before (module notes).
         """
         radius = self.settings.radius
         buffer: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # index → (H×W×C frame, flow guide)
@@ -211,10 +219,9 @@ class MotionFusion:
                 loaded += 1
             if current >= loaded:
                 return
-            neighbours = [
-                buffer[i] for i in range(current - radius, current + radius + 1) if i in buffer and i != current
-            ]
-            fused, noise = self.fuse(buffer[current], neighbours, levels.pop(current), grain)
+            offsets = [i - current for i in range(current - radius, current + radius + 1) if i in buffer]
+            neighbours = [(*buffer[current + k], k) for k in offsets if k != 0]
+            fused, noise = self.fuse(buffer[current], neighbours, levels.pop(current), grain, carried)
             if noise.ndim == 3:
                 noise = noise.transpose(2, 0, 1)
             yield (
@@ -224,24 +231,30 @@ class MotionFusion:
             buffer.pop(current - radius, None)
             current += 1
 
-    def fuse_clip(self, clip: torch.Tensor, sigma: Sigma, grain: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+    def fuse_clip(
+        self, clip: torch.Tensor, sigma: Sigma, grain: float = 1.0, carried: float = 0.0
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """A whole (T, C, H, W) clip → (fused clip (T, C, H, W), noise maps (T, H, W) or (T, C, H, W))."""
-        pairs = list(self.stream(clip, sigma, grain))
+        pairs = list(self.stream(clip, sigma, grain, carried))
         return torch.stack([f for f, _ in pairs]), torch.stack([n for _, n in pairs])
 
     # ---- one frame -------------------------------------------------------------------------------
     def fuse(
         self,
         centre: tuple[np.ndarray, np.ndarray],
-        neighbours: list[tuple[np.ndarray, np.ndarray]],
+        neighbours: list[tuple[np.ndarray, np.ndarray, int]],
         sigma: float | np.ndarray,
         grain: float = 1.0,
+        carried: float = 0.0,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(fused H×W×C image, noise map) of one frame given its neighbours (both from
-        `FrameAligner.prepare`). sigma: the frame's σ, one number (→ an H×W map) or an H×W or H×W×C
-        map (→ a map of that shape); grain: the noise's luminance grain (module notes)."""
+        """(fused H×W×C image, noise map) of one frame given its neighbours (from `FrameAligner.prepare`;
+        the neighbours with how many frames after the frame they are, negative before). sigma: the frame's
+        σ, one number (→ an H×W map) or an H×W or H×W×C map (→ a map of that shape); grain: the noise's
+        luminance grain; carried: the share of its noise a frame carries over (module notes)."""
         if not (math.isfinite(grain) and grain > 0):
             raise DenoiseError(f"the grain must be a finite factor > 0, got {grain}")
+        if not 0 <= carried < 1:
+            raise DenoiseError(f"the carried share of the noise must lie in [0, 1), got {carried}")
         widen = np.float32(grain**GRAIN_POWER)
         image, guide = centre
         height, width = guide.shape
@@ -259,13 +272,21 @@ class MotionFusion:
         total = image.copy()
         weight_sum = np.ones((height, width), np.float32)
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
-        for other, other_guide in neighbours:
+        weights = [(0, np.float32(1))]  # (time offset, weight) of the frame and each neighbour: for the shared noise
+        for other, other_guide, offset in neighbours:
             warped, shrink, _, _ = self.aligner.align(guide, other, other_guide)
+            fresh = np.float32(1 - carried ** abs(offset))  # the share of the noise the two do not share
             difference = cv2.boxFilter(np.square(warped - image).mean(axis=2), -1, (self.settings.box,) * 2)
-            weight = np.exp(-np.maximum(difference - variance * (1 + shrink), 0) / bandwidth).astype(np.float32)
+            excess = np.maximum(difference - fresh * variance * (1 + shrink), 0)
+            weight = np.exp(-excess / (fresh * bandwidth)).astype(np.float32)
             total += weight[..., None] * warped
             weight_sum += weight
             noise_power += weight * weight * shrink
+            weights.append((offset, weight))
+        if carried > 0:
+            for index, (first, first_weight) in enumerate(weights):
+                for second, second_weight in weights[index + 1 :]:
+                    noise_power += np.float32(2 * carried ** abs(first - second)) * first_weight * second_weight
         fused = total / weight_sum[..., None]
         left = np.sqrt(noise_power) / weight_sum
         return fused, (sigma * (left if np.ndim(sigma) < 3 else left[..., None])).astype(np.float32)

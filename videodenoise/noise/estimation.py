@@ -52,9 +52,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -68,7 +69,8 @@ from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_me
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 
 MAX_PAIRS = 8
-LAG = 1  # frames between the two of a pair (module notes: a codec carries noise over to the next frame)
+MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
+MAX_CARRIED = 0.9  # more would blow σ up on little evidence (σ/√(1 − c))
 BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -88,22 +90,24 @@ AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
 
 
-def estimate_noise(frame_pairs: Iterable[tuple[torch.Tensor, torch.Tensor | None]]) -> NoiseLevelFunction:
-    """The noise level function of (frame, next frame or None) pairs of (C, H, W) frames in [0, 1].
+def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:
+    """The noise level function of runs of consecutive (C, H, W) frames in [0, 1]: each a frame alone, a
+    frame and the next, or a frame and the two after it (which also measure the carried share).
 
-    Frames are read as they come: at most one pair is held besides the samples kept from each."""
+    Frames are read as they come: at most one run is held besides the samples kept from each."""
     aligner = FrameAligner(FusionSettings())
     temporal: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (intensity, d/√(1 + v)) per pair
+    apart: list[list[tuple[np.ndarray, np.ndarray]]] = []  # the same, of frames two apart
     patches: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (block mean, block variance) per frame
     finest: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (intensity, Haar HH coefficient) per frame
     histogram = None  # per channel: how many pixels at each local-mean intensity
     grains: list[tuple[np.ndarray, np.ndarray]] = []  # per pair: (pixels, blocks), see grain_samples
     singles, pairs, frames = [], 0, 0
-    for first, second in frame_pairs:
+    for first, *after in runs:
         image, guide = aligner.prepare(first)
         channels = image.shape[2]
         if histogram is None:
-            temporal, patches, finest = ([[] for _ in range(channels)] for _ in range(3))
+            temporal, apart, patches, finest = ([[] for _ in range(channels)] for _ in range(4))
             histogram = np.zeros((channels, HISTOGRAM))
         elif histogram.shape[0] != channels:
             raise VideoReadError("the frames to estimate the noise on change their channel count")
@@ -116,63 +120,78 @@ def estimate_noise(frame_pairs: Iterable[tuple[torch.Tensor, torch.Tensor | None
             finest[channel].append(_finest_coefficients(image[..., channel], intensity[..., channel]))
         if len(singles) < 3:  # kept for the last resort: the finest wavelet band
             singles.append(first)
-        if second is not None:
-            # a pair whose difference holds less than AGREE of the noise either frame shows in its finest
-            # band shares that noise (a repeated frame): its samples would only drag σ down
-            band = robust_sigma(np.concatenate([f[-1][1] for f in finest]))
-            measured = _difference_samples(aligner, image, guide, *aligner.prepare(second), AGREE * band)
-            if measured is not None:
-                samples, grain_samples = measured
-                pairs += 1
-                grains.append(grain_samples)
-                for channel, sample in enumerate(samples):
-                    temporal[channel].append(sample)
+        # a pair whose difference holds less than AGREE of the noise either frame shows in its finest
+        # band shares that noise (a repeated frame): its samples would only drag σ down
+        band = robust_sigma(np.concatenate([f[-1][1] for f in finest]))
+        measured = [_difference_samples(aligner, image, guide, *aligner.prepare(f), AGREE * band) for f in after]
+        if measured and measured[0] is not None:
+            samples, grain_samples = measured[0]
+            pairs += 1
+            grains.append(grain_samples)
+            for channel, sample in enumerate(samples):
+                temporal[channel].append(sample)
+            if len(measured) > 1 and measured[1] is not None:  # a like pair of frames two apart
+                for channel, sample in enumerate(measured[1][0]):
+                    apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
-    return _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
+    function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
+    if not function.source.startswith("motion-aligned"):
+        return function
+    # frames one apart share c of their noise, two apart c² (σ₁² = σ²(1 − c), σ₂² = σ²(1 − c²)): the pairs
+    # measure σ₁, the like pairs two apart σ₂, so c = σ₂²/σ₁² − 1, and the map is σ₁/√(1 − c)
+    two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
+    if not two.source.startswith("motion-aligned") or function.level <= 0:
+        return function
+    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED)
+    if carried < MIN_CARRIED:
+        return function
+    scale = 1 / math.sqrt(1 - carried)
+    return dataclasses.replace(
+        function,
+        sigmas=tuple(tuple(min(s * scale, 1.0) for s in row) for row in function.sigmas),
+        level=min(function.level * scale, 1.0),
+        carried=carried,
+    )
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
-    """The noise level function of a (T, C, H, W) clip in memory, from up to `pairs` pairs of frames LAG
-    apart (or as far apart as the clip allows) spread over it (what `Denoiser.denoise_clip(sigma="auto")`
-    uses)."""
+    """The noise level function of a (T, C, H, W) clip in memory, from up to `pairs` runs of three
+    consecutive frames (two at a clip's end, or if it has only two) spread over it (what
+    `Denoiser.denoise_clip(sigma="auto")` uses)."""
     if len(clip) == 0:
         raise VideoReadError("there are no frames to estimate the noise level on")
-    if len(clip) == 1:
-        return estimate_noise([(clip[0], None)])
-    lag = min(LAG, len(clip) - 1)
-    return estimate_noise((clip[i], clip[i + lag]) for i in _spread(len(clip) - lag, pairs))
+    return estimate_noise(clip[i : i + 3] for i in _spread(max(len(clip) - 1, 1), pairs))
 
 
 def estimate_video_noise(reader, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
-    """The noise level function of an opened video, from up to `pairs` pairs of frames LAG apart (or as far
-    apart as the video allows) spread over it.
+    """The noise level function of an opened video, from up to `pairs` runs of three consecutive frames
+    spread over it (as `estimate_clip_noise`).
 
     Frames that cannot be decoded (a corrupt packet, a file cut short of what its header says) are
     skipped, as the denoising pass skips them; only when none of them decodes, the frames from the
     start are tried, and failing that it is a one-line error."""
     found = False
 
-    def spread() -> Iterator[tuple[torch.Tensor, torch.Tensor | None]]:
+    def spread() -> Iterator[list[torch.Tensor]]:
         nonlocal found
-        lag = max(min(LAG, len(reader) - 1), 1)
-        for start in _spread(max(len(reader) - lag, 1), pairs):
-            frames = _decode(reader, start, lag + 1)
+        for start in _spread(max(len(reader) - 1, 1), pairs):
+            frames = _decode(reader, start, 3)
             if frames:
                 found = True
-                yield frames[0], frames[-1] if len(frames) > 1 else None
+                yield frames
 
-    def from_start() -> Iterator[tuple[torch.Tensor, torch.Tensor | None]]:
+    def from_start() -> Iterator[list[torch.Tensor]]:
         previous, count = None, 0
         for frame in _decodable_frames(reader):
             if previous is not None:
-                yield previous, frame
+                yield [previous, frame]
                 count += 1
                 if count == pairs:
                     return
             previous = frame
         if previous is not None and count == 0:
-            yield previous, None
+            yield [previous]
 
     try:
         return estimate_noise(spread())

@@ -47,19 +47,24 @@ class NoiseLevelFunction:
     rescaling of a model's input): the RMS of the map over the frames it was estimated on; source:
     what it was estimated from, in words (for the line `clean` prints); grain: how much more σ a model
     should be told than the map says, per channel a grey model sees (the opponent colours of
-    `videodenoise.colour` for colour frames, else the one channel), () for white noise.
+    `videodenoise.colour` for colour frames, else the one channel), () for white noise; carried: the
+    share c of its noise a frame carries over from the one before (a codec's skipped and predicted
+    blocks), frames k apart sharing c^k of their noise variance, 0 for noise new in every frame.
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
     over 2×2 pixels by 4:2:0, a camera's colour matrix) has more power there than white noise of the
     same per-pixel σ. Fusion weighs pixel differences and uses the map as it is; the model is told map
-    × grain (`Denoiser`)."""
+    × grain (`Denoiser`). Why carried: noise a frame shares with its neighbours cancels in their
+    differences and survives their average, so fusion expects smaller differences and leaves more
+    noise than for independent noise (`videodenoise.denoise.fusion`)."""
 
     knots: tuple[float, ...]
     sigmas: tuple[tuple[float, ...], ...]
     level: float
     source: str = "given"
     grain: tuple[float, ...] = ()
+    carried: float = 0.0
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
@@ -78,6 +83,9 @@ class NoiseLevelFunction:
             raise DenoiseError(
                 f"a noise level function's grain needs one finite factor > 0 per channel, got {self.grain}"
             )
+
+        if not 0 <= self.carried < 1:
+            raise DenoiseError(f"a noise level function's carried share must lie in [0, 1), got {self.carried}")
 
     @classmethod
     def constant(cls, sigma: float, channels: int = 1, source: str = "given") -> NoiseLevelFunction:
@@ -134,4 +142,6 @@ class NoiseLevelFunction:
             names = ("luminance", "red-blue", "green-magenta") if self.channels == 3 else ("grey",)
             factors = ", ".join(f"{g:.2g}× {name}" for g, name in zip(self.grain, names))
             text += f"; spatially correlated (a codec's, chroma subsampling's), told {factors}"
+        if self.carried:
+            text += f"; {self.carried:.0%} carried over from frame to frame"
         return text
