@@ -18,6 +18,7 @@ from videodenoise.errors import DenoiseError
 from videodenoise.io.video import open_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model, save_model
+from videodenoise.noise import estimation
 from videodenoise.noise.estimation import (
     estimate_clip_noise,
     estimate_clip_sigma,
@@ -269,9 +270,10 @@ def carried_noise(clean: torch.Tensor, sigma: float, carried: float, seed: int =
 
 
 @pytest.mark.parametrize("carried", [0.0, 0.4, 0.7])
-def test_noise_carried_over_from_frame_to_frame_is_measured_and_counted_in_the_map(tmp_path, carried):
+def test_noise_carried_over_from_frame_to_frame_is_measured_and_counted_in_the_map(monkeypatch, tmp_path, carried):
     """Frames one apart share c of their noise, two apart c²: their differences read σ·√(1 − c) and
     σ·√(1 − c²), from which the estimator finds c and σ, in a clip and in a video file alike."""
+    monkeypatch.setattr(estimation, "MAX_CARRIED", 0.9)
     sigma = 12 / 255
     noisy = carried_noise(clip_of(0.0, frames=9, channels=1), sigma, carried)
     source = write_video(tmp_path / "in.mkv", to_8_bits(noisy).expand(-1, 3, -1, -1), fps=Fraction(25), codec="ffv1")
@@ -282,6 +284,17 @@ def test_noise_carried_over_from_frame_to_frame_is_measured_and_counted_in_the_m
     # two frames: only one apart, so nothing to tell c by; σ reads σ·√(1 − c)
     two = estimate_clip_noise(carried_noise(clip_of(0.0, frames=2, channels=1, height=192, width=256), sigma, carried))
     assert two.carried == 0 and two.level == pytest.approx(sigma * math.sqrt(1 - carried), rel=0.1)
+    monkeypatch.setattr(estimation, "MAX_CARRIED", 0.0)  # never carried: the map of frames one apart
+    assert estimate_clip_noise(noisy).level == pytest.approx(sigma * math.sqrt(1 - carried), rel=0.1)
+
+
+def test_noise_free_texture_is_not_read_as_carried_noise(monkeypatch):
+    """A clean pan, rounded to 8 bits: frames two apart leave a little more of the scene in their
+    difference than frames one apart, far under an 8-bit step of variance, which is not carried noise."""
+    monkeypatch.setattr(estimation, "MAX_CARRIED", 0.9)
+    for step in (1.3, 4.1):  # without MIN_CARRIED_VARIANCE: c = 0.32 and 0.9
+        function = estimate_clip_noise(to_8_bits(clip_of(step, frames=6, channels=3, height=144, width=192)))
+        assert function.carried == 0 and function.level < 1 / 255
 
 
 def test_fusion_leaves_the_noise_frames_share_and_its_map_says_so():

@@ -37,15 +37,21 @@
   its neighbours' line predicts there, weighted by their sample counts; read at the bin centres
   (`NoiseLevelFunction`: linear between, flat beyond). Not forced monotone: after the sRGB gamma and
   clipping, σ rises and falls again over the range.
+* Carried noise. A codec's skipped and predicted blocks copy the previous frame's noise along with its
+  picture, so consecutive frames share some of it, which their difference cancels: σ reads low (on the
+  validation pans at CRF 28, half the noise's std). With frames one apart sharing a share c of the noise
+  variance and two apart c², the pairs read σ₁² = σ²(1 − c) and a like pair two frames apart σ₂² =
+  σ²(1 − c²): so c = σ₂²/σ₁² − 1 (from the two curves' levels), at most MAX_CARRIED, and the map is the
+  curve times 1/√(1 − c); fusion is told c too. c = 0 under MIN_CARRIED, or where σ₂² − σ₁² is under
+  MIN_CARRIED_VARIANCE (validation pans: noise-free 0.01-0.1 step², Gaussian ≤ 0.6, CRF 28 3.9-26).
 * The grain. From the same pairs, how much more σ a model should be told than the map says, per
   channel it sees: noise a codec, chroma subsampling or a colour matrix correlated over neighbouring
   pixels or channels (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred
   gradients of its own above EDGE·σ, their median (read off d / 2, whose noise is the mean's) is the
   edge threshold instead, so the flat parts of a frame are still found.
-* Cost. Up to MAX_PAIRS pairs spread over the video, read one pair at a time; two frames decoded and one
-  optical flow each, at most MAX_SAMPLES pixels a channel kept from a pair whatever the frame size: on
-  100 frames of 320×240 camera noise in H.264, 0.6-0.7 s, 4-5 % of `clean --sigma auto`'s time
-  (`benchmarks/bench_clean.py --parts 4`).
+* Cost. Up to MAX_PAIRS runs of three frames spread over the video, read one run at a time; two optical
+  flows each, at most MAX_SAMPLES pixels a channel kept from a pair whatever the frame size (share of
+  `clean --sigma auto`'s time: `benchmarks/bench_clean.py --parts 4`).
 
 `estimate_clip_sigma` and `estimate_video_sigma` give the function's `level` (the RMS of its map) as one σ.
 """
@@ -70,7 +76,8 @@ from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 
 MAX_PAIRS = 8
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
-MAX_CARRIED = 0.9  # more would blow σ up on little evidence (σ/√(1 − c))
+MAX_CARRIED = 0.9  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
+MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -136,15 +143,12 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
     function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
-    if not function.source.startswith("motion-aligned"):
-        return function
     # frames one apart share c of their noise, two apart c² (σ₁² = σ²(1 − c), σ₂² = σ²(1 − c²)): the pairs
     # measure σ₁, the like pairs two apart σ₂, so c = σ₂²/σ₁² − 1, and the map is σ₁/√(1 − c)
     two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
-    if not two.source.startswith("motion-aligned") or function.level <= 0:
-        return function
-    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED)
-    if carried < MIN_CARRIED:
+    measured = all(f.source.startswith("motion-aligned") for f in (function, two)) and function.level > 0
+    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if measured else 0.0
+    if carried < MIN_CARRIED or two.level**2 - function.level**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = 1 / math.sqrt(1 - carried)
     return dataclasses.replace(
@@ -156,9 +160,8 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
-    """The noise level function of a (T, C, H, W) clip in memory, from up to `pairs` runs of three
-    consecutive frames (two at a clip's end, or if it has only two) spread over it (what
-    `Denoiser.denoise_clip(sigma="auto")` uses)."""
+    """The noise level function of a (T, C, H, W) clip in memory, from up to `pairs` runs of three frames
+    (two at the end) spread over it (what `Denoiser.denoise_clip(sigma="auto")` uses)."""
     if len(clip) == 0:
         raise VideoReadError("there are no frames to estimate the noise level on")
     return estimate_noise(clip[i : i + 3] for i in _spread(max(len(clip) - 1, 1), pairs))
