@@ -76,7 +76,7 @@ from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 
 MAX_PAIRS = 8
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
-MAX_CARRIED = 0.0  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
+MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
