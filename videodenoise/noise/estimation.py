@@ -146,8 +146,8 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     # frames one apart share c of their noise, two apart c² (σ₁² = σ²(1 − c), σ₂² = σ²(1 − c²)): the pairs
     # measure σ₁, the like pairs two apart σ₂, so c = σ₂²/σ₁² − 1, and the map is σ₁/√(1 − c)
     two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
-    measured = all(f.source.startswith("motion-aligned") for f in (function, two)) and function.level > 0
-    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if measured else 0.0
+    both = all(f.source.startswith("motion-aligned") for f in (function, two)) and function.level > 0
+    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
     if carried < MIN_CARRIED or two.level**2 - function.level**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = 1 / math.sqrt(1 - carried)
