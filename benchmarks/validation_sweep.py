@@ -1,7 +1,7 @@
 """Choose one constant of `clean --sigma auto`'s estimator or fusion on the validation photographs only.
 
     .venv/bin/python benchmarks/validation_sweep.py --knob denoise.fusion.GRAIN_POWER=0,1,2
-    .venv/bin/python benchmarks/validation_sweep.py --knob noise.estimation.LAG=1,2,4
+    .venv/bin/python benchmarks/validation_sweep.py --knob noise.estimation.MAX_CARRIED=0,0.5,0.9
     .venv/bin/python benchmarks/validation_sweep.py --knob noise.grain.GRAIN_SCALE=4,6,8 --no-rule
 
 `--knob MODULE.NAME=v1,v2,...` sets the constant NAME of videodenoise.MODULE to each value in turn (the
@@ -15,7 +15,7 @@ condition and over the nine camera conditions, and the mean luminance grain and 
 The rule: the value with the highest mean PSNR over the nine camera conditions, among those whose
 mean PSNR at every Gaussian condition is at most 0.05 dB below the first value's; a value within 0.05 dB
 of an earlier-listed value's camera mean gives way to the earlier one. The script applies it
-(`--no-rule`: only the tables). Until commit c3a0b58 the Gaussian test was two-sided (within 0.05 dB
+(`--no-rule`: only the tables). Before commit 9d3405b the Gaussian test was two-sided (within 0.05 dB
 either way), which is how fusion's GRAIN_POWER (1) and the estimator's pair lag (1, not 2 or 4: they
 were 0.44 and 4.3 dB better at σ = 0) were chosen (benchmarks/results/fusion-grain, estimation-lag);
 those choices stand as that rule made them.
