@@ -3,6 +3,7 @@ the Denoiser and `clean --sigma auto`."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -388,6 +389,14 @@ def test_streaming_and_tiling_equal_the_whole_clip_with_a_signal_dependent_map(f
     # the map matters: the same clip told one σ (the level) comes out otherwise
     assert not torch.allclose(whole.denoise_clip(noisy, function.level), expected, atol=1e-4)
     assert torch.equal(whole.denoise_clip(noisy, "auto"), expected)
+    # codec noise: a grain and a carried share change what fusion and the model are told, never the tiling
+    coded = dataclasses.replace(function, grain=(1.8, 0.5, 0.5), carried=0.4)
+    coded_whole = whole.denoise_clip(noisy, coded)
+    assert torch.equal(torch.stack(list(whole.denoise_frames(iter(list(noisy)), coded))), coded_whole)
+    tiled = Denoiser(
+        model, DenoiseSettings(device="cpu", tile=48, overlap=24, fusion=fusion), sigma_range=(0.0, 0.2)
+    ).denoise_clip(noisy, coded)
+    assert torch.allclose(tiled, coded_whole, atol=1e-5) and not torch.allclose(coded_whole, expected, atol=1e-4)
 
 
 def test_per_channel_maps_go_into_opponent_colours_by_their_variances():
