@@ -49,9 +49,8 @@
   pixels or channels (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred
   gradients of its own above EDGE·σ, their median (read off d / 2, whose noise is the mean's) is the
   edge threshold instead, so the flat parts of a frame are still found.
-* Cost. Up to MAX_PAIRS runs of three frames spread over the video, read one run at a time; two optical
-  flows each, at most MAX_SAMPLES pixels a channel kept from a pair whatever the frame size (share of
-  `clean --sigma auto`'s time: `benchmarks/bench_clean.py --parts 4`).
+* Cost. Up to MAX_PAIRS runs of three frames spread over the video, one run held at a time, two flows each,
+  MAX_SAMPLES pixels a channel kept from a pair at most (`benchmarks/bench_clean.py --parts 4`: 5 %).
 
 `estimate_clip_sigma` and `estimate_video_sigma` give the function's `level` (the RMS of its map) as one σ.
 """
@@ -127,19 +126,22 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
             finest[channel].append(_finest_coefficients(image[..., channel], intensity[..., channel]))
         if len(singles) < 3:  # kept for the last resort: the finest wavelet band
             singles.append(first)
-        # a pair whose difference holds less than AGREE of the noise either frame shows in its finest
-        # band shares that noise (a repeated frame): its samples would only drag σ down
-        band = robust_sigma(np.concatenate([f[-1][1] for f in finest]))
-        measured = [_difference_samples(aligner, image, guide, *aligner.prepare(f), AGREE * band) for f in after]
-        if measured and measured[0] is not None:
-            samples, grain_samples = measured[0]
-            pairs += 1
-            grains.append(grain_samples)
-            for channel, sample in enumerate(samples):
-                temporal[channel].append(sample)
-            if len(measured) > 1 and measured[1] is not None:  # a like pair of frames two apart
-                for channel, sample in enumerate(measured[1][0]):
-                    apart[channel].append(sample)
+        if not after:
+            continue
+        # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
+        shared_below = AGREE * robust_sigma(np.concatenate([f[-1][1] for f in finest]))
+        measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
+        if measured is None:  # nor a pair two apart, which the carried share compares with this one
+            continue
+        samples, grain_samples = measured
+        pairs += 1
+        grains.append(grain_samples)
+        for channel, sample in enumerate(samples):
+            temporal[channel].append(sample)
+        if len(after) > 1:  # a like pair of frames two apart
+            two = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+            for channel, sample in enumerate(two[0] if two is not None else ()):
+                apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
     function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
