@@ -98,9 +98,8 @@ HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
 
 def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:
     """The noise level function of runs of consecutive (C, H, W) frames in [0, 1]: each a frame alone, a
-    frame and the next, or a frame and the two after it (which also measure the carried share).
-
-    Frames are read as they come: at most one run is held besides the samples kept from each."""
+    frame and the next, or a frame and the two after it (which also measure the carried share). Frames are
+    read as they come: at most one run is held besides the samples kept from each."""
     aligner = FrameAligner(FusionSettings())
     temporal: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (intensity, d/√(1 + v)) per pair
     apart: list[list[tuple[np.ndarray, np.ndarray]]] = []  # the same, of frames two apart
@@ -108,7 +107,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     finest: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (intensity, Haar HH coefficient) per frame
     histogram = None  # per channel: how many pixels at each local-mean intensity
     grains: list[tuple[np.ndarray, np.ndarray]] = []  # per pair: (pixels, blocks), see grain_samples
-    singles, pairs, frames = [], 0, 0
+    singles, pairs, frames = [], [0, 0], 0  # pairs measured one and two frames apart
     for first, *after in runs:
         image, guide = aligner.prepare(first)
         channels = image.shape[2]
@@ -134,19 +133,19 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
         if measured is None:  # nor a pair two apart, which the carried share compares with this one
             continue
         samples, grain_samples = measured
-        pairs += 1
+        pairs[0] += 1
         grains.append(grain_samples)
         for channel, sample in enumerate(samples):
             temporal[channel].append(sample)
         if len(after) > 1:  # a like pair of frames two apart
             two = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+            pairs[1] += two is not None
             for channel, sample in enumerate(two[0] if two is not None else ()):
                 apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
     function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
-    # frames one apart share c of their noise, two apart c² (σ₁² = σ²(1 − c), σ₂² = σ²(1 − c²)): the pairs
-    # measure σ₁, the like pairs two apart σ₂, so c = σ₂²/σ₁² − 1, and the map is σ₁/√(1 − c)
+    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁/√(1 − c) (module notes)
     two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
     both = all(f.source.startswith("motion-aligned") for f in (function, two)) and function.level > 0
     carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
@@ -347,7 +346,7 @@ def _block_statistics(plane: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # ---- the curve -----------------------------------------------------------------------------------
 def _fit(
-    temporal, patches, finest, histogram: np.ndarray, singles, pairs: int, frames: int, grain: tuple[float, ...] = ()
+    temporal, patches, finest, histogram: np.ndarray, singles, pairs, frames: int, grain: tuple[float, ...] = ()
 ) -> NoiseLevelFunction:
     centres = (np.arange(BINS) + 0.5) / BINS
     rows, used_pairs, used_patches = [], False, False
@@ -456,8 +455,9 @@ def _smoothed(points: list[tuple[float, float, int] | None], centres: np.ndarray
     return np.interp(centres, [x for x, _ in smoothed], [s for _, s in smoothed])
 
 
-def _source(used_pairs: bool, used_patches: bool, pairs: int, frames: int) -> str:
-    differences = f"motion-aligned frame differences ({pairs} frame pair{'s' * (pairs != 1)})"
+def _source(used_pairs: bool, used_patches: bool, pairs: list[int], frames: int) -> str:
+    apart = f", {pairs[1]} two frames apart" if pairs[1] else ""
+    differences = f"motion-aligned frame differences ({pairs[0]} frame pair{'s' * (pairs[0] != 1)}{apart})"
     if used_pairs and used_patches:
         return f"{differences} and flat patches of single frames"
     if used_pairs:
