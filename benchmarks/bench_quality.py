@@ -83,6 +83,7 @@ DEFAULT_SIGMAS = (0.0, 2.0, 5.0, 10.0, 15.0, 25.0, 50.0)
 DEFAULT_FRAMES = 10
 DEFAULT_SIZE = (240, 320)  # H, W: the largest centre crop; smaller clips stay whole
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "quality"
+from videodenoise.colour import OPPONENT  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT, PREVIOUS_CHECKPOINT  # noqa: E402
 
 REAL_CLIPS = ("bikes", "carphone")
@@ -97,10 +98,6 @@ LIGHT_SIGMAS = (2.0, 5.0, 10.0)
 CLEAN_TARGET_DB = 45.0
 CLASSICAL = ("noisy", "nlm-opencv", "nlm-skimage", "cbm3d", "bm4d")
 INSTALL_HINT = "pip install -e '.[compare]'  (bm3d, bm4d: non-commercial licence)"
-
-# orthonormal opponent colour transform (rows: luminance, red−blue, green−magenta), as in videodenoise.denoise
-OPPONENT = np.array([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]])
-OPPONENT = OPPONENT / np.linalg.norm(OPPONENT, axis=1, keepdims=True)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -310,9 +307,11 @@ def run_bm4d(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, dict]:
     total = len(noisy)
     # BM4D's blocks (4³, then 5³) need at least 5 frames: shorter clips are extended by reflection, then cut back
     frames = noisy[[reflect(k, total) for k in range(max(total, BM4D_MIN_FRAMES))]]
-    opponent = np.einsum("oc,tchw->othw", OPPONENT, frames.astype(np.float64) / 255.0)  # (3, T, H, W)
+    # BM4D per channel of the orthonormal opponent colours the Denoiser uses (the inverse is the transpose)
+    transform = OPPONENT.double().numpy()
+    opponent = np.einsum("oc,tchw->othw", transform, frames.astype(np.float64) / 255.0)  # (3, T, H, W)
     estimate = np.stack([np.asarray(bm4d.bm4d(channel, sigma), dtype=np.float64)[:total] for channel in opponent])
-    return np.einsum("oc,othw->tchw", OPPONENT, estimate).astype(np.float32), {"sigma_used_255": sigma * 255}
+    return np.einsum("oc,othw->tchw", transform, estimate).astype(np.float32), {"sigma_used_255": sigma * 255}
 
 
 def package_available(name: str) -> bool:
