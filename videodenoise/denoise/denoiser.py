@@ -191,7 +191,7 @@ class Denoiser:
         frame's map of σ read from its own intensities); None applies the model as trained.
         """
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
-        grain = function.told_grain if function is not None else ()
+        grain = function.grain if function is not None else ()
         if function is not None:
             sigma = function.told_level
         sigma = None if sigma is None else check_sigma(sigma, error=DenoiseError, unit_scale=True)
@@ -252,7 +252,7 @@ class Denoiser:
         noise_map: None, or each pixel's σ, (T, H, W) for every channel alike or (T, C, H, W) per
         channel (`sigma` is the one level that sets the rescaling); a noise-conditional model is told
         it (in the channels it sees, see `_batch_noise`), any other model its root mean square.
-        grain: the `NoiseLevelFunction.told_grain` the map is multiplied by in the channels the model sees."""
+        grain: the `NoiseLevelFunction.grain` the map is multiplied by in the channels the model sees."""
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
         if channels not in (1, 3):

@@ -28,9 +28,6 @@ import torch
 from videodenoise.errors import DenoiseError
 
 LOCAL_MEAN = 5  # side of the box whose mean intensity a pixel's σ is read at
-# a model is told (1 − c)^(−CARRIED_POWER/2) more where a share c is carried over (`told_grain`; chosen on
-# the validation photographs by benchmarks/validation_sweep.py)
-CARRIED_POWER = 0.0
 # where `summary` reads the curve (the centres of the lower, middle and upper fifths of the range)
 TONES = (("shadows", 0.1), ("mid-tones", 0.5), ("highlights", 0.9))
 
@@ -60,12 +57,7 @@ class NoiseLevelFunction:
     same per-pixel σ. Fusion weighs pixel differences and uses the map as it is; the model is told map
     × grain (`Denoiser`). Why carried: noise a frame shares with its neighbours cancels in their
     differences and survives their average, so fusion expects smaller differences and leaves more
-    noise than for independent noise (`videodenoise.denoise.fusion`). The model may be told more where
-    noise is carried (`told_grain`, CARRIED_POWER): the grain is measured on frame differences, where the
-    carried part cancels, and that part is what fusion leaves; a codec copies it along the motion through
-    its sub-pixel interpolation filter, which smooths it, so it may hold more of its power at the scale of
-    the model's patches than the grain says (at CRF 28 the best single σ was 2.3-2.6× the estimate,
-    at CRF 18 1.4×: docs/realnoise.md). Whether it does is the validation sweep's to say."""
+    noise than for independent noise (`videodenoise.denoise.fusion`)."""
 
     knots: tuple[float, ...]
     sigmas: tuple[tuple[float, ...], ...]
@@ -101,21 +93,11 @@ class NoiseLevelFunction:
         return cls((0.5,), ((float(sigma),),) * channels, float(sigma), source)
 
     @property
-    def told_grain(self) -> tuple[float, ...]:
-        """What a model is told per channel it sees, times the map: the grain, times (1 − c)^(−CARRIED_POWER/2)
-        for a carried share c (see the class notes); () for white noise new in every frame."""
-        if not self.carried or not CARRIED_POWER:
-            return self.grain
-        boost = (1 - self.carried) ** (-CARRIED_POWER / 2)
-        return tuple(g * boost for g in (self.grain or (1.0,) * self.channels))
-
-    @property
     def told_level(self) -> float:
-        """The level of what a model is told: `level` times the told grain's RMS over channels."""
-        told = self.told_grain
-        if not told:
+        """The level of what a model is told: `level` times the grain's RMS over channels."""
+        if not self.grain:
             return self.level
-        return self.level * math.sqrt(sum(g * g for g in told) / len(told))
+        return self.level * math.sqrt(sum(g * g for g in self.grain) / len(self.grain))
 
     @property
     def luminance_grain(self) -> float:

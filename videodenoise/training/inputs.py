@@ -158,7 +158,7 @@ class TrainingInputs:
         opponent channel a grey model sees (or one map for a model that sees every channel)."""
         function = estimate_clip_noise(noisy.float().cpu())
         per_pixel = torch.stack([function(frame) for frame in noisy.float().cpu()])  # (T, C, H, W)
-        grain = torch.tensor(function.told_grain or (1.0,) * function.channels)
+        grain = torch.tensor(function.grain or (1.0,) * function.channels)
         if channel is None:  # a model that sees all channels of a pixel: their RMS, as `Denoiser` tells it
             told = per_pixel.square().mean(dim=1).sqrt() * grain.square().mean().sqrt()
         elif per_pixel.shape[1] == 3:
