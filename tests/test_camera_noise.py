@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from videodenoise.colour import opponent_channel
+from videodenoise.colour import opponent_channel, opponent_sigma
 from videodenoise.errors import ConfigError, VideodenoiseError
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.evaluation.sweep import evaluate
@@ -326,6 +326,47 @@ def test_camera_clips_are_told_the_estimators_map_times_its_grain(ped2, monkeypa
         assert torch.allclose(told_map, torch.full((3, 16, 16), 0.03 * (2.0, 0.5, 1.0)[k]))
 
 
+def test_with_fusion_camera_clips_are_fused_in_colour_as_clean_fuses_them(ped2, monkeypatch):
+    from videodenoise.denoise.fusion import MotionFusion
+    from videodenoise.noise.noise_level_function import NoiseLevelFunction
+    from videodenoise.training import inputs as module
+
+    # told more noise than the clips carry, so fusion averages the still frames wherever they are aligned
+    function = NoiseLevelFunction((0.5,), ((0.2,),) * 3, 0.2, grain=(2.0, 0.5, 1.0), carried=0.3)
+    seen = []
+    monkeypatch.setattr(module, "estimate_clip_noise", lambda clip: seen.append(clip) or function)
+    light = {"codecs": ["none"], "a": [0.002, 0.002], "b": [1e-4, 1e-4]}  # no codec to smear the texture
+    config = camera_config(ped2, camera_fraction=1.0, fusion={}, camera_range=light)
+    inputs = TrainingInputs(config, torch.device("cpu"), True)
+    clean = torch.rand(1, 1, 3, 24, 24).expand(3, 3, 3, 24, 24).clone()  # a still textured scene
+    noisy, sigmas, told, target = inputs(clean, 3, 0)
+    assert len(seen) == 3
+    for colour, grey, told_map, sigma in zip(seen, noisy, told["sigma"], sigmas):
+        # what `clean` does with a colour video: fusion in R, G, B along the estimate, then the model's channel
+        fused, left = MotionFusion().fuse_clip(colour, function, function.luminance_grain, function.carried)
+        k = next(k for k in range(3) if torch.allclose(opponent_channel(fused, k), grey, atol=1e-6))
+        assert not torch.allclose(opponent_channel(colour, k), grey, atol=1e-3)  # fused, not as it came
+        assert torch.allclose(told_map, opponent_sigma(left)[:, k] * function.grain[k])
+        # the clip's σ (its weight in the loss) is its noise as it came, as a Gaussian clip's drawn σ
+        assert sigma == pytest.approx(0.2 * function.grain[k], rel=1e-5)
+        assert float(told_map.max()) < 0.2 * function.grain[k]
+
+
+def test_with_fusion_the_gaussian_clips_of_a_camera_batch_are_fused_and_told_what_is_left(ped2):
+    config = camera_config(ped2, camera_fraction=1e-9, fusion={})  # every clip Gaussian
+    inputs = TrainingInputs(config, torch.device("cpu"), True)
+    clean = torch.rand(1, 1, 3, 32, 32).expand(4, 5, 3, 32, 32).clone()  # a still textured scene
+    noisy, sigmas, told, target = inputs(clean, 6, 0)
+    low, high = config.sigma_range
+    assert bool(((sigmas >= low) & (sigmas <= high)).all())
+    for grey, told_map, sigma, truth in zip(noisy, told["sigma"], sigmas, target):
+        assert float(told_map.max()) <= float(sigma) * (1 + 1e-5)
+        # five aligned frames: fusion leaves about σ/√5 at most pixels, and the map says what is left
+        assert float(told_map.mean()) < 0.7 * float(sigma)
+        left = float((grey - truth).std())
+        assert left == pytest.approx(float(told_map.square().mean().sqrt()), rel=0.25)
+
+
 def test_noise_is_made_and_estimated_on_the_noise_crop_and_the_model_gets_its_centre(ped2, monkeypatch):
     from videodenoise.training import inputs as module
 
@@ -402,6 +443,7 @@ def test_the_train_command_takes_camera_noise_options(tmp_path, capsys, monkeypa
         ({"camera_range": {"codecs": ["vp9"]}}, "bad camera_range.*codecs"),
         ({"camera_range": {"shot": [0.01, 0.02]}}, "unknown camera range setting.*shot"),
         ({"camera_range": {"a": "lots"}}, "camera range setting a must be"),
+        ({"clip_noise": True}, "set clip_noise to false"),
     ],
 )
 def test_bad_camera_training_settings_are_one_line_config_errors(ped2, overrides, message):

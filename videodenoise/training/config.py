@@ -226,7 +226,8 @@ class TrainConfig:
         "With --sigma-range: share of training clips that get camera noise (sensor noise in linear light, "
         "8 bits, H.264/H.265; videodenoise.noise.camera) drawn from --camera-range instead of Gaussian noise; "
         "the model is told the noise map `clean --sigma auto` would estimate, and a grey model trains on "
-        "opponent channels of colour clips. Validation stays Gaussian at --sigma.",
+        "opponent channels of colour clips (with fusion, fused first in colour, as clean does). Validation "
+        "stays Gaussian at --sigma.",
     )
     camera_range: dict[str, Any] = setting(
         default_factory=dict,
@@ -317,9 +318,9 @@ class TrainConfig:
                     "camera_range is set but camera_fraction is 0: no clip would get camera noise",
                 ),
                 (
-                    self.camera_fraction == 0 or (self.fusion is None and not self.clip_noise),
+                    self.camera_fraction == 0 or not self.clip_noise,
                     "camera noise trains on clips as cameras deliver them (a grey model on opponent channels, "
-                    "which span beyond [0, 1]), without fusion: set fusion to none and clip_noise to false",
+                    "which span beyond [0, 1]): set clip_noise to false",
                 ),
                 (
                     self.fusion is None or (self.sigma_range is not None and self.sigma_conditioning),

@@ -16,7 +16,10 @@ training clips arrive in colour (`training_sets(colour=True)`) and each becomes 
 here, after the noise, as `clean` hands colour video to a grey model: luminance half of the time, each
 colour difference a quarter, for the Gaussian clips as well. The draws come after the Gaussian ones
 from the same generator, so a run without camera noise draws exactly what it drew before camera noise
-existed. Validation stays grey and Gaussian at sigma_train.
+existed. Validation stays grey and Gaussian at sigma_train. With fusion too, every clip of such a batch is
+fused as `clean` fuses it: in its own channels (colour), a camera clip along the estimator's noise level
+function (its grain and carried share included), a Gaussian one, its noise then drawn in those channels,
+along its σ; the model gets the fused clip's opponent channel and is told the map fusion leaves there.
 
 With `data.noise_crop` the training clips arrive larger than the model's crop: the noise, and the
 estimate a camera clip is told, are made on the whole of it (the estimator needs flat picture to find
@@ -34,6 +37,7 @@ from videodenoise.denoise.fusion import MotionFusion, align_clip
 from videodenoise.errors import ConfigError
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.kinds import make_noise
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
 from videodenoise.training.config import TrainConfig
 
 VALIDATION_SEED = 2**40  # first seed part of the validation noise: fixed, never a training step
@@ -132,12 +136,24 @@ class TrainingInputs:
         noisy = target + sigma.view(-1, 1, 1, 1, 1) * self._randn(target.shape, generator, target.dtype)
         maps = sigma.view(-1, 1, 1, 1).expand(batch, frames, height, width).clone()
         chosen = torch.rand(batch, generator=generator, device=self.device) < self.config.camera_fraction
-        for index in chosen.nonzero().flatten().tolist():
-            camera = self.camera_range.sample(generator)
-            colour = camera(clean[index], generator=generator)
-            noisy[index] = self._view(colour, channel[index])
-            maps[index] = self._estimated_map(colour, channel[index])
-            sigma[index] = maps[index].square().mean().sqrt()
+        for index in range(batch):
+            if chosen[index]:
+                camera = self.camera_range.sample(generator)
+                loaded = camera(clean[index], generator=generator).float().cpu()
+                function = estimate_clip_noise(loaded)
+            elif self.fusion is not None:  # Gaussian noise on the clip as loaded, to be fused as `clean` fuses it
+                noise = self._randn(clean[index].shape, generator, clean.dtype)
+                loaded = (clean[index] + sigma[index] * noise).float().cpu()
+                function = NoiseLevelFunction.constant(float(sigma[index]), clean.shape[2])
+            else:  # the Gaussian noise above, told its σ
+                continue
+            told = self._told_map(torch.stack([function(frame) for frame in loaded]), function, channel[index])
+            sigma[index] = told.square().mean().sqrt()  # the clip's noise as it came, as a Gaussian clip's σ
+            if self.fusion is not None:  # in the clip's own channels, before a grey model's opponent channel
+                loaded, left = self.fusion.fuse_clip(loaded, function, function.luminance_grain, function.carried)
+                told = self._told_map(left, function, channel[index])
+            noisy[index] = self._view(loaded.to(self.device, noisy.dtype), channel[index])
+            maps[index] = told
         return Inputs(noisy, sigma, {"sigma": maps} if self.tells_sigma else {}, target)
 
     def _model_crop(self, inputs: Inputs) -> Inputs:
@@ -153,11 +169,10 @@ class TrainingInputs:
 
         return Inputs(cut(inputs.noisy), inputs.sigma, {k: cut(v) for k, v in inputs.told.items()}, cut(inputs.clean))
 
-    def _estimated_map(self, noisy: torch.Tensor, channel: int | None) -> torch.Tensor:
-        """(T, H, W): what `clean --sigma auto` tells a model about this noisy (T, C, H, W) clip, in the
-        opponent channel a grey model sees (or one map for a model that sees every channel)."""
-        function = estimate_clip_noise(noisy.float().cpu())
-        per_pixel = torch.stack([function(frame) for frame in noisy.float().cpu()])  # (T, C, H, W)
+    def _told_map(self, per_pixel: torch.Tensor, function: NoiseLevelFunction, channel: int | None) -> torch.Tensor:
+        """(T, H, W): what `clean` tells a model about a clip whose pixels' σ are `per_pixel` (T, C, H, W),
+        noise described by `function` (its grain), in the opponent channel a grey model sees (or one map
+        for a model that sees every channel), as `Denoiser` tells it."""
         grain = torch.tensor(function.grain or (1.0,) * function.channels)
         if channel is None:  # a model that sees all channels of a pixel: their RMS, as `Denoiser` tells it
             told = per_pixel.square().mean(dim=1).sqrt() * grain.square().mean().sqrt()
@@ -165,7 +180,7 @@ class TrainingInputs:
             told = opponent_sigma(per_pixel)[:, channel] * grain[channel]
         else:
             told = per_pixel[:, 0] * grain[0]
-        return told.to(self.device, noisy.dtype)
+        return told.to(self.device)
 
     @staticmethod
     def _view(clip: torch.Tensor, channel: int | None) -> torch.Tensor:
