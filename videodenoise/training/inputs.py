@@ -141,14 +141,14 @@ class TrainingInputs:
                 camera = self.camera_range.sample(generator)
                 loaded = camera(clean[index], generator=generator).float().cpu()
                 function = estimate_clip_noise(loaded)
+                told = self._told_map(torch.stack([function(frame) for frame in loaded]), function, channel[index])
+                sigma[index] = told.square().mean().sqrt()  # the clip's noise as it came, as a Gaussian clip's σ
             elif self.fusion is not None:  # Gaussian noise on the clip as loaded, to be fused as `clean` fuses it
                 noise = self._randn(clean[index].shape, generator, clean.dtype)
                 loaded = (clean[index] + sigma[index] * noise).float().cpu()
                 function = NoiseLevelFunction.constant(float(sigma[index]), clean.shape[2])
             else:  # the Gaussian noise above, told its σ
                 continue
-            told = self._told_map(torch.stack([function(frame) for frame in loaded]), function, channel[index])
-            sigma[index] = told.square().mean().sqrt()  # the clip's noise as it came, as a Gaussian clip's σ
             if self.fusion is not None:  # in the clip's own channels, before a grey model's opponent channel
                 loaded, left = self.fusion.fuse_clip(loaded, function, function.luminance_grain, function.carried)
                 told = self._told_map(left, function, channel[index])
