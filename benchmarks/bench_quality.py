@@ -377,6 +377,7 @@ def classical_methods(
 #   fusion=off       the model alone, without motion-compensated temporal fusion (clean --no-fusion)
 #   fusion_radius=N  fuse N neighbours each side instead of FusionSettings' default
 #   precision=bf16   the model under bfloat16 autocast (clean --precision bf16; on the CPU: fp32 by default)
+#   calibrate=on     choose the told σ scale per clip (clean --calibrate; videodenoise.denoise.calibration)
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -386,6 +387,7 @@ CHECKPOINT_OPTIONS = (
     "fusion",
     "fusion_radius",
     "precision",
+    "calibrate",
 )
 
 
@@ -402,6 +404,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     if "window_stride" in options:
         given["stride"] = int(options["window_stride"])
     given.update({key: options[key] for key in ("colour", "precision") if key in options})  # passed on as given
+    if "calibrate" in options:
+        given["calibrate"] = options["calibrate"] == "on"
     settings = denoise_settings(options.get("quality", "fast"), given)
     if "fusion_radius" in options and settings.fusion is not None:
         settings = dataclasses.replace(settings, fusion=FusionSettings(radius=int(options["fusion_radius"])))
@@ -882,8 +886,14 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
             options[key] = option
         from videodenoise.denoise.settings import PRESETS
 
-        if options.get("quality", "fast") not in PRESETS or options.get("fusion", "on") not in ("on", "off"):
-            raise SystemExit(f"in '{value}': quality takes {', '.join(PRESETS)} and fusion takes on or off")
+        if (
+            options.get("quality", "fast") not in PRESETS
+            or options.get("fusion", "on") not in ("on", "off")
+            or options.get("calibrate", "off") not in ("on", "off")
+        ):
+            raise SystemExit(
+                f"in '{value}': quality takes {', '.join(PRESETS)}; fusion and calibrate take on or off"
+            )
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
         out[name.strip()] = (Path(path), options)

@@ -75,6 +75,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
+from videodenoise.denoise.calibration import CALIBRATION_FRAMES, calibrate_told_scale, middle_start
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
@@ -173,12 +174,16 @@ class Denoiser:
     # ---- whole clips in memory -------------------------------------------------------------------
     def denoise_clip(self, clip: torch.Tensor, sigma: float | NoiseLevelFunction | str | None = None) -> torch.Tensor:
         """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32.
-        sigma: as for `denoise_frames`, or "auto" to estimate the clip's noise level function first."""
+        sigma: as for `denoise_frames`, or "auto" to estimate the clip's noise level function first; with
+        `settings.calibrate`, the told scale is then chosen on frames from the clip's middle."""
         if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
             shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
             raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
         if sigma == "auto":
             sigma = estimate_clip_noise(clip)
+        if self.settings.calibrate and sigma is not None:
+            start = middle_start(len(clip))
+            sigma = calibrate_told_scale(self, clip[start : start + CALIBRATION_FRAMES], sigma)
         return torch.stack(list(self.denoise_frames(clip, sigma)))
 
     # ---- streams ---------------------------------------------------------------------------------
@@ -191,7 +196,7 @@ class Denoiser:
         frame's map of σ read from its own intensities); None applies the model as trained.
         """
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
-        grain = function.grain if function is not None else ()
+        grain = function.told_factors if function is not None else ()
         if function is not None:
             sigma = function.told_level
         sigma = None if sigma is None else check_sigma(sigma, error=DenoiseError, unit_scale=True)
@@ -252,7 +257,7 @@ class Denoiser:
         noise_map: None, or each pixel's σ, (T, H, W) for every channel alike or (T, C, H, W) per
         channel (`sigma` is the one level that sets the rescaling); a noise-conditional model is told
         it (in the channels it sees, see `_batch_noise`), any other model its root mean square.
-        grain: the `NoiseLevelFunction.grain` the map is multiplied by in the channels the model sees."""
+        grain: the `NoiseLevelFunction.told_factors` the map is multiplied by in the channels the model sees."""
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
         if channels not in (1, 3):

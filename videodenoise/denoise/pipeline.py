@@ -20,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from videodenoise.denoise.calibration import CALIBRATION_FRAMES, calibrate_told_scale, middle_start
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.outputs import OutputPlan, plan_output
@@ -135,6 +136,20 @@ def resolve_sigma(
     return check_sigma(sigma, error=DenoiseError, unit_scale=True), "given"
 
 
+def calibration_frames(reader, info) -> torch.Tensor:
+    """The frames `settings.calibrate` chooses the told scale on: CALIBRATION_FRAMES from the video's
+    middle, its picture channels only; as many as decode (calibration needs 3, else it changes nothing)."""
+    frames = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the denoising pass warns about each corrupt frame once
+            for frame in reader.frames(start=middle_start(info.n_frames), count=CALIBRATION_FRAMES):
+                frames.append(frame[: info.channels])
+    except VideoReadError:
+        pass
+    return torch.stack(frames) if frames else torch.zeros(0, info.channels, info.height, info.width)
+
+
 def denoise_video(
     input: str | os.PathLike,
     output: str | os.PathLike | None = None,
@@ -204,6 +219,8 @@ def denoise_plan(
 
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader)
+    if denoiser.settings.calibrate and sigma_value is not None:
+        sigma_value = calibrate_told_scale(denoiser, calibration_frames(reader, info), sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
 

@@ -77,6 +77,11 @@ class DenoiseSettings:
         "Average every frame with its motion-aligned neighbours where they agree before the model "
         "(needs σ: off with --sigma none).",
     )
+    calibrate: bool = setting(
+        False,
+        "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
+        "predicts a left-out neighbouring frame, on 5 frames from its middle; white noise only, not a codec's.",
+    )
     scaling: str = setting(
         "rescale",
         "How a model meets another noise level than it was trained at: rescale "

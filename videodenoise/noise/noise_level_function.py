@@ -49,7 +49,9 @@ class NoiseLevelFunction:
     should be told than the map says, per channel a grey model sees (the opponent colours of
     `videodenoise.colour` for colour frames, else the one channel), () for white noise; carried: the
     share c of its noise a frame carries over from the one before (a codec's skipped and predicted
-    blocks), frames k apart sharing c^k of their noise variance, 0 for noise new in every frame.
+    blocks), frames k apart sharing c^k of their noise variance, 0 for noise new in every frame;
+    told_scale: a factor on what the model is told on top of the grain, 1 unless chosen for the video
+    (`videodenoise.denoise.calibration`).
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -65,6 +67,7 @@ class NoiseLevelFunction:
     source: str = "given"
     grain: tuple[float, ...] = ()
     carried: float = 0.0
+    told_scale: float = 1.0
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
@@ -86,6 +89,8 @@ class NoiseLevelFunction:
 
         if not 0 <= self.carried < 1:
             raise DenoiseError(f"a noise level function's carried share must lie in [0, 1), got {self.carried}")
+        if not (math.isfinite(self.told_scale) and self.told_scale > 0):
+            raise DenoiseError(f"a noise level function's told scale must be a finite factor > 0, got {self.told_scale}")
 
     @classmethod
     def constant(cls, sigma: float, channels: int = 1, source: str = "given") -> NoiseLevelFunction:
@@ -93,11 +98,20 @@ class NoiseLevelFunction:
         return cls((0.5,), ((float(sigma),),) * channels, float(sigma), source)
 
     @property
-    def told_level(self) -> float:
-        """The level of what a model is told: `level` times the grain's RMS over channels."""
+    def told_factors(self) -> tuple[float, ...]:
+        """What the map is multiplied by in the channels a model sees: the grain times the told scale, one
+        factor per channel ((the scale,) for white noise; () when that is 1)."""
         if not self.grain:
+            return () if self.told_scale == 1 else (self.told_scale,)
+        return tuple(g * self.told_scale for g in self.grain)
+
+    @property
+    def told_level(self) -> float:
+        """The level of what a model is told: `level` times the told factors' RMS over channels."""
+        factors = self.told_factors
+        if not factors:
             return self.level
-        return self.level * math.sqrt(sum(g * g for g in self.grain) / len(self.grain))
+        return self.level * math.sqrt(sum(g * g for g in factors) / len(factors))
 
     @property
     def luminance_grain(self) -> float:
@@ -144,4 +158,6 @@ class NoiseLevelFunction:
             text += f"; spatially correlated (a codec's, chroma subsampling's), told {factors}"
         if self.carried:
             text += f"; {self.carried:.0%} carried over from frame to frame"
+        if self.told_scale != 1:
+            text += f"; the model told {self.told_scale:.3g}× that"
         return text
