@@ -891,9 +891,7 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
             or options.get("fusion", "on") not in ("on", "off")
             or options.get("calibrate", "off") not in ("on", "off")
         ):
-            raise SystemExit(
-                f"in '{value}': quality takes {', '.join(PRESETS)}; fusion and calibrate take on or off"
-            )
+            raise SystemExit(f"in '{value}': quality takes {', '.join(PRESETS)}; fusion and calibrate take on or off")
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
         out[name.strip()] = (Path(path), options)

@@ -29,7 +29,7 @@ validation pan, 0.2-0.5 dB below the best. The estimator's carried share does no
 (0 on two of four pans at CRF 28); its grain does: every camera-noise condition of the validation pans
 measured a luminance grain of 1.31 or more, added Gaussian noise 1.00-1.25 (1.24-1.25 at σ = 2, where
 8-bit rounding is a visible part of the noise). So a video keeps the scale 1 unless its noise looks
-white (grain at most MAX_GRAIN) and new in every frame (carried share at most MAX_CARRIED).
+white (grain at most WHITE_GRAIN) and new in every frame (carried share at most MAX_CARRIED).
 
 Cost: the model on (T − 1)·2 windows per scale tried, on at most CROP pixels of the frames' centre.
 """
@@ -52,7 +52,7 @@ PIXEL_TOLERANCE = 0.15  # px from a pixel centre at which a flow's landing point
 FLOW_CONSISTENCY = 0.5  # px: the flow there and back may miss its start by this much
 BORDER = 8  # px at the frame's edges left out (the model's patches thin out there)
 MAX_CARRIED = 0.05  # above this share of carried noise, frame pairs share noise and the scale stays 1
-MAX_GRAIN = 1.3  # above this luminance grain, the noise is a codec's (module notes) and the scale stays 1
+WHITE_GRAIN = 1.3  # above this luminance grain, the noise is a codec's (module notes) and the scale stays 1
 CALIBRATION_FRAMES = 5  # consecutive frames the scale is chosen on
 CROP = (240, 320)  # the largest centre region used, so that the cost does not grow with the frame size
 
@@ -88,10 +88,10 @@ def choose_told_scale(denoiser, frames: torch.Tensor, function: NoiseLevelFuncti
         return Calibration(1.0, {}, 0, "fewer than 3 frames")
     if function.level <= 0:
         return Calibration(1.0, {}, 0, "no noise")
-    if function.carried > MAX_CARRIED or function.luminance_grain > MAX_GRAIN:
+    if function.carried > MAX_CARRIED or function.luminance_grain > WHITE_GRAIN:
         return Calibration(1.0, {}, 0, "the noise is not white and new in every frame (a codec's)")
     frames = _centre_crop(frames.float())
-    pairs = _frame_pairs(frames, denoiser.settings.fusion)
+    pairs = frame_pairs(frames, denoiser.settings.fusion)
     matches = int(sum(mask.sum() for *_, mask in pairs))
     if matches == 0:
         return Calibration(1.0, {}, 0, "no pixel matched between neighbouring frames")
@@ -121,7 +121,7 @@ def _centre_crop(frames: torch.Tensor) -> torch.Tensor:
     return frames[..., top : top + CROP[0], left : left + CROP[1]]
 
 
-def _frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
+def frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarray, np.ndarray]]:
     """(s, t, frame s's pixels at the flow's landing points from t (H×W×C), where that is a match (H×W))
     for every pair of neighbours t = s ± 1."""
     aligner = FrameAligner(settings)

@@ -90,7 +90,9 @@ class NoiseLevelFunction:
         if not 0 <= self.carried < 1:
             raise DenoiseError(f"a noise level function's carried share must lie in [0, 1), got {self.carried}")
         if not (math.isfinite(self.told_scale) and self.told_scale > 0):
-            raise DenoiseError(f"a noise level function's told scale must be a finite factor > 0, got {self.told_scale}")
+            raise DenoiseError(
+                f"a noise level function's told scale must be a finite factor > 0, got {self.told_scale}"
+            )
 
     @classmethod
     def constant(cls, sigma: float, channels: int = 1, source: str = "given") -> NoiseLevelFunction:

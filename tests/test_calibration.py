@@ -1,0 +1,203 @@
+"""Choosing the told σ per video (videodenoise.denoise.calibration) and what the model is then told."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from test_estimation import noise_conditional_dust
+
+from videodenoise.denoise.calibration import (
+    CALIBRATION_FRAMES,
+    SCALES,
+    calibrate_told_scale,
+    choose_told_scale,
+    frame_pairs,
+    middle_start,
+)
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.errors import DenoiseError
+from videodenoise.io.writers import write_video
+from videodenoise.models.registry import save_model
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+from helpers import run_cli
+
+
+class BlurByToldSigma(torch.nn.Module):
+    """A noise-conditional stand-in whose smoothing grows with the σ it is told: each pixel moves towards
+    its 5×5 box mean by min(told σ / 0.2, 1), so telling it more smooths more."""
+
+    noise_conditional = True
+
+    def __init__(self):
+        super().__init__()
+        self.told: list[torch.Tensor] = []
+
+    def forward(self, x: torch.Tensor, sigma=None) -> torch.Tensor:
+        batch, frames, channels, height, width = x.shape
+        sigma = torch.as_tensor(sigma, dtype=x.dtype)
+        self.told.append(sigma)
+        weight = (sigma / 0.2).clamp(0, 1)
+        weight = weight.view(batch, frames, 1, height, width) if weight.dim() == 4 else weight
+        flat = x.reshape(-1, 1, height, width)
+        blurred = F.avg_pool2d(F.pad(flat, (2, 2, 2, 2), mode="replicate"), 5, stride=1).view_as(x)
+        return x + weight * (blurred - x)
+
+
+def pan(texture: torch.Tensor, frames: int, step: int, height: int, width: int) -> torch.Tensor:
+    """Crops of a (C, H0, W0) image moving right by `step` whole pixels a frame: (T, C, H, W)."""
+    return torch.stack([texture[:, :height, t * step : t * step + width] for t in range(frames)])
+
+
+def smooth_texture(height: int = 72, width: int = 120, seed: int = 0) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    coarse = torch.rand(1, 1, height // 8, width // 8, generator=generator)
+    return F.interpolate(coarse, size=(height, width), mode="bicubic", align_corners=False)[0].clamp(0, 1) * 0.6 + 0.2
+
+
+def fine_texture(height: int = 72, width: int = 120, seed: int = 0) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    coarse = torch.rand(1, 1, height // 2, width // 2, generator=generator)
+    return F.interpolate(coarse, size=(height, width), mode="bilinear", align_corners=False)[0] * 0.8 + 0.1
+
+
+def stand_in_denoiser(fusion: FusionSettings | None = None) -> Denoiser:
+    return Denoiser(BlurByToldSigma(), DenoiseSettings(device="cpu", tile=0, fusion=fusion), sigma_range=(0.0, 0.5))
+
+
+# ----------------------------------------------------------------------------------------- what is told
+
+
+def test_the_told_scale_multiplies_what_the_model_is_told_and_nothing_else():
+    white = NoiseLevelFunction.constant(0.1)
+    assert white.told_factors == () and white.told_level == pytest.approx(0.1)
+    scaled = dataclasses.replace(white, told_scale=1.25)
+    assert scaled.told_factors == (1.25,) and scaled.told_level == pytest.approx(0.125)
+    assert "told 1.25× that" in scaled.summary() and scaled.level == 0.1  # the measured level is unchanged
+    coded = NoiseLevelFunction((0.5,), ((0.1,), (0.1,), (0.1,)), 0.1, grain=(2.0, 1.0, 1.0), told_scale=0.8)
+    assert coded.told_factors == pytest.approx((1.6, 0.8, 0.8))
+    assert coded.told_level == pytest.approx(0.1 * 0.8 * math.sqrt((4 + 1 + 1) / 3))
+    assert coded.luminance_grain == 2.0  # fusion's bandwidth follows the grain, not the told scale
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(DenoiseError, match="told scale"):
+            dataclasses.replace(white, told_scale=bad)
+
+
+def test_the_denoiser_tells_the_model_the_map_times_the_scale():
+    denoiser = stand_in_denoiser()
+    clip = pan(smooth_texture(), 5, 1, 32, 48).contiguous()
+    model = denoiser.model
+    denoiser.denoise_clip(clip, NoiseLevelFunction.constant(0.05))
+    plain = torch.cat([told.flatten() for told in model.told])
+    model.told.clear()
+    denoiser.denoise_clip(clip, dataclasses.replace(NoiseLevelFunction.constant(0.05), told_scale=1.6))
+    scaled = torch.cat([told.flatten() for told in model.told])
+    assert torch.allclose(plain, torch.full_like(plain, 0.05)) and torch.allclose(scaled, plain * 1.6)
+
+
+# ------------------------------------------------------------------------------------- the frame pairs
+
+
+def test_on_a_whole_pixel_pan_the_matched_pixels_are_the_same_scene_points():
+    clip = pan(fine_texture(), 4, 2, 48, 64)
+    pairs = frame_pairs(clip, FusionSettings())
+    assert [(s, t) for s, t, _, _ in pairs] == [(1, 0), (0, 1), (2, 1), (1, 2), (3, 2), (2, 3)]
+    for _, t, target, mask in pairs:
+        matched = mask > 0
+        assert target.shape == (48, 64, 1) and matched.sum() > 0.5 * 32 * 48  # most of the interior
+        assert not matched[:8].any() and not matched[:, -8:].any()  # never the border
+        frame_t = clip[t, 0].numpy()
+        assert np.abs(target[..., 0][matched] - frame_t[matched]).max() < 1e-6  # exactly t's clean pixels
+
+
+# ------------------------------------------------------------------------------------------ the choice
+
+
+@pytest.mark.parametrize("fusion", [FusionSettings(radius=1), None], ids=["fused", "model-alone"])
+def test_smooth_content_is_told_more_and_fine_texture_less(fusion):
+    generator = torch.Generator().manual_seed(1)
+    smooth = pan(smooth_texture(), 5, 1, 48, 80)
+    noisy = (smooth + 0.05 * torch.randn(smooth.shape, generator=generator)).clamp(0, 1)
+    chosen = choose_told_scale(stand_in_denoiser(fusion), noisy, NoiseLevelFunction.constant(0.05))
+    # blurring a smooth picture costs nothing: the more the better, up to the grid's top
+    assert chosen.scale == SCALES[-1] and not chosen.reason and chosen.matches > 0
+    walked = [chosen.distances[scale] for scale in SCALES if scale in chosen.distances]
+    assert walked == sorted(walked, reverse=True)
+    fine = pan(fine_texture(), 5, 1, 48, 80)
+    noisy = (fine + 0.02 * torch.randn(fine.shape, generator=generator)).clamp(0, 1)
+    chosen = choose_told_scale(stand_in_denoiser(fusion), noisy, NoiseLevelFunction.constant(0.02))
+    assert chosen.scale < 1 and chosen.distances[chosen.scale] == min(chosen.distances.values())
+
+
+def test_codec_noise_few_frames_and_no_noise_keep_the_scale_one():
+    clip = pan(smooth_texture(), 5, 1, 48, 80)
+    denoiser = stand_in_denoiser()
+    white = NoiseLevelFunction.constant(0.05)
+    for function, frames, reason in [
+        (dataclasses.replace(white, grain=(1.6,)), clip, "not white"),
+        (dataclasses.replace(white, carried=0.3), clip, "not white and new in every frame"),
+        (white, clip[:2], "fewer than 3 frames"),
+        (NoiseLevelFunction.constant(0.0), clip, "no noise"),
+    ]:
+        chosen = choose_told_scale(denoiser, frames, function)
+        assert chosen.scale == 1.0 and reason in chosen.reason and not chosen.distances
+    assert calibrate_told_scale(denoiser, clip[:2], 0.05) == 0.05  # unchanged, still a number
+
+
+def test_denoise_clip_calibrates_on_the_middle_frames_when_asked():
+    generator = torch.Generator().manual_seed(2)
+    clip = pan(smooth_texture(72, 160), 9, 1, 48, 80)
+    noisy = (clip + 0.05 * torch.randn(clip.shape, generator=generator)).clamp(0, 1)
+    calibrating = Denoiser(
+        BlurByToldSigma(), DenoiseSettings(device="cpu", tile=0, calibrate=True), sigma_range=(0.0, 0.5)
+    )
+    start = middle_start(len(noisy))
+    assert (start, CALIBRATION_FRAMES) == (2, 5)
+    chosen = calibrate_told_scale(calibrating, noisy[start : start + 5], 0.05)
+    assert isinstance(chosen, NoiseLevelFunction) and chosen.told_scale == SCALES[-1]
+    assert torch.equal(calibrating.denoise_clip(noisy, 0.05), stand_in_denoiser().denoise_clip(noisy, chosen))
+
+
+# ------------------------------------------------------------------------------------------- the command
+
+
+def test_clean_calibrate_says_what_the_model_was_told(tmp_path, capsys, monkeypatch):
+    checkpoint = save_model(
+        noise_conditional_dust(),
+        tmp_path / "m.safetensors",
+        {"sigma_train": repr(25 / 255), "sigma_range": "[0.0, 0.2]"},
+    )
+    generator = torch.Generator().manual_seed(3)
+    clip = pan(smooth_texture(72, 160), 7, 1, 48, 80).expand(-1, 3, -1, -1)
+    noisy = ((clip + 0.08 * torch.randn(clip.shape, generator=generator)).clamp(0, 1) * 255).round() / 255
+    source = write_video(tmp_path / "in.mkv", noisy, fps=Fraction(25), codec="ffv1")
+    before = source.read_bytes()
+    code, out, err = run_cli(
+        [
+            "clean",
+            source,
+            "-o",
+            tmp_path / "out.mkv",
+            "--format",
+            "lossless",
+            "--sigma",
+            "20",
+            "--calibrate",
+            "--checkpoint",
+            checkpoint,
+        ],
+        capsys,
+        monkeypatch,
+    )
+    assert code == 0, err
+    assert (tmp_path / "out.mkv").is_file() and source.read_bytes() == before
+    told = [line for line in out.splitlines() if "the model told" in line or "σ = 20 on the 0-255 scale" in line]
+    assert len(told) == 1  # one line either way: the scale chosen, or σ as given when that is 1
+    assert "the model told" not in told[0] or "RMS 20 (told: RMS" in told[0]
