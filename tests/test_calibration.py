@@ -141,8 +141,8 @@ def test_codec_noise_few_frames_and_no_noise_keep_the_scale_one():
     denoiser = stand_in_denoiser()
     white = NoiseLevelFunction.constant(0.05)
     for function, frames, reason in [
-        (dataclasses.replace(white, grain=(1.6,)), clip, "not white"),
-        (dataclasses.replace(white, carried=0.3), clip, "not white and new in every frame"),
+        (dataclasses.replace(white, grain=(1.6,)), clip, "a codec's"),
+        (dataclasses.replace(white, carried=0.3), clip, "carried over between frames"),
         (white, clip[:2], "fewer than 3 frames"),
         (NoiseLevelFunction.constant(0.0), clip, "no noise"),
     ]:
@@ -198,6 +198,13 @@ def test_clean_calibrate_says_what_the_model_was_told(tmp_path, capsys, monkeypa
     )
     assert code == 0, err
     assert (tmp_path / "out.mkv").is_file() and source.read_bytes() == before
-    told = [line for line in out.splitlines() if "the model told" in line or "σ = 20 on the 0-255 scale" in line]
-    assert len(told) == 1  # one line either way: the scale chosen, or σ as given when that is 1
-    assert "the model told" not in told[0] or "RMS 20 (told: RMS" in told[0]
+    chosen = [line for line in out.splitlines() if "the model is told" in line and "matched pixels" in line]
+    assert len(chosen) == 1 and "1× " in chosen[0] and "1.25× " in chosen[0]  # both tried, with their distances
+    scale = float(chosen[0].split("the model is told ")[1].split("×")[0])
+    assert scale in SCALES
+    described = [line for line in out.splitlines() if "σ = 20 on the 0-255 scale" in line or "σ ≈ 20.0" in line]
+    assert len(described) == 1 and (scale == 1 or f"the model told {scale:.3g}× that" in described[0])
+    codec = dataclasses.replace(NoiseLevelFunction.constant(0.05), grain=(1.6,))
+    line = choose_told_scale(stand_in_denoiser(), noisy[:5].mean(1, keepdim=True), codec).describe()
+    expected = "the model is told the noise's σ as it is (the noise looks like a codec's: not white, or carried over"
+    assert line == expected + " between frames)"

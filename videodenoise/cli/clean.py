@@ -125,14 +125,9 @@ def clean(
         for plan in plans[rank::world]:
             task = progress.add_task(plan.input.name, total=None)
 
-            def report_sigma(value, how, source=plan.input):
+            def report(line, source=plan.input):
                 if not quiet:
-                    console.print(
-                        f"{prefix}{source}: {denoiser.describe_sigma(value, how)}",
-                        markup=False,
-                        highlight=False,
-                        soft_wrap=True,
-                    )
+                    console.print(f"{prefix}{source}: {line}", markup=False, highlight=False, soft_wrap=True)
 
             def advance(done, total, task=task):
                 progress.update(task, completed=done, total=max(total, done))
@@ -147,7 +142,8 @@ def clean(
                     fps=fps,
                     crf=crf,
                     progress=advance,
-                    on_sigma=report_sigma,
+                    on_sigma=lambda value, how: report(denoiser.describe_sigma(value, how)),
+                    on_calibration=lambda calibration: report(calibration.describe()),
                 )
             except (KeyboardInterrupt, typer.Exit):
                 raise

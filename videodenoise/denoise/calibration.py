@@ -66,15 +66,29 @@ class Calibration(NamedTuple):
     matches: int
     reason: str = ""
 
+    def applied_to(self, sigma: float | NoiseLevelFunction) -> float | NoiseLevelFunction:
+        """`sigma` as it was if the scale is 1, else as a noise level function with this `told_scale`
+        (one σ: the constant function of it)."""
+        if self.scale == 1:
+            return sigma
+        return dataclasses.replace(_as_function(sigma), told_scale=self.scale)
+
+    def describe(self) -> str:
+        """One line: what the model is told and why."""
+        if self.reason:
+            return f"the model is told the noise's σ as it is ({self.reason})"
+        tried = ", ".join(f"{scale:g}× {distance:.2f}" for scale, distance in sorted(self.distances.items()))
+        return (
+            f"the model is told {self.scale:g}× the noise's σ, chosen by the distance to left-out neighbouring "
+            f"frames at {self.matches} matched pixels ({tried})"
+        )
+
 
 def calibrate_told_scale(
     denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction
 ) -> float | NoiseLevelFunction:
-    """`sigma` with the told scale chosen on these (T, C, H, W) consecutive frames (module notes): as it
-    was if that is 1, else as a noise level function with that `told_scale` (one σ: the constant one)."""
-    function = sigma if isinstance(sigma, NoiseLevelFunction) else NoiseLevelFunction.constant(float(sigma))
-    scale = choose_told_scale(denoiser, frames, function).scale
-    return sigma if scale == 1 else dataclasses.replace(function, told_scale=scale)
+    """`sigma` with the told scale chosen on these (T, C, H, W) consecutive frames (module notes)."""
+    return choose_told_scale(denoiser, frames, sigma).applied_to(sigma)
 
 
 def middle_start(total: int) -> int:
@@ -82,14 +96,16 @@ def middle_start(total: int) -> int:
     return max(0, (total - CALIBRATION_FRAMES) // 2)
 
 
-def choose_told_scale(denoiser, frames: torch.Tensor, function: NoiseLevelFunction) -> Calibration:
-    """The scale of SCALES with the smallest frame-to-frame distance, by a walk from 1 (module notes)."""
+def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction) -> Calibration:
+    """The scale of SCALES with the smallest frame-to-frame distance on these (T, C, H, W) consecutive
+    frames, by a walk from 1 (module notes)."""
+    function = _as_function(sigma)
     if len(frames) < 3:
         return Calibration(1.0, {}, 0, "fewer than 3 frames")
     if function.level <= 0:
         return Calibration(1.0, {}, 0, "no noise")
     if function.carried > MAX_CARRIED or function.luminance_grain > WHITE_GRAIN:
-        return Calibration(1.0, {}, 0, "the noise is not white and new in every frame (a codec's)")
+        return Calibration(1.0, {}, 0, "the noise looks like a codec's: not white, or carried over between frames")
     frames = _centre_crop(frames.float())
     pairs = frame_pairs(frames, denoiser.settings.fusion)
     matches = int(sum(mask.sum() for *_, mask in pairs))
@@ -113,6 +129,10 @@ def choose_told_scale(denoiser, frames: torch.Tensor, function: NoiseLevelFuncti
     while 0 <= index + step < len(SCALES) and distance(SCALES[index + step]) < distance(SCALES[index]):
         index += step
     return Calibration(SCALES[index], distances, matches)
+
+
+def _as_function(sigma: float | NoiseLevelFunction) -> NoiseLevelFunction:
+    return sigma if isinstance(sigma, NoiseLevelFunction) else NoiseLevelFunction.constant(float(sigma))
 
 
 def _centre_crop(frames: torch.Tensor) -> torch.Tensor:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import CALIBRATION_FRAMES, calibrate_told_scale, middle_start
+from videodenoise.denoise.calibration import CALIBRATION_FRAMES, Calibration, choose_told_scale, middle_start
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.outputs import OutputPlan, plan_output
@@ -165,6 +165,7 @@ def denoise_video(
     stream: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
+    on_calibration: Callable[[Calibration], None] | None = None,
 ) -> DenoiseResult:
     """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
 
@@ -187,6 +188,7 @@ def denoise_video(
         crf=crf,
         progress=progress,
         on_sigma=on_sigma,
+        on_calibration=on_calibration,
     )
 
 
@@ -201,9 +203,11 @@ def denoise_plan(
     crf: int = 17,
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
+    on_calibration: Callable[[Calibration], None] | None = None,
 ) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio is copied (video files only).
-    progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known. Every
+    progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, after
+    on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ. Every
     output is written under a hidden name and renamed into place only when complete."""
     import av
 
@@ -220,7 +224,10 @@ def denoise_plan(
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader)
     if denoiser.settings.calibrate and sigma_value is not None:
-        sigma_value = calibrate_told_scale(denoiser, calibration_frames(reader, info), sigma_value)
+        calibration = choose_told_scale(denoiser, calibration_frames(reader, info), sigma_value)
+        sigma_value = calibration.applied_to(sigma_value)
+        if on_calibration is not None:
+            on_calibration(calibration)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
 
