@@ -711,6 +711,16 @@ CSV_NUMERIC = frozenset(
 CSV_INTEGER = frozenset({"frames", "height", "width"})
 
 
+def merged_runs(runs: list[list[dict]]) -> list[dict]:
+    """The rows of several runs' CSVs together (--from-csv, repeated): a checkpoint (or a classical
+    method) a later run has replaces all of an earlier run's rows of that name."""
+    rows = []
+    for index, run in enumerate(runs):
+        later = {row.get("checkpoint") or row["method"] for other in runs[index + 1 :] for row in other}
+        rows += [row for row in run if (row.get("checkpoint") or row["method"]) not in later]
+    return rows
+
+
 def read_csv(path: Path, numeric: frozenset[str] = CSV_NUMERIC, integer: frozenset[str] = CSV_INTEGER) -> list[dict]:
     """The rows of a quality.csv this script wrote, numbers as numbers (for --from-csv); `numeric`
     and `integer` name the columns read as floats (empty: NaN) and as integers (empty: None)."""
@@ -945,13 +955,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--from-csv",
         type=Path,
+        action="append",
         default=None,
         metavar="CSV",
-        help="run nothing: print the gap and interval tables of an earlier run's quality.csv",
+        help="run nothing: print the gap and interval tables of an earlier run's quality.csv (repeatable: "
+        "the runs' rows together, a later run's checkpoint (or method) replacing an earlier one's of that name; the "
+        "noise is a function of the seed, clip and σ, so runs with the same seed share their noisy frames)",
     )
     args = parser.parse_args(argv)
     if args.from_csv is not None:
-        rows = read_csv(args.from_csv)
+        rows = merged_runs([read_csv(path) for path in args.from_csv])
         ours, others = comparison_sets(rows)
         sigmas = sorted({r["sigma_255"] for r in rows})
         print(sigma_table(rows, "psnr", 2), "\n")

@@ -138,4 +138,12 @@ def test_interval_table_pairs_clips_and_reads_back_from_csv(bench, tmp_path):
     written = bench.write_csv(rows, tmp_path / "quality.csv")
     again = bench.read_csv(written)
     assert again[0]["psnr"] == 31.0 and again[0]["sigma_255"] == 25.0
+    # a later run of the same checkpoint replaces its rows; the earlier run's comparator stays
+    later = [dict(row, method="current-auto", sigma_mode="auto", psnr=row["psnr"] + 1) for row in rows[::2]]
+    merged = bench.merged_runs([again, bench.read_csv(bench.write_csv(later, tmp_path / "later.csv"))])
+    assert sorted((r["method"], r["psnr"]) for r in merged) == [("cbm3d", 30.0)] * 3 + [
+        ("current-auto", 32.0),
+        ("current-auto", 33.0),
+        ("current-auto", 34.0),
+    ]
     assert bench.interval_table(again, *bench.comparison_sets(again), 25.0)[1] == summary
