@@ -24,6 +24,8 @@ What is measured, and how (docs/realnoise.md says it in prose):
     `Denoiser.from_checkpoint(PATH, PRESETS["fast"])`, `denoise_clip(clip, sigma="auto")`, exactly as
     `clean` runs it (a checkpoint with bench_quality's ,key=value options is built by its
     `load_denoiser` instead).
+  - `clean:NAME:before`: the same denoiser told the one σ `clean` estimated before the noise level
+    function (`--skip one-sigma` leaves it out).
   - `clean:NAME:sigma`: the same denoiser told each σ of --sigma-sweep (0-255 scale); reported at the
     best σ per condition and per clip, and the best σ per clip against the estimate σ̂.
   - σ̂: the noise-level estimator's one σ (--estimator): `nlf` (default) is the RMS of what `clean --sigma
@@ -91,7 +93,7 @@ ESTIMATORS: dict[str, tuple[str, Callable[[torch.Tensor], float]]] = {
     "nlf": ("estimate_clip_noise(clip).told_level", lambda clip: float(estimate_clip_noise(clip).told_level)),
     "one-sigma": ("estimate_clip_sigma(clip)", lambda clip: float(estimate_clip_sigma(clip))),
 }
-SKIPPABLE = ("sigma-sweep", "nlm-opencv", "cbm3d", "dctdnoiz", "nlmeans", "atadenoise", "bm3d")
+SKIPPABLE = ("sigma-sweep", "one-sigma", "nlm-opencv", "cbm3d", "dctdnoiz", "nlmeans", "atadenoise", "bm3d")
 FFMPEG_FORMATS = ("rgb24", "yuv444p")
 
 
@@ -949,7 +951,8 @@ def main(argv: list[str] | None = None) -> int:
         if clips:  # warm-up, untimed: a torch model's first call pays for allocations later calls do not
             denoiser.denoise_clip(torch.from_numpy(clips[0].frames[:3]).float().div_(255.0), sigma=25 / 255)
         single.append(clean_method(label, denoiser))
-        single.append(clean_before_method(label, denoiser))
+        if "one-sigma" not in args.skip:  # clean:LABEL:before, told the one σ clean estimated before the NLF
+            single.append(clean_before_method(label, denoiser))
         if "sigma-sweep" not in args.skip:
             sweeps.append(
                 Sweep(
