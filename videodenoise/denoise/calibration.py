@@ -29,7 +29,11 @@ validation pan, 0.2-0.5 dB below the best. The estimator's carried share does no
 (0 on two of four pans at CRF 28); its grain does: every camera-noise condition of the validation pans
 measured a luminance grain of 1.31 or more, added Gaussian noise 1.00-1.25 (1.24-1.25 at σ = 2, where
 8-bit rounding is a visible part of the noise). So a video keeps the scale 1 unless its noise looks
-white (grain at most WHITE_GRAIN) and new in every frame (carried share at most MAX_CARRIED).
+white (grain at most WHITE_GRAIN) and new in every frame (carried share at most MAX_CARRIED). A σ given
+as one number says neither, so the frames' noise level function is estimated for the test (the number
+is still what the model is told, times the scale): told one σ, calibration chose 1.25-2× on H.264 noise
+and gained there (the one-σ estimate reads codec noise low), but a number a user measured or chose
+should not be overruled by a criterion that is biased on such noise.
 
 Cost: the model on (T − 1)·2 windows per scale tried, on at most CROP pixels of the frames' centre.
 """
@@ -45,6 +49,7 @@ import torch
 
 from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.denoise.tiling import reflect
+from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 SCALES = (0.64, 0.8, 1.0, 1.25, 1.6, 2.0)  # told σ / σ, a ratio of 1.25 apart
@@ -104,7 +109,8 @@ def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelF
         return Calibration(1.0, {}, 0, "fewer than 3 frames")
     if function.level <= 0:
         return Calibration(1.0, {}, 0, "no noise")
-    if function.carried > MAX_CARRIED or function.luminance_grain > WHITE_GRAIN:
+    measured = function if isinstance(sigma, NoiseLevelFunction) else estimate_clip_noise(frames.float())
+    if measured.carried > MAX_CARRIED or measured.luminance_grain > WHITE_GRAIN:
         return Calibration(1.0, {}, 0, "the noise looks like a codec's: not white, or carried over between frames")
     frames = _centre_crop(frames.float())
     pairs = frame_pairs(frames, denoiser.settings.fusion)

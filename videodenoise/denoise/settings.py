@@ -9,7 +9,9 @@ with its motion-aligned neighbours first (`videodenoise.denoise.fusion`), then k
 window, since once a frame holds its neighbours, centring windows (stride 3, 5/3× the model's work)
 gained nothing on the validation clips of benchmarks/tune_fusion.py (disjoint windows: +0.01 dB at
 0.66× the time for fast, ±0.015 dB at 0.87× for best). `best` fuses 3 neighbours a side (+0.09 dB
-there, 6 flows a frame instead of 4) and cuts 4× as many patches. `DenoiseSettings()` itself is the
+there, 6 flows a frame instead of 4), cuts 4× as many patches, and chooses the told σ per video
+(`videodenoise.denoise.calibration`: +0.36 dB at σ = 25 on the validation pans, a fixed cost per video
+that the fast preset does not pay; benchmarks/results/calibration). `DenoiseSettings()` itself is the
 model alone, on centred windows.
 """
 
@@ -120,7 +122,7 @@ class DenoiseSettings:
 
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),
-    "best": DenoiseSettings(fusion=FusionSettings(radius=3), patch_stride=2),
+    "best": DenoiseSettings(fusion=FusionSettings(radius=3), patch_stride=2, calibrate=True),
 }
 
 
