@@ -21,7 +21,7 @@ from videodenoise.denoise.calibration import (
     middle_start,
 )
 from videodenoise.denoise.denoiser import Denoiser
-from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError
 from videodenoise.io.writers import write_video
 from videodenoise.models.registry import save_model
@@ -149,6 +149,24 @@ def test_codec_noise_few_frames_and_no_noise_keep_the_scale_one():
         chosen = choose_told_scale(denoiser, frames, function)
         assert chosen.scale == 1.0 and reason in chosen.reason and not chosen.distances
     assert calibrate_told_scale(denoiser, clip[:2], 0.05) == 0.05  # unchanged, still a number
+
+
+def test_a_given_sigma_is_calibrated_only_on_noise_the_frames_show_to_be_white():
+    generator = torch.Generator().manual_seed(4)
+    rows, columns = torch.meshgrid(torch.linspace(0, 1, 72), torch.linspace(0, 1, 160), indexing="ij")
+    clip = pan((0.35 + 0.3 * columns + 0.1 * rows)[None], 5, 1, 64, 96)  # flat enough for the grain's blocks
+    white = 0.05 * torch.randn(clip.shape, generator=generator)
+    # noise correlated over 2×2 pixels, as a codec or chroma subsampling leaves it, at the same σ per pixel
+    correlated = F.avg_pool2d(F.pad(white, (0, 1, 0, 1), mode="replicate"), 2, stride=1) * 2
+    denoiser = stand_in_denoiser(FusionSettings(radius=1))
+    kept = choose_told_scale(denoiser, (clip + correlated).clamp(0, 1), 0.05)
+    assert kept.scale == 1 and "a codec's" in kept.reason
+    chosen = choose_told_scale(denoiser, (clip + white).clamp(0, 1), 0.05)
+    assert not chosen.reason and chosen.scale > 1  # smooth content: the stand-in is told more
+
+
+def test_the_best_preset_calibrates_and_the_fast_one_does_not():
+    assert PRESETS["best"].calibrate and not PRESETS["fast"].calibrate and not DenoiseSettings().calibrate
 
 
 def test_denoise_clip_calibrates_on_the_middle_frames_when_asked():
