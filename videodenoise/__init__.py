@@ -30,6 +30,7 @@ _PUBLIC = {
     "DenoiseResult": "videodenoise.denoise.pipeline",
     "run_demo": "videodenoise.denoise.demo",
     "MotionFusion": "videodenoise.denoise.fusion",
+    "choose_told_scale": "videodenoise.denoise.calibration",
     "FusionSettings": "videodenoise.denoise.settings",
     # video files
     "open_video": "videodenoise.io.video",
