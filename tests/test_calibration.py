@@ -226,3 +226,9 @@ def test_clean_calibrate_says_what_the_model_was_told(tmp_path, capsys, monkeypa
     line = choose_told_scale(stand_in_denoiser(), noisy[:5].mean(1, keepdim=True), codec).describe()
     expected = "the model is told the noise's σ as it is (the noise looks like a codec's: not white, or carried over"
     assert line == expected + " between frames)"
+
+
+def test_calibrate_without_sigma_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--calibrate"], capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err
+    assert err.strip() == "error: --calibrate chooses how much of σ the model is told: it needs σ, not --sigma none"

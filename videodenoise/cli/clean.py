@@ -15,13 +15,19 @@ from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettin
 from videodenoise.errors import VideodenoiseError
 
 QUALITY_HELP = (
-    "fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 (about 3× the time)."
+    "fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 (about 3× the "
+    "time), and the told σ calibrated per video (--calibrate)."
 )
 
 
 def denoise_settings(quality: str, given: dict, sigma_known: bool = True) -> DenoiseSettings:
-    """The --quality preset with the options given on top; fusion needs σ, so it is off without one."""
+    """The --quality preset with the options given on top; fusion and calibration need σ, so they are off
+    without one (--calibrate asked for with --sigma none is refused)."""
     settings = preset(quality)
+    if not sigma_known:
+        if given.get("calibrate"):
+            raise VideodenoiseError("--calibrate chooses how much of σ the model is told: it needs σ, not --sigma none")
+        given["calibrate"] = False
     fusion = given.pop("fusion", None)
     if fusion is False or not sigma_known:
         given["fusion"] = None

@@ -1,7 +1,8 @@
 """Choosing, for one video, how much σ the model is told: a frame-to-frame loss over a few told scales.
 
-    function = calibrate_told_scale(denoiser, frames, function)   # frames: (T, C, H, W), T >= 3
-    function.told_scale                                            # 1.25: the model is told 1.25× the map
+    calibration = choose_told_scale(denoiser, frames, sigma)   # frames: (T, C, H, W), T >= 3 consecutive
+    calibration.scale, calibration.describe()                   # 1.25: the model is to be told 1.25× the map
+    sigma = calibration.applied_to(sigma)                       # a NoiseLevelFunction with told_scale 1.25
 
 A noise-conditional model shrinks as much as the σ it is told. The σ the noise carries is not always the
 σ that denoises best: on smooth content (a microscope cell, a clock face) the default model does best
@@ -41,7 +42,7 @@ Cost: the model on (T − 1)·2 windows per scale tried, on at most CROP pixels 
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import cv2
 import numpy as np
@@ -51,6 +52,9 @@ from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.denoise.tiling import reflect
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+if TYPE_CHECKING:  # the Denoiser calls this module, so only its type is imported here
+    from videodenoise.denoise.denoiser import Denoiser
 
 SCALES = (0.64, 0.8, 1.0, 1.25, 1.6, 2.0)  # told σ / σ, a ratio of 1.25 apart
 PIXEL_TOLERANCE = 0.15  # px from a pixel centre at which a flow's landing point still counts as on it
@@ -90,7 +94,7 @@ class Calibration(NamedTuple):
 
 
 def calibrate_told_scale(
-    denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction
+    denoiser: Denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction
 ) -> float | NoiseLevelFunction:
     """`sigma` with the told scale chosen on these (T, C, H, W) consecutive frames (module notes)."""
     return choose_told_scale(denoiser, frames, sigma).applied_to(sigma)
@@ -101,7 +105,7 @@ def middle_start(total: int) -> int:
     return max(0, (total - CALIBRATION_FRAMES) // 2)
 
 
-def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction) -> Calibration:
+def choose_told_scale(denoiser: Denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction) -> Calibration:
     """The scale of SCALES with the smallest frame-to-frame distance on these (T, C, H, W) consecutive
     frames, by a walk from 1 (module notes)."""
     function = _as_function(sigma)
@@ -164,7 +168,7 @@ def frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarr
             x, y = columns + forward[..., 0], rows + forward[..., 1]
             back = cv2.remap(backward, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
             near_x, near_y = np.rint(x), np.rint(y)
-            mask = (
+            mask = (  # t's pixel lands on one of s's, away from s's border, and the flow there and back agrees
                 (np.hypot(forward[..., 0] + back[..., 0], forward[..., 1] + back[..., 1]) < FLOW_CONSISTENCY)
                 & (np.abs(x - near_x) < PIXEL_TOLERANCE)
                 & (np.abs(y - near_y) < PIXEL_TOLERANCE)
@@ -173,7 +177,7 @@ def frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarr
                 & (near_y >= BORDER)
                 & (near_y < height - BORDER)
             )
-            mask[:BORDER], mask[-BORDER:], mask[:, :BORDER], mask[:, -BORDER:] = False, False, False, False
+            mask[:BORDER], mask[-BORDER:], mask[:, :BORDER], mask[:, -BORDER:] = False, False, False, False  # t's
             inside_x = np.clip(near_x, 0, width - 1).astype(np.intp)
             inside_y = np.clip(near_y, 0, height - 1).astype(np.intp)
             target = prepared[s][0][inside_y, inside_x]
@@ -181,7 +185,7 @@ def frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarr
     return pairs
 
 
-def _inputs_without_each_frame(denoiser, frames: torch.Tensor, function: NoiseLevelFunction) -> dict:
+def _inputs_without_each_frame(denoiser: Denoiser, frames: torch.Tensor, function: NoiseLevelFunction) -> dict:
     """For each frame s: (the indices of the other frames, what the model sees of them: fused frames and
     their noise maps as `clean` makes them, or the frames and their maps without fusion)."""
     inputs = {}
@@ -195,7 +199,7 @@ def _inputs_without_each_frame(denoiser, frames: torch.Tensor, function: NoiseLe
     return inputs
 
 
-def _estimate_at(denoiser, inputs: tuple, t: int, function: NoiseLevelFunction) -> np.ndarray:
+def _estimate_at(denoiser: Denoiser, inputs: tuple, t: int, function: NoiseLevelFunction) -> np.ndarray:
     """The denoised frame t (H×W×C) from a window of the frames that leave one out, centred on t."""
     rest, seen, maps = inputs
     position, before = rest.index(t), denoiser.window // 2
