@@ -26,7 +26,7 @@ from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.readers import short_error
 from videodenoise.io.writers import open_writers
-from videodenoise.noise.estimation import estimate_video_noise
+from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
@@ -138,15 +138,8 @@ def resolve_sigma(
 
 def calibration_frames(reader, info) -> torch.Tensor:
     """The frames `settings.calibrate` chooses the told scale on: CALIBRATION_FRAMES from the video's
-    middle, its picture channels only; as many as decode (calibration needs 3, else it changes nothing)."""
-    frames = []
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the denoising pass warns about each corrupt frame once
-            for frame in reader.frames(start=middle_start(info.n_frames), count=CALIBRATION_FRAMES):
-                frames.append(frame[: info.channels])
-    except VideoReadError:
-        pass
+    middle, as many as decode (calibration needs 3, else it changes nothing)."""
+    frames = decode_frames(reader, middle_start(info.n_frames), CALIBRATION_FRAMES)
     return torch.stack(frames) if frames else torch.zeros(0, info.channels, info.height, info.width)
 
 

@@ -180,7 +180,7 @@ def estimate_video_noise(reader, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
     def spread() -> Iterator[list[torch.Tensor]]:
         nonlocal found
         for start in _spread(max(len(reader) - 1, 1), pairs):
-            frames = _decode(reader, start, 3)
+            frames = decode_frames(reader, start, 3)
             if frames:
                 found = True
                 yield frames
@@ -498,7 +498,7 @@ def _spread(total: int, count: int) -> list[int]:
     return sorted({round(i * (total - 1) / max(count - 1, 1)) for i in range(count)})
 
 
-def _decode(reader, start: int, count: int) -> list[torch.Tensor]:
+def decode_frames(reader, start: int, count: int) -> list[torch.Tensor]:
     """Frames [start, start + count) of a reader that decode, stopping at the first that does not."""
     frames = []
     try:
