@@ -232,3 +232,24 @@ def test_calibrate_without_sigma_is_refused_in_one_line(tmp_path, capsys, monkey
     code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--calibrate"], capsys, monkeypatch)
     assert code == 1 and "Traceback" not in err
     assert err.strip() == "error: --calibrate chooses how much of σ the model is told: it needs σ, not --sigma none"
+
+
+def test_the_demo_calibrates_when_the_settings_say_so(tmp_path, monkeypatch):
+    from videodenoise.denoise import demo
+
+    clip = pan(smooth_texture(72, 160), 9, 1, 48, 80).expand(-1, 3, -1, -1)
+    source = write_video(tmp_path / "clean.mkv", clip, fps=Fraction(25), codec="ffv1")
+    seen = []
+
+    def spy(denoiser, frames, sigma):
+        seen.append(frames.shape)
+        return dataclasses.replace(NoiseLevelFunction.constant(sigma), told_scale=1.6)
+
+    monkeypatch.setattr(demo, "calibrate_told_scale", spy)
+    denoiser = Denoiser(
+        BlurByToldSigma(), DenoiseSettings(device="cpu", tile=0, calibrate=True), sigma_range=(0.0, 0.5)
+    )
+    result = demo.run_demo(tmp_path / "out", denoiser, sigma=0.05, clip=source)
+    assert seen == [(CALIBRATION_FRAMES, 3, 48, 80)] and result.frames == 9 and result.sigma == 0.05
+    told = torch.cat([t.flatten() for t in denoiser.model.told])
+    assert torch.allclose(told, torch.full_like(told, 0.05 * 1.6))  # every window told the calibrated σ

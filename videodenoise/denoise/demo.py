@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from videodenoise.denoise.calibration import CALIBRATION_FRAMES, calibrate_told_scale, middle_start
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoised_view, noisy_view, side_by_side_view, stream_pairs, write_frames
 from videodenoise.errors import DenoiseError, VideoWriteError
@@ -76,6 +77,15 @@ def run_demo(
     denoiser = denoiser or Denoiser.from_checkpoint()
     generator = torch.Generator().manual_seed(seed)
     noise = make_noise("gaussian", sigma, clip=True)
+    told = sigma
+    if denoiser.settings.calibrate:  # on the middle frames, under a draw of their own: the demo's frames stream
+        start = middle_start(total)
+        draws = torch.Generator().manual_seed(seed + 1)
+        middle = [
+            noise(frame, generator=draws).mul_(255).round_().div_(255)
+            for frame in reader.read(start, min(CALIBRATION_FRAMES, total - start))
+        ]
+        told = calibrate_told_scale(denoiser, torch.stack(middle), sigma)
     clean_frames: dict[int, torch.Tensor] = {}  # the clean frames whose noisy copy awaits its output
 
     def noisy_frames() -> Iterator[torch.Tensor]:
@@ -89,7 +99,7 @@ def run_demo(
     noisy_rmse, denoised_rmse = [], []
 
     def measured() -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-        for index, (noisy, denoised) in enumerate(stream_pairs(denoiser, noisy_frames(), sigma)):
+        for index, (noisy, denoised) in enumerate(stream_pairs(denoiser, noisy_frames(), told)):
             clean = clean_frames.pop(index)
             denoised = denoised.mul(255).round_().div_(255)  # what the file holds before H.264
             noisy_rmse.append(rmse(noisy, clean))
