@@ -37,12 +37,13 @@ and gained there (the one-σ estimate reads codec noise low), but a number a use
 should not be overruled by a criterion that is biased on such noise.
 
 Cost: the model on (T − 1)·2 windows per scale tried, on at most CROP pixels of the frames' centre.
+`denoiser` below is a `videodenoise.denoise.denoiser.Denoiser`, which calls this module (not imported).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -52,9 +53,6 @@ from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.denoise.tiling import reflect
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
-
-if TYPE_CHECKING:  # the Denoiser calls this module, so only its type is imported here
-    from videodenoise.denoise.denoiser import Denoiser
 
 SCALES = (0.64, 0.8, 1.0, 1.25, 1.6, 2.0)  # told σ / σ, a ratio of 1.25 apart
 PIXEL_TOLERANCE = 0.15  # px from a pixel centre at which a flow's landing point still counts as on it
@@ -94,7 +92,7 @@ class Calibration(NamedTuple):
 
 
 def calibrate_told_scale(
-    denoiser: Denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction
+    denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction
 ) -> float | NoiseLevelFunction:
     """`sigma` with the told scale chosen on these (T, C, H, W) consecutive frames (module notes)."""
     return choose_told_scale(denoiser, frames, sigma).applied_to(sigma)
@@ -105,7 +103,7 @@ def middle_start(total: int) -> int:
     return max(0, (total - CALIBRATION_FRAMES) // 2)
 
 
-def choose_told_scale(denoiser: Denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction) -> Calibration:
+def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction) -> Calibration:
     """The scale of SCALES with the smallest frame-to-frame distance on these (T, C, H, W) consecutive
     frames, by a walk from 1 (module notes)."""
     function = _as_function(sigma)
@@ -185,7 +183,7 @@ def frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarr
     return pairs
 
 
-def _inputs_without_each_frame(denoiser: Denoiser, frames: torch.Tensor, function: NoiseLevelFunction) -> dict:
+def _inputs_without_each_frame(denoiser, frames: torch.Tensor, function: NoiseLevelFunction) -> dict:
     """For each frame s: (the indices of the other frames, what the model sees of them: fused frames and
     their noise maps as `clean` makes them, or the frames and their maps without fusion)."""
     inputs = {}
@@ -199,7 +197,7 @@ def _inputs_without_each_frame(denoiser: Denoiser, frames: torch.Tensor, functio
     return inputs
 
 
-def _estimate_at(denoiser: Denoiser, inputs: tuple, t: int, function: NoiseLevelFunction) -> np.ndarray:
+def _estimate_at(denoiser, inputs: tuple, t: int, function: NoiseLevelFunction) -> np.ndarray:
     """The denoised frame t (H×W×C) from a window of the frames that leave one out, centred on t."""
     rest, seen, maps = inputs
     position, before = rest.index(t), denoiser.window // 2
