@@ -156,13 +156,19 @@ def frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarr
     prepared = [aligner.prepare(frame) for frame in frames]
     height, width = prepared[0][1].shape
     columns, rows = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+    flows: dict[tuple[int, int], np.ndarray] = {}  # each pair's flow both ways serves it and its mirror
+
+    def flow(a: int, b: int) -> np.ndarray:
+        if (a, b) not in flows:
+            flows[a, b] = aligner._optical_flow(prepared[a][1], prepared[b][1])
+        return flows[a, b]
+
     pairs = []
     for t in range(len(frames)):
         for s in (t - 1, t + 1):
             if not 0 <= s < len(frames):
                 continue
-            forward = aligner._optical_flow(prepared[t][1], prepared[s][1])
-            backward = aligner._optical_flow(prepared[s][1], prepared[t][1])
+            forward, backward = flow(t, s), flow(s, t)
             x, y = columns + forward[..., 0], rows + forward[..., 1]
             back = cv2.remap(backward, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
             near_x, near_y = np.rint(x), np.rint(y)
