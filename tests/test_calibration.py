@@ -16,9 +16,9 @@ from videodenoise.denoise.calibration import (
     CALIBRATION_FRAMES,
     SCALES,
     calibrate_told_scale,
+    calibration_span,
     choose_told_scale,
     frame_pairs,
-    middle_start,
 )
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings
@@ -176,8 +176,8 @@ def test_denoise_clip_calibrates_on_the_middle_frames_when_asked():
     calibrating = Denoiser(
         BlurByToldSigma(), DenoiseSettings(device="cpu", tile=0, calibrate=True), sigma_range=(0.0, 0.5)
     )
-    start = middle_start(len(noisy))
-    assert (start, CALIBRATION_FRAMES) == (2, 5)
+    start, count = calibration_span(len(noisy))
+    assert (start, count) == (2, CALIBRATION_FRAMES) and calibration_span(3) == (0, 3)
     chosen = calibrate_told_scale(calibrating, noisy[start : start + 5], 0.05)
     assert isinstance(chosen, NoiseLevelFunction) and chosen.told_scale == SCALES[-1]
     assert torch.equal(calibrating.denoise_clip(noisy, 0.05), stand_in_denoiser().denoise_clip(noisy, chosen))

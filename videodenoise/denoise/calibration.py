@@ -98,9 +98,11 @@ def calibrate_told_scale(
     return choose_told_scale(denoiser, frames, sigma).applied_to(sigma)
 
 
-def middle_start(total: int) -> int:
-    """The first of the CALIBRATION_FRAMES frames in the middle of a video of `total` frames."""
-    return max(0, (total - CALIBRATION_FRAMES) // 2)
+def calibration_span(total: int) -> tuple[int, int]:
+    """(first, count) of the frames in the middle of a video of `total` frames that the scale is chosen
+    on: CALIBRATION_FRAMES, or all of a shorter video."""
+    start = max(0, (total - CALIBRATION_FRAMES) // 2)
+    return start, min(CALIBRATION_FRAMES, total - start)
 
 
 def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction) -> Calibration:

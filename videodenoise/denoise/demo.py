@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import CALIBRATION_FRAMES, calibrate_told_scale, middle_start
+from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoised_view, noisy_view, side_by_side_view, stream_pairs, write_frames
 from videodenoise.errors import DenoiseError, VideoWriteError
@@ -79,11 +79,10 @@ def run_demo(
     noise = make_noise("gaussian", sigma, clip=True)
     told = sigma
     if denoiser.settings.calibrate:  # on the middle frames, under a draw of their own: the demo's frames stream
-        start = middle_start(total)
         draws = torch.Generator().manual_seed(seed + 1)
         middle = [
             noise(frame, generator=draws).mul_(255).round_().div_(255)
-            for frame in reader.read(start, min(CALIBRATION_FRAMES, total - start))
+            for frame in reader.read(*calibration_span(total))
         ]
         told = calibrate_told_scale(denoiser, torch.stack(middle), sigma)
     clean_frames: dict[int, torch.Tensor] = {}  # the clean frames whose noisy copy awaits its output

@@ -75,7 +75,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
-from videodenoise.denoise.calibration import CALIBRATION_FRAMES, calibrate_told_scale, middle_start
+from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
@@ -182,8 +182,8 @@ class Denoiser:
         if sigma == "auto":
             sigma = estimate_clip_noise(clip)
         if self.settings.calibrate and sigma is not None:
-            start = middle_start(len(clip))
-            sigma = calibrate_told_scale(self, clip[start : start + CALIBRATION_FRAMES], sigma)
+            start, count = calibration_span(len(clip))
+            sigma = calibrate_told_scale(self, clip[start : start + count], sigma)
         return torch.stack(list(self.denoise_frames(clip, sigma)))
 
     # ---- streams ---------------------------------------------------------------------------------

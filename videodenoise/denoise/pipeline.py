@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import CALIBRATION_FRAMES, Calibration, choose_told_scale, middle_start
+from videodenoise.denoise.calibration import Calibration, calibration_span, choose_told_scale
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.outputs import OutputPlan, plan_output
@@ -137,9 +137,9 @@ def resolve_sigma(
 
 
 def calibration_frames(reader, info) -> torch.Tensor:
-    """The frames `settings.calibrate` chooses the told scale on: CALIBRATION_FRAMES from the video's
+    """The frames `settings.calibrate` chooses the told scale on: those `calibration_span` picks in the
     middle, as many as decode (calibration needs 3, else it changes nothing)."""
-    frames = decode_frames(reader, middle_start(info.n_frames), CALIBRATION_FRAMES)
+    frames = decode_frames(reader, *calibration_span(info.n_frames))
     return torch.stack(frames) if frames else torch.zeros(0, info.channels, info.height, info.width)
 
 
