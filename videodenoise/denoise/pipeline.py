@@ -199,7 +199,7 @@ def denoise_plan(
     on_calibration: Callable[[Calibration], None] | None = None,
 ) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio is copied (video files only).
-    progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, after
+    progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, then
     on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ. Every
     output is written under a hidden name and renamed into place only when complete."""
     import av
@@ -216,13 +216,14 @@ def denoise_plan(
 
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader)
+    calibration = None
     if denoiser.settings.calibrate and sigma_value is not None:
         calibration = choose_told_scale(denoiser, calibration_frames(reader, info), sigma_value)
         sigma_value = calibration.applied_to(sigma_value)
-        if on_calibration is not None:
-            on_calibration(calibration)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
+    if calibration is not None and on_calibration is not None:  # why the model is told what on_sigma said
+        on_calibration(calibration)
 
     timestamps: dict[int, int | None] = {}  # of the frames read and not yet written
 
