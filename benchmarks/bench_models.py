@@ -1,8 +1,8 @@
 """How fast do the default denoisers run, and how close to this machine's matrix speed?
 
 For DUST and UT with default options, grey and colour, this times a forward pass (torch.no_grad) on a
-640×360 clip and prints frames per second. It also counts the pass's FLOPs (torch.utils.flop_counter:
-the matrix products; elementwise ops, softmax and patch folding are not counted) and divides by the
+640×360 clip and prints frames per second. It also counts the pass's FLOPs (its matrix
+products, in place or not; elementwise ops, softmax and patch folding are not counted) and divides by the
 time: the achieved GFLOP/s. Next to it it times a plain float32 torch.matmul of the shape the model
 spends most of its FLOPs on (recorded from the forward pass itself), repeated to the pass's FLOPs, in
 turns with the passes (this VM's speed drifts), and prints the ratio achieved / matmul: 1 would mean
@@ -17,7 +17,8 @@ printed per frame (they are computed once per window in `clean`, not per model p
 in their widest tensor (`videodenoise.models.base.CPU_BAND_BYTES`; default: the library's), side by
 side in one run. --precisions fp32,bf16 also times each under the library's bfloat16 autocast
 (what `--precision bf16` runs) and prints how far its output lies from float32's (RMS, on the [0, 1]
-scale).
+scale). --sigma map tells each model a per-pixel noise map, as `clean` does after fusion (DUST's
+thresholds then vary per token); by default a model runs at its own reference σ.
 
     .venv/bin/python benchmarks/bench_models.py [--frames 5] [--repeats 7] [--threads N] [--token-sets ...]
 """
@@ -35,7 +36,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils.flop_counter import FlopCounterMode
 
 import videodenoise.models.base as model_base
 from videodenoise.denoise.fusion import align_clip
@@ -73,19 +73,25 @@ def repeated_matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, count: 
         torch.matmul(a, b, out=out)
 
 
-class MatmulShapes(TorchDispatchMode):
-    """Records (m, k, n) and FLOPs of every matrix product run under it (batched ones as m·batch)."""
+class MatrixProducts(TorchDispatchMode):
+    """Counts the FLOPs of every matrix product run under it, in place or not (torch.utils.flop_counter
+    misses the in-place addmm_ of the layers' inference path): `total`, and per (m, k, n) of the plain
+    ones in `flops` (a batched product of tiny matrices is not a matmul to match; batched as m·batch)."""
+
+    PRODUCTS = {aten.mm.default, aten.addmm.default, aten.addmm_.default, aten.bmm.default, aten.baddbmm.default}
 
     def __init__(self):
         super().__init__()
         self.flops = Counter()
+        self.total = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func in (aten.mm.default, aten.addmm.default, aten.bmm.default):
-            a, b = (args[0], args[1]) if func is not aten.addmm.default else (args[1], args[2])
+        if func in self.PRODUCTS:
+            a, b = (args[0], args[1]) if func in (aten.mm.default, aten.bmm.default) else (args[1], args[2])
             batch = a.shape[0] if a.dim() == 3 else 1
             m, k, n = a.shape[-2] * batch, a.shape[-1], b.shape[-1]
-            if func is not aten.bmm.default:  # a batched product of tiny matrices is not a matmul to match
+            self.total += 2 * m * k * n
+            if a.dim() == 2:
                 self.flops[(m, k, n)] += 2 * m * k * n
         return func(*args, **(kwargs or {}))
 
@@ -117,6 +123,9 @@ def benchmark(name: str, channels: int, token_set: str, args, device: torch.devi
     bands = [int(value) for value in args.band_bytes.split(",")]
     variants = [(band, precision) for band in bands for precision in args.precisions.split(",")]
 
+    if args.sigma == "map":  # what `clean` tells the model after fusion: a σ per pixel (here all 25/255)
+        told["sigma"] = torch.full((1, args.frames, args.height, args.width), 25 / 255, device=device)
+
     def run(band: int, precision: str) -> torch.Tensor:
         model_base.CPU_BAND_BYTES = band
         with autocast(device, resolve_precision(precision, device)):
@@ -128,11 +137,9 @@ def benchmark(name: str, channels: int, token_set: str, args, device: torch.devi
         measured, timed = [], []
         for band, precision in variants:
             difference = (run(band, precision).float() - reference).square().mean().sqrt().item()
-            with FlopCounterMode(display=False) as counter:
+            with MatrixProducts() as shapes:
                 run(band, precision)
-            with MatmulShapes() as shapes:
-                run(band, precision)
-            flops = counter.get_total_flops()
+            flops = shapes.total
             (m, k, n), _ = shapes.flops.most_common(1)[0]
             # the reference: that matmul into one buffer, repeated to the pass's FLOPs, timed in turns with them
             a, b = torch.randn(m, k, device=device), torch.randn(k, n, device=device)
@@ -183,6 +190,12 @@ def main() -> None:
         help="comma-separated CPU band sizes (bytes of a band's widest tensor) to time side by side",
     )
     parser.add_argument("--precisions", default="fp32", help="comma-separated: fp32, bf16 (autocast)")
+    parser.add_argument(
+        "--sigma",
+        choices=["none", "map"],
+        default="none",
+        help="none: the model at its own σ; map: told a per-pixel noise map, as `clean` tells it after fusion",
+    )
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     if args.threads:
@@ -196,7 +209,7 @@ def main() -> None:
     )
     print(
         f"clip: {args.frames} frames of {args.width}x{args.height}, forward pass under no_grad, "
-        f"median of {args.repeats}; FLOPs = matrix products (torch.utils.flop_counter)"
+        f"median of {args.repeats}; σ {args.sigma}; FLOPs = matrix products (in place or not)"
     )
     print(
         "matmul: float32 torch.matmul (m x k) @ (k x n) of the shape the model spends most FLOPs on, repeated to "

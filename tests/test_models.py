@@ -144,6 +144,27 @@ def test_cpu_bands_give_the_same_result_as_one_band(name, token_set, monkeypatch
         torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", MODEL_NAMES)
+@pytest.mark.parametrize("token_set", ["temporal", "spatiotemporal", "none"])
+@pytest.mark.parametrize("sigma", [None, 0.1, "per clip", "map"])
+def test_inference_writing_in_place_equals_the_autograd_pass(name, token_set, sigma):
+    """Outside autograd the layers overwrite their own temporaries; every layer's estimate must equal the
+    pass that keeps them (with attention off, the layer's input is not its own and must stay untouched)."""
+    model = randomise(build_model(name, channels=1, layers=3, token_set=token_set)).requires_grad_(False)
+    noisy = torch.rand(2, 3, 1, 21, 26)
+    told = {"map": torch.rand(2, 3, 21, 26) * 0.2, "per clip": torch.tensor([0.05, 0.15])}.get(sigma, sigma)
+    if sigma is not None and not model.noise_conditional:
+        pytest.skip("the model takes no σ")
+    kept = noisy.clone()
+    with torch.enable_grad():  # nothing requires a gradient, but autograd is on: the out-of-place steps
+        reference = model(noisy, all_layers=True, sigma=told)
+    with torch.no_grad():
+        estimates = model(noisy, all_layers=True, sigma=told)
+    assert torch.equal(noisy, kept)
+    for a, b in zip(reference, estimates):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+
+
 def test_cpu_bands_are_sized_in_bytes_so_bfloat16_bands_hold_twice_the_rows(monkeypatch):
     model = build_model("dust", channels=1)
     tokens, _ = extract_patches(torch.rand(1, 5, 1, 200, 128), 8, 4)  # 51 rows of 33 × 5 tokens, 256 wide

@@ -57,16 +57,26 @@ class DUSTLayer(nn.Module):
         noise_scale: torch.Tensor | None = None,
         context: AlignedContext | None = None,
     ) -> torch.Tensor:
-        codes = self.attention(codes, context)
+        attended = self.attention(codes, context)
+        # outside autograd the step may overwrite the attention's output, when that is a tensor of its own
+        # (not the layer's input, as with attention off), and the shrinkage the step's: fewer fresh tensors
+        in_place = not torch.is_grad_enabled()
+        step = self._step(attended, tokens, dictionary, in_place and attended is not codes)
         # a noise-conditional call scales every threshold by σ / σ_ref, as ISTA's λ ∝ σ would
-        return self.shrink(self._step(codes, tokens, dictionary), noise_scale)
+        return self.shrink(step, noise_scale, in_place)
 
-    def _step(self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor) -> torch.Tensor:
-        """The gradient step before shrinkage, W h̃ + U y, shaped like codes."""
+    def _step(
+        self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor, in_place: bool = False
+    ) -> torch.Tensor:
+        """The gradient step before shrinkage, W h̃ + U y, shaped like codes (in_place: written over codes)."""
         shape, atoms = codes.shape, codes.shape[-1]
         codes, tokens = codes.reshape(-1, atoms), tokens.reshape(-1, tokens.shape[-1])
         if self.coupled:  # h̃ + U (y − D h̃): a gradient step on ½‖y − D h‖² with learned U
-            step = torch.addmm(codes, tokens - codes @ dictionary.T, self.analysis)
+            residual = torch.addmm(tokens, codes, dictionary.T, alpha=-1)
+            if in_place:  # autocast leaves in-place ops alone: cast U as it would
+                step = codes.addmm_(residual.to(codes.dtype), self.analysis.to(codes.dtype))
+            else:
+                step = torch.addmm(codes, residual, self.analysis)
         else:
             step = torch.addmm(tokens @ self.analysis, codes, self.recurrence)
         return step.view(shape)
@@ -103,7 +113,7 @@ class DUST(UnrolledDenoiser):
     def initial_state(self, tokens: torch.Tensor) -> torch.Tensor:
         # the least-squares code of a tight frame (D Dᵀ = c·I, so D h₀ = y): layer 1 then has real codes
         # to attend over, and at init its step equals ISTA's first step from h = 0
-        return tokens @ self.dictionary / self.lipschitz
+        return tokens @ (self.dictionary / self.lipschitz)  # scaling the (n, k) map, not the (…, k) codes
 
     @property
     def noise_conditional(self) -> bool:
