@@ -23,6 +23,7 @@ from videodenoise.models.layers import (
     dct_dictionary,
     extract_patches,
     fold_patches,
+    patch_means,
 )
 from videodenoise.models.registry import build_model, count_parameters, load_model, read_metadata, save_model
 from videodenoise.models.ut import FeedForwardStep, ProximalStep
@@ -74,6 +75,13 @@ def test_fold_of_unchanged_patches_returns_the_input(height, width, patch_size, 
         assert torch.equal(folded, clip)
     else:  # an average of identical copies: exact up to float rounding of the sum
         torch.testing.assert_close(folded, clip, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 1, 45, 37), (1, 2, 3, 9, 9), (1, 1, 1, 5, 3)])
+def test_patch_means_are_the_mean_of_each_token(shape):
+    video = torch.rand(shape)
+    tokens, _ = extract_patches(video, 8, 4)
+    torch.testing.assert_close(patch_means(video, 8, 4), tokens.mean(dim=-1, keepdim=True), rtol=0, atol=1e-6)
 
 
 def test_tokens_are_the_patches_of_the_frame():

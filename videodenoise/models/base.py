@@ -12,7 +12,14 @@ import torch.nn as nn
 
 from videodenoise.errors import ModelError
 from videodenoise.models.config import PatchConfig
-from videodenoise.models.layers import AlignedContext, extract_patches, fold_patches, rms_scale, spatial_offsets
+from videodenoise.models.layers import (
+    AlignedContext,
+    extract_patches,
+    fold_patches,
+    patch_means,
+    rms_scale,
+    spatial_offsets,
+)
 
 # On the CPU the layers run on bands of patch rows whose widest tensor takes about this many bytes.
 # The layers' elementwise steps (shrinkage, the attention's mixing and gains) cost about as much as
@@ -206,8 +213,7 @@ class UnrolledDenoiser(nn.Module):
             )
         if not torch.isfinite(sigma).all() or (sigma < 0).any():
             raise ModelError("a noise map must be finite and >= 0 everywhere")
-        variance, _ = extract_patches(sigma.square().unsqueeze(2), self.config.patch_size, self.config.stride)
-        return variance.mean(dim=-1, keepdim=True).sqrt()
+        return patch_means(sigma.square().unsqueeze(2), self.config.patch_size, self.config.stride).sqrt()
 
     def _aligned_tokens(self, aligned, noisy: torch.Tensor) -> torch.Tensor | None:
         """The aligned clip (B, T, T, C, H, W) as tokens (B, rows, cols, T, T, n), checked; None without."""

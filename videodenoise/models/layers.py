@@ -54,12 +54,8 @@ def _pad_for_grid(size: int, patch_size: int, stride: int) -> tuple[int, int, in
     return before, padded - size - before, padded
 
 
-def extract_patches(video: torch.Tensor, patch_size: int, stride: int) -> tuple[torch.Tensor, PatchGrid]:
-    """Cut a clip (B, T, C, H, W) into a token grid (B, rows, cols, T, C·p²); any H and W.
-
-    The clip is padded (reflected, or replicated when it is smaller than the padding) to a whole
-    number of strides; `fold_patches` crops the padding off again.
-    """
+def _padded_frames(video: torch.Tensor, patch_size: int, stride: int) -> tuple[torch.Tensor, PatchGrid]:
+    """The clip's frames (B·T, C, H', W') padded to a whole number of strides, and where its patches lie."""
     batch, frames, channels, height, width = video.shape
     top, bottom, padded_height = _pad_for_grid(height, patch_size, stride)
     left, right, padded_width = _pad_for_grid(width, patch_size, stride)
@@ -69,12 +65,30 @@ def extract_patches(video: torch.Tensor, patch_size: int, stride: int) -> tuple[
         images = F.pad(images, (left, right, top, bottom), mode="reflect" if reflectable else "replicate")
     rows = (padded_height - patch_size) // stride + 1
     cols = (padded_width - patch_size) // stride + 1
-    columns = F.unfold(images, patch_size, stride=stride)  # (B·T, n, rows·cols)
-    tokens = columns.view(batch, frames, -1, rows, cols).permute(0, 3, 4, 1, 2).contiguous()
     grid = PatchGrid(
         batch, frames, channels, height, width, top, left, padded_height, padded_width, rows, cols, patch_size, stride
     )
+    return images, grid
+
+
+def extract_patches(video: torch.Tensor, patch_size: int, stride: int) -> tuple[torch.Tensor, PatchGrid]:
+    """Cut a clip (B, T, C, H, W) into a token grid (B, rows, cols, T, C·p²); any H and W.
+
+    The clip is padded (reflected, or replicated when it is smaller than the padding) to a whole
+    number of strides; `fold_patches` crops the padding off again.
+    """
+    images, grid = _padded_frames(video, patch_size, stride)
+    columns = F.unfold(images, patch_size, stride=stride)  # (B·T, n, rows·cols)
+    tokens = columns.view(grid.batch, grid.frames, -1, grid.rows, grid.cols).permute(0, 3, 4, 1, 2).contiguous()
     return tokens, grid
+
+
+def patch_means(video: torch.Tensor, patch_size: int, stride: int) -> torch.Tensor:
+    """The mean over each token of `extract_patches(video, ...)`, (B, rows, cols, T, 1), without cutting the
+    patches out (an average pool over the same padded frames: p² times less memory than the tokens)."""
+    images, grid = _padded_frames(video, patch_size, stride)
+    means = F.avg_pool2d(images.mean(dim=1, keepdim=True), patch_size, stride=stride)  # (B·T, 1, rows, cols)
+    return means.view(grid.batch, grid.frames, grid.rows, grid.cols).permute(0, 2, 3, 1).unsqueeze(-1)
 
 
 def fold_patches(tokens: torch.Tensor, grid: PatchGrid) -> torch.Tensor:
