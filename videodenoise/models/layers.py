@@ -234,8 +234,8 @@ class AlignedContext(NamedTuple):
 
 def softmax_over_few(scores: torch.Tensor) -> torch.Tensor:
     """torch.softmax over the last axis, in float32, for rows of a few entries (a temporal token set's T
-    frames): torch's CPU kernel goes row by row, and on 5-entry rows these four whole-tensor steps take
-    about 0.4 of its time (a 640×360 band of DUST, one thread)."""
+    frames): torch's CPU kernel goes row by row, and on a band of 5-entry rows these four whole-tensor
+    steps took under half its time (DUST, 640×360, one thread; benchmarks/results/speed)."""
     scores = scores.float()  # as autocast runs softmax
     weights = (scores - scores.amax(-1, keepdim=True)).exp()
     return weights / weights.sum(-1, keepdim=True)
