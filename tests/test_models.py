@@ -161,8 +161,6 @@ def test_inference_writing_in_place_equals_the_autograd_pass(name, token_set, si
     model = randomise(build_model(name, channels=1, layers=3, token_set=token_set)).requires_grad_(False)
     noisy = torch.rand(2, 3, 1, 21, 26)
     told = {"map": torch.rand(2, 3, 21, 26) * 0.2, "per clip": torch.tensor([0.05, 0.15])}.get(sigma, sigma)
-    if sigma is not None and not model.noise_conditional:
-        pytest.skip("the model takes no σ")
     kept = noisy.clone()
     with torch.enable_grad():  # nothing requires a gradient, but autograd is on: the out-of-place steps
         reference = model(noisy, all_layers=True, sigma=told)
