@@ -76,6 +76,7 @@ from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 MAX_PAIRS = 8
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
+CARRIED_LIFT = 0.5  # the map is the curve times (1 − c)^−CARRIED_LIFT; 0.5: the geometric model's (notes)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
@@ -151,7 +152,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
     if carried < MIN_CARRIED or two.level**2 - function.level**2 < MIN_CARRIED_VARIANCE:
         return function
-    scale = 1 / math.sqrt(1 - carried)
+    scale = (1 - carried) ** -CARRIED_LIFT
     return dataclasses.replace(
         function,
         sigmas=tuple(tuple(min(s * scale, 1.0) for s in row) for row in function.sigmas),
