@@ -221,7 +221,9 @@ def test_fusion_in_the_denoiser_is_told_the_luminance_grain_and_the_carried_shar
     denoiser = Denoiser(noise_conditional_dust(), settings, sigma_range=(0.0, 0.2))
     told = []
     stream = MotionFusion.stream
-    monkeypatch.setattr(MotionFusion, "stream", lambda self, *args: told.append(args[2:]) or stream(self, *args))
+    monkeypatch.setattr(
+        MotionFusion, "stream", lambda self, *args, **kwargs: told.append(args[2:]) or stream(self, *args, **kwargs)
+    )
     clip = torch.rand(4, 3, 24, 24)
     denoiser.denoise_clip(clip, NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04, grain=(2.0, 0.5, 0.5), carried=0.3))
     denoiser.denoise_clip(clip, NoiseLevelFunction((0.5,), ((0.04,),) * 3, 0.04))
@@ -276,14 +278,18 @@ def carried_noise(clean: torch.Tensor, sigma: float, carried: float, seed: int =
 @pytest.mark.parametrize("carried", [0.0, 0.4, 0.7])
 def test_noise_carried_over_from_frame_to_frame_is_measured_and_counted_in_the_map(monkeypatch, tmp_path, carried):
     """Frames one apart share c of their noise, two apart c²: their differences read σ·√(1 − c) and
-    σ·√(1 − c²), from which the estimator finds c and σ, in a clip and in a video file alike."""
+    σ·√(1 − c²), from which the estimator finds c and σ, in a clip and in a video file alike; the map
+    is then lifted CARRIED_LIFT − ½ further (½: σ itself)."""
     monkeypatch.setattr(estimation, "MAX_CARRIED", 0.9)
     sigma = 12 / 255
     noisy = carried_noise(clip_of(0.0, frames=9, channels=1), sigma, carried)
     source = write_video(tmp_path / "in.mkv", to_8_bits(noisy).expand(-1, 3, -1, -1), fps=Fraction(25), codec="ffv1")
     for function in (estimate_clip_noise(noisy), estimate_video_noise(open_video(source))):
         assert function.carried == pytest.approx(carried, abs=0.1)
-        assert function.level == pytest.approx(sigma, rel=0.1)
+        lift = (1 - function.carried) ** (0.5 - estimation.CARRIED_LIFT)
+        assert function.level == pytest.approx(sigma * lift, rel=0.1)
+    monkeypatch.setattr(estimation, "CARRIED_LIFT", 0.5)
+    assert estimate_clip_noise(noisy).level == pytest.approx(sigma, rel=0.1)
     assert "carried over" in function.summary() if carried else "carried" not in function.summary()
     # two frames: only one apart, so nothing to tell c by; σ reads σ·√(1 − c)
     two = estimate_clip_noise(carried_noise(clip_of(0.0, frames=2, channels=1, height=192, width=256), sigma, carried))

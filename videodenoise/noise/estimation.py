@@ -41,9 +41,14 @@
   picture, so consecutive frames share some of it, which their difference cancels: σ reads low (on the
   validation pans at CRF 28, half the noise's std). With frames one apart sharing a share c of the noise
   variance and two apart c², the pairs read σ₁² = σ²(1 − c) and a like pair two frames apart σ₂² =
-  σ²(1 − c²): so c = σ₂²/σ₁² − 1 (from the two curves' levels), at most MAX_CARRIED, and the map is the
-  curve times 1/√(1 − c); fusion is told c too. c = 0 under MIN_CARRIED, or where σ₂² − σ₁² is under
+  σ²(1 − c²): so c = σ₂²/σ₁² − 1 (from the two curves' levels), at most MAX_CARRIED, and the curve times
+  1/√(1 − c) would be σ; fusion is told c too. c = 0 under MIN_CARRIED, or where σ₂² − σ₁² is under
   MIN_CARRIED_VARIANCE (validation pans: noise-free 0.01-0.1 step², Gaussian ≤ 0.6, CRF 28 3.9-26).
+  The map is the curve times (1 − c)^−CARRIED_LIFT, lifted further than that √: a codec keeps noise
+  longer than the geometric model says (on the validation pans at CRF 28 the true noise's correlation
+  two frames apart is 0.75 of the one-apart one, not c), and leaves error around texture that the flat
+  pixels measured here do not see; where c is found the noise is a codec's. CARRIED_LIFT = 1 was chosen
+  on the validation photographs by a rule fixed before the sweep (`benchmarks/results/carried-lift/`).
 * The grain. From the same pairs, how much more σ a model should be told than the map says, per
   channel it sees: noise a codec, chroma subsampling or a colour matrix correlated over neighbouring
   pixels or channels (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred
@@ -76,7 +81,7 @@ from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 MAX_PAIRS = 8
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
-CARRIED_LIFT = 0.5  # the map is the curve times (1 − c)^−CARRIED_LIFT; 0.5: the geometric model's (notes)
+CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
@@ -146,7 +151,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
     function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
-    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁/√(1 − c) (module notes)
+    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
     two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
     both = all(f.source.startswith("motion-aligned") for f in (function, two)) and function.level > 0
     carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
