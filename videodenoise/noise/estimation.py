@@ -6,54 +6,48 @@
 
 σ is on the [0, 1] scale here (the CLI takes 0-255). What is measured, and why:
 
-* What σ is. A denoiser must remove the error each pixel carries, so σ here is the standard deviation
-  of that error at the pixel level, at every spatial frequency. Real footage's noise is not white: a
-  codec (H.264 at a camera's CRF) removes the finest grain and leaves a correlated, lower-frequency
-  residue, which the finest wavelet band (skimage's estimate_sigma, what `estimate_noise_sigma` still
-  computes) barely sees: on the bikes clip with Poisson-Gaussian noise through H.264 at CRF 23 it
-  reads 8.0 (0-255) where the error's std is 10.0. A difference of two frames sees all of it: 9.9.
-* Frame differences. Consecutive frames show the same scene with independent noise. Frame t + 1 is
-  aligned to frame t with the flow fusion uses (`videodenoise.denoise.fusion.FrameAligner`) and
-  d = y_t − warp(y_{t+1}) cancels the scene: where the flow explains the motion, Var(d) = σ_t² +
-  v·σ_{t+1}², v the variance bilinear resampling leaves (known per pixel), and both frames show the
-  scene point at the same intensity, so σ = std(d / √(1 + v)). (v is exact for white noise; noise a
-  codec has correlated loses less to the resampling, so there σ reads high by up to √(2 / (1 + v)),
-  1.18 for the average sub-pixel offset, and not at all where the motion is whole pixels.) Pixels are
-  binned by their local mean intensity (LOCAL_MEAN², as the map is read), per channel, and each bin's
-  σ is `robust_sigma`'s. Before that, pixels the flow cannot be trusted on are dropped: on edges and
-  texture (a gradient of the pair's mean over EDGE·σ a pixel: a tenth of a pixel of misalignment there
-  already leaves scene in d), with structure left in d (a local mean of d over STRUCTURE times its
-  robust spread: an occlusion, something the flow missed), warped in from outside the frame, and
-  within RISK σ of 0 or 1 (clipped now and then, and cut off on one side when not). A bin still more
-  clipped than CLIPPED, or holding under MIN_SAMPLES pixels or MIN_SHARE of them (odd content, where
-  the flow fails more often), is read off its neighbours instead.
-* Single frames: the cross-check and the fallback. A pair whose d holds less than AGREE of the noise
-  the frame's finest band shows (Haar HH coefficients) shares its noise (a repeated frame) and is left
-  out. A video with no usable pair (one frame, all repeats) takes single frames' figures: per bin, the
-  lower of flat patches (the QUANTILE-quantile of the variances around a plane of BLOCK×BLOCK blocks,
-  over the χ² quantile it stands for) and the finest band. Texture lifts both and a codec's smoothing
-  lowers the finest band's, so it is rough.
-* The curve. BINS bins across [0, 1]; each measured bin's σ at its mean intensity, averaged with what
-  its neighbours' line predicts there, weighted by their sample counts; read at the bin centres
-  (`NoiseLevelFunction`: linear between, flat beyond). Not forced monotone: after the sRGB gamma and
-  clipping, σ rises and falls again over the range.
-* Carried noise. A codec's skipped and predicted blocks copy the previous frame's noise along with its
-  picture, so consecutive frames share some of it, which their difference cancels: σ reads low (on the
-  validation pans at CRF 28, half the noise's std). With frames one apart sharing a share c of the noise
-  variance and two apart c², the pairs read σ₁² = σ²(1 − c) and a like pair two frames apart σ₂² =
-  σ²(1 − c²): so c = σ₂²/σ₁² − 1 (from the two curves' levels), at most MAX_CARRIED, and the curve times
-  1/√(1 − c) would be σ; fusion is told c too. c = 0 under MIN_CARRIED, or where σ₂² − σ₁² is under
-  MIN_CARRIED_VARIANCE (validation pans: noise-free 0.01-0.1 step², Gaussian ≤ 0.6, CRF 28 3.9-26).
-  The map is the curve times (1 − c)^−CARRIED_LIFT, lifted further than that √: a codec keeps noise
-  longer than the geometric model says (on the validation pans at CRF 28 the true noise's correlation
-  two frames apart is 0.75 of the one-apart one, not c), and leaves error around texture that the flat
-  pixels measured here do not see; where c is found the noise is a codec's. CARRIED_LIFT = 1 was chosen
-  on the validation photographs by a rule fixed before the sweep (`benchmarks/results/carried-lift/`).
-* The grain. From the same pairs, how much more σ a model should be told than the map says, per
-  channel it sees: noise a codec, chroma subsampling or a colour matrix correlated over neighbouring
-  pixels or channels (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred
-  gradients of its own above EDGE·σ, their median (read off d / 2, whose noise is the mean's) is the
-  edge threshold instead, so the flat parts of a frame are still found.
+* What σ is. A denoiser must remove the error each pixel carries, so σ here is the standard deviation of that
+  error at the pixel level, at every spatial frequency. Real footage's noise is not white: a codec (H.264 at a
+  camera's CRF) removes the finest grain and leaves a correlated, lower-frequency residue, which the finest
+  wavelet band (skimage's estimate_sigma, what `estimate_noise_sigma` still computes) barely sees: on the bikes
+  clip with Poisson-Gaussian noise through H.264 at CRF 23 it reads 8.0 (0-255) where the error's std is 10.0. A
+  difference of two frames sees all of it: 9.9.
+* Frame differences. Consecutive frames show the same scene with independent noise. Frame t + 1 is aligned to
+  frame t with the flow fusion uses (`videodenoise.denoise.fusion.FrameAligner`) and d = y_t − warp(y_{t+1})
+  cancels the scene: where the flow explains the motion, Var(d) = σ_t² + v·σ_{t+1}², v the variance bilinear
+  resampling leaves (known per pixel), and both frames show the scene point at the same intensity, so
+  σ = std(d / √(1 + v)). (v is exact for white noise; noise a codec has correlated loses less to the resampling,
+  so there σ reads high by up to √(2 / (1 + v)), 1.18 for the average sub-pixel offset, and not at all where the
+  motion is whole pixels.) Pixels are binned by their local mean intensity (LOCAL_MEAN², as the map is read), per
+  channel, and each bin's σ is `robust_sigma`'s. Before that, pixels the flow cannot be trusted on are dropped: on
+  edges and texture (a gradient of the pair's mean over EDGE·σ a pixel: a tenth of a pixel of misalignment there
+  already leaves scene in d), with structure left in d (a local mean of d over STRUCTURE times its robust spread:
+  an occlusion, something the flow missed), warped in from outside the frame, and within RISK σ of 0 or 1 (clipped
+  now and then, and cut off on one side when not). A bin still more clipped than CLIPPED, or holding under
+  MIN_SAMPLES pixels or MIN_SHARE of them (odd content, where the flow fails more often), is read off its
+  neighbours instead.
+* Single frames: the cross-check and the fallback. A pair whose d holds less than AGREE of the noise the frame's
+  finest band shows (Haar HH coefficients) shares its noise (a repeated frame) and is left out. A video with no
+  usable pair (one frame, all repeats) takes single frames' figures: per bin, the lower of flat patches (the
+  QUANTILE-quantile of the variances around a plane of BLOCK×BLOCK blocks, over the χ² quantile it stands for) and
+  the finest band. Texture lifts both and a codec's smoothing lowers the finest band's, so it is rough.
+* The curve. BINS bins across [0, 1]; each measured bin's σ at its mean intensity, averaged with what its
+  neighbours' line predicts there, weighted by their sample counts; read at the bin centres (`NoiseLevelFunction`:
+  linear between, flat beyond). Not forced monotone: after the sRGB gamma and clipping, σ rises and falls again
+  over the range.
+* Carried noise. A codec's skipped and predicted blocks copy the previous frame's noise along with its picture, so
+  consecutive frames share some of it, which their difference cancels: σ reads low. With a share c of the noise
+  variance shared one frame apart and c² two apart, pairs read σ₁² = σ²(1 − c) and σ₂² = σ²(1 − c²):
+  c = σ₂²/σ₁² − 1 (from the curves' levels), at most MAX_CARRIED; fusion is told c. c = 0 under MIN_CARRIED, or
+  where σ₂² − σ₁² is under MIN_CARRIED_VARIANCE (what noise-free texture leaves). σ would be the curve times
+  (1 − c)^−½; the map is lifted further, by (1 − c)^−CARRIED_LIFT: a codec keeps noise longer than that and leaves
+  error around texture that flat pixels miss. CARRIED_LIFT = 1 was chosen on the validation photographs by a rule
+  fixed before the sweep (benchmarks/results/carried-lift).
+* The grain. From the same pairs, how much more σ a model should be told than the map says, per channel it sees:
+  noise a codec, chroma subsampling or a colour matrix correlated over neighbouring pixels or channels
+  (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred gradients of its own above
+  EDGE·σ, their median (read off d / 2, whose noise is the mean's) is the edge threshold instead, so the flat
+  parts of a frame are still found.
 * Cost. Up to MAX_PAIRS runs of three frames spread over the video, one run held at a time, two flows each,
   MAX_SAMPLES pixels a channel kept from a pair at most (`benchmarks/bench_clean.py --parts 4`: 5 %).
 
