@@ -319,3 +319,36 @@ def test_frames_too_small_for_the_optical_flow_are_still_fused(size):
     fused, noise_map = MotionFusion().fuse_clip(noisy(clean), SIGMA)
     assert fused.shape == clean.shape and noise_map.shape == (5, *size)
     assert float(noise_map[2].mean()) < 0.6 * SIGMA  # a static clip: the neighbours agree
+
+
+def test_guides_decide_the_weights_and_the_noisy_frames_are_what_is_averaged():
+    """Noise-free guides that agree everywhere: every frame within the radius weighs exactly 1 (no noise
+    is expected in the guides' differences), so the fused frame is the plain mean of the noisy frames
+    and the map σ/√n. Guides in which frame 3 shows something else: frame 3 gets (almost) no weight,
+    though the noisy frames (a static scene) agree."""
+    clean = panned(step=0)
+    frames = noisy(clean)
+    fused, noise_map = MotionFusion().fuse_clip(frames, SIGMA, guides=clean)
+    torch.testing.assert_close(fused[2], frames.mean(dim=0), atol=1e-5, rtol=0)
+    torch.testing.assert_close(fused[0], frames[:3].mean(dim=0), atol=1e-5, rtol=0)
+    assert float(noise_map[2].min()) == pytest.approx(SIGMA / math.sqrt(5), rel=1e-4)
+    cut = clean.clone()
+    cut[3] = clean[3] + 1  # brighter by more than the texture's range: unlike frame 2 wherever the flow points
+    fused, noise_map = MotionFusion().fuse_clip(frames, SIGMA, guides=cut)
+    torch.testing.assert_close(fused[2], frames[[0, 1, 2, 4]].mean(dim=0), atol=1e-5, rtol=0)
+    assert float(noise_map[2].min()) == pytest.approx(SIGMA / 2, rel=1e-4)
+    unguided, _ = MotionFusion().fuse_clip(frames, SIGMA)  # the noisy frames alone average frame 3 in
+    assert rmse(unguided[2], frames.mean(dim=0)) < rmse(unguided[2], fused[2])
+
+
+def test_guides_must_match_the_frames():
+    clip = noisy(panned())
+    with pytest.raises(DenoiseError, match="guides must have the clip's shape"):
+        MotionFusion().fuse_clip(clip, SIGMA, guides=clip[:3])
+    with pytest.raises(DenoiseError, match="guides ended at frame 3"):
+        list(MotionFusion().stream(clip, SIGMA, guides=iter(clip[:3])))
+    with pytest.raises(DenoiseError, match="guide for frame 0 is not a frame of its size"):
+        list(MotionFusion().stream(clip, SIGMA, guides=clip[..., :-8]))
+    denoiser = Denoiser(build_model("dust", layers=2), DenoiseSettings(fusion=None, device="cpu"))
+    with pytest.raises(DenoiseError, match="fusion, which is off"):
+        denoiser.denoise_clip(clip, SIGMA, guides=clip)

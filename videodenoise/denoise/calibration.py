@@ -162,7 +162,7 @@ def frame_pairs(frames: torch.Tensor, settings) -> list[tuple[int, int, np.ndarr
 
     def flow(a: int, b: int) -> np.ndarray:
         if (a, b) not in flows:
-            flows[a, b] = aligner._optical_flow(prepared[a][1], prepared[b][1])
+            flows[a, b] = aligner.optical_flow(prepared[a][1], prepared[b][1])
         return flows[a, b]
 
     pairs = []

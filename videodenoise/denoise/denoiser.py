@@ -172,10 +172,16 @@ class Denoiser:
         return denoiser
 
     # ---- whole clips in memory -------------------------------------------------------------------
-    def denoise_clip(self, clip: torch.Tensor, sigma: float | NoiseLevelFunction | str | None = None) -> torch.Tensor:
+    def denoise_clip(
+        self,
+        clip: torch.Tensor,
+        sigma: float | NoiseLevelFunction | str | None = None,
+        guides: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32.
         sigma: as for `denoise_frames`, or "auto" to estimate the clip's noise level function first; with
-        `settings.calibrate`, the told scale is then chosen on frames from the clip's middle."""
+        `settings.calibrate`, the told scale is then chosen on frames from the clip's middle. guides: as
+        for `denoise_frames`, a (T, C, H, W) clip."""
         if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
             shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
             raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
@@ -184,17 +190,26 @@ class Denoiser:
         if self.settings.calibrate and sigma is not None:
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)
-        return torch.stack(list(self.denoise_frames(clip, sigma)))
+        if guides is not None and guides.shape != clip.shape:
+            raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
+        return torch.stack(list(self.denoise_frames(clip, sigma, guides)))
 
     # ---- streams ---------------------------------------------------------------------------------
     def denoise_frames(
-        self, frames: Iterable[torch.Tensor], sigma: float | NoiseLevelFunction | None = None
+        self,
+        frames: Iterable[torch.Tensor],
+        sigma: float | NoiseLevelFunction | None = None,
+        guides: Iterable[torch.Tensor] | None = None,
     ) -> Iterator[torch.Tensor]:
         """Yield one denoised (C, H, W) frame per input frame, in order, holding only a few windows.
 
         sigma: the noise level of the frames ([0, 1] scale), one σ or a `NoiseLevelFunction` (each
-        frame's map of σ read from its own intensities); None applies the model as trained.
+        frame's map of σ read from its own intensities); None applies the model as trained. guides: one
+        nearly noise-free frame per frame (a first pass's output) that fusion reads its flow and weights
+        from (`MotionFusion.stream`); needs fusion.
         """
+        if guides is not None and self.fusion is None:
+            raise DenoiseError("guides steer motion fusion, which is off: turn fusion on or leave the guides out")
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
         grain = function.told_factors if function is not None else ()
         if function is not None:
@@ -205,9 +220,9 @@ class Denoiser:
                 raise DenoiseError("motion-compensated fusion needs the noise level: pass sigma (or 'auto')")
             # (fused frame, noise map) pairs from here on
             if function is None:
-                frames = self.fusion.stream(frames, sigma)
+                frames = self.fusion.stream(frames, sigma, guides=guides)
             else:
-                frames = self.fusion.stream(frames, function, function.luminance_grain, function.carried)
+                frames = self.fusion.stream(frames, function, function.luminance_grain, function.carried, guides=guides)
         elif function is not None:
             frames = ((frame, function(frame)) for frame in frames)
         mapped = self.fusion is not None or function is not None

@@ -54,6 +54,12 @@ away the expected squared difference, and with it the bandwidth, is (1 − c^k) 
 is left of the noise adds the shared part: σ²·(Σ w²·v + Σ_(i≠j) w_i·w_j·c^|t_i − t_j|) / (Σ w)², over
 the frame and its neighbours at times t. c = 0 is fusion as above.
 
+Guides. Steps 1 and 3 read the noisy frames, so at σ = 25 the flow and the weights are themselves
+noisy. Given guides (one frame per frame, nearly noise-free: a first pass's estimate, or in a benchmark
+the clean frames), the flow is the guides' and a weight is read from the guides' squared difference
+alone, with no noise to subtract from it; the noisy frames are still what is averaged, and the map left
+over is step 4's. `benchmarks/fusion_guides.py` measures what that is worth.
+
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
 video are not invented: the first frame is fused with the `radius` frames after it only. The work is
 OpenCV's, on the CPU, whatever device the model runs on.
@@ -121,14 +127,14 @@ class FrameAligner:
                 np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)
             )
         columns, rows = self._grids[height, width]
-        flow = self._optical_flow(guide, other_guide)
+        flow = self.optical_flow(guide, other_guide)
         map_x, map_y = columns + flow[..., 0], rows + flow[..., 1]
         warped = cv2.remap(other, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         if warped.ndim == 2:
             warped = warped[..., None]
         return Alignment(warped, _interpolation_variance(map_x) * _interpolation_variance(map_y), map_x, map_y)
 
-    def _optical_flow(self, guide: np.ndarray, other: np.ndarray) -> np.ndarray:
+    def optical_flow(self, guide: np.ndarray, other: np.ndarray) -> np.ndarray:
         """(H, W, 2) flow with guide(x) ≈ other(x + flow(x)); frames under MIN_FLOW_SIDE a side are
         padded (replicated) for DIS, which refuses them, and the flow cropped back."""
         height, width = guide.shape
@@ -150,7 +156,7 @@ def clip_coordinates(clip: torch.Tensor, settings: FusionSettings | None = None)
     height, width = guides[0].shape
     grid = np.stack(np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)), axis=-1)
     rows = [
-        [grid if s == t else grid + aligner._optical_flow(guide, other) for s, other in enumerate(guides)]
+        [grid if s == t else grid + aligner.optical_flow(guide, other) for s, other in enumerate(guides)]
         for t, guide in enumerate(guides)
     ]
     return torch.from_numpy(np.stack([np.stack(row) for row in rows]))
@@ -194,19 +200,27 @@ class MotionFusion:
 
     # ---- streams ---------------------------------------------------------------------------------
     def stream(
-        self, frames: Iterable[torch.Tensor], sigma: Sigma, grain: float = 1.0, carried: float = 0.0
+        self,
+        frames: Iterable[torch.Tensor],
+        sigma: Sigma,
+        grain: float = 1.0,
+        carried: float = 0.0,
+        guides: Iterable[torch.Tensor] | None = None,
     ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """Yield (fused frame (C, H, W), noise map) per input frame (C, H, W) in [0, 1], in order.
 
         Holds 2·radius + 1 frames at a time. sigma: the frames' noise level on the [0, 1] scale: one
         σ, a map (H, W) or (C, H, W) for every frame, or a function giving each frame's map; the noise
         map has the map's shape ((H, W) for one σ). grain: the noise's luminance grain; carried: the share
-        of its noise a frame carries over from the one before (module notes).
+        of its noise a frame carries over from the one before (module notes). guides: None, or one frame
+        per frame, as clean as can be had (a first pass's estimate; the clean frames in a benchmark),
+        that the flow and the weights are read from instead of the noisy frames (`fuse`).
         """
         radius = self.settings.radius
-        buffer: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # index → (H×W×C frame, flow guide)
+        buffer: dict[int, tuple[np.ndarray, ...]] = {}  # index → (H×W×C frame, flow guide[, H×W×C guide])
         levels: dict[int, float | np.ndarray] = {}  # index → its σ (a number, H×W or H×W×C)
         source, loaded, done, current = iter(frames), 0, False, 0
+        guide_source = None if guides is None else iter(guides)
         while True:
             while not done and loaded <= current + radius:
                 try:
@@ -215,13 +229,23 @@ class MotionFusion:
                     done = True
                     break
                 buffer[loaded] = self.aligner.prepare(frame)
+                if guide_source is not None:
+                    guide = next(guide_source, None)
+                    if guide is None:
+                        raise DenoiseError(f"fusion's guides ended at frame {loaded}: give one guide per frame")
+                    if not isinstance(guide, torch.Tensor) or guide.shape[-2:] != frame.shape[-2:]:
+                        raise DenoiseError(f"fusion's guide for frame {loaded} is not a frame of its size")
+                    buffer[loaded] = (buffer[loaded][0], *self.aligner.prepare(guide)[::-1])
                 levels[loaded] = _frame_sigma(sigma, frame)
                 loaded += 1
             if current >= loaded:
                 return
             offsets = [i - current for i in range(current - radius, current + radius + 1) if i in buffer]
-            neighbours = [(*buffer[current + k], k) for k in offsets if k != 0]
-            fused, noise = self.fuse(buffer[current], neighbours, levels.pop(current), grain, carried)
+            neighbours = [(*buffer[current + k][:2], k) for k in offsets if k != 0]
+            evidence = None
+            if guide_source is not None:
+                evidence = (buffer[current][2], [buffer[current + k][2] for k in offsets if k != 0])
+            fused, noise = self.fuse(buffer[current][:2], neighbours, levels.pop(current), grain, carried, evidence)
             if noise.ndim == 3:
                 noise = noise.transpose(2, 0, 1)
             yield (
@@ -232,10 +256,20 @@ class MotionFusion:
             current += 1
 
     def fuse_clip(
-        self, clip: torch.Tensor, sigma: Sigma, grain: float = 1.0, carried: float = 0.0
+        self,
+        clip: torch.Tensor,
+        sigma: Sigma,
+        grain: float = 1.0,
+        carried: float = 0.0,
+        guides: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """A whole (T, C, H, W) clip → (fused clip (T, C, H, W), noise maps (T, H, W) or (T, C, H, W))."""
-        pairs = list(self.stream(clip, sigma, grain, carried))
+        """A whole (T, C, H, W) clip → (fused clip (T, C, H, W), noise maps (T, H, W) or (T, C, H, W));
+        guides: None, or a (T, C, H, W) clip to read the flow and the weights from (`stream`)."""
+        if guides is not None and guides.shape != clip.shape:
+            raise DenoiseError(
+                f"fusion's guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}"
+            )
+        pairs = list(self.stream(clip, sigma, grain, carried, guides))
         return torch.stack([f for f, _ in pairs]), torch.stack([n for _, n in pairs])
 
     # ---- one frame -------------------------------------------------------------------------------
@@ -246,11 +280,17 @@ class MotionFusion:
         sigma: float | np.ndarray,
         grain: float = 1.0,
         carried: float = 0.0,
+        evidence: tuple[np.ndarray, list[np.ndarray]] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(fused H×W×C image, noise map) of one frame given its neighbours (from `FrameAligner.prepare`;
         the neighbours with how many frames after the frame they are, negative before). sigma: the frame's
         σ, one number (→ an H×W map) or an H×W or H×W×C map (→ a map of that shape); grain: the noise's
-        luminance grain; carried: the share of its noise a frame carries over (module notes)."""
+        luminance grain; carried: the share of its noise a frame carries over (module notes).
+
+        evidence: None, or guides (the frame's H×W×C image, and each neighbour's), taken as noise-free,
+        whose flow guides `centre` and `neighbours` then hold: the flow is theirs and a weight is read from
+        their squared difference alone, with no noise to expect in it; the noisy frames are still what
+        is averaged, and the noise map is as above."""
         if not (math.isfinite(grain) and grain > 0):
             raise DenoiseError(f"the grain must be a finite factor > 0, got {grain}")
         if not 0 <= carried < 1:
@@ -273,11 +313,19 @@ class MotionFusion:
         weight_sum = np.ones((height, width), np.float32)
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
         weights = [(0, np.float32(1))]  # (time offset, weight) of the frame and each neighbour: for the shared noise
-        for other, other_guide, offset in neighbours:
-            warped, shrink, _, _ = self.aligner.align(guide, other, other_guide)
+        channels = image.shape[2]
+        for index, (other, other_guide, offset) in enumerate(neighbours):
             fresh = np.float32(1 - carried ** abs(offset))  # the share of the noise the two do not share
-            difference = cv2.boxFilter(np.square(warped - image).mean(axis=2), -1, (self.settings.box,) * 2)
-            excess = np.maximum(difference - fresh * variance * (1 + shrink), 0)
+            if evidence is None:
+                warped, shrink, _, _ = self.aligner.align(guide, other, other_guide)
+                difference = cv2.boxFilter(np.square(warped - image).mean(axis=2), -1, (self.settings.box,) * 2)
+                excess = np.maximum(difference - fresh * variance * (1 + shrink), 0)
+            else:  # the neighbour and its guide along the guides' flow, in one resampling
+                both, shrink, _, _ = self.aligner.align(
+                    guide, np.concatenate([other, evidence[1][index]], 2), other_guide
+                )
+                warped, seen = both[..., :channels], both[..., channels:]
+                excess = cv2.boxFilter(np.square(seen - evidence[0]).mean(axis=2), -1, (self.settings.box,) * 2)
             weight = np.exp(-excess / (fresh * bandwidth)).astype(np.float32)
             total += weight[..., None] * warped
             weight_sum += weight
