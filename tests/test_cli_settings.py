@@ -173,3 +173,19 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
 def test_a_bad_setting_is_one_line_naming_it(args, message, capsys, monkeypatch):
     code, out, err = run_cli(args, capsys, monkeypatch)
     assert code in (1, 2) and message in err and "Traceback" not in err
+
+
+def test_threads_apply_to_torch_and_opencv_for_any_command(capsys, monkeypatch, tmp_path):
+    import cv2
+
+    before = torch.get_num_threads(), cv2.getNumThreads()
+    try:
+        code, _, err = run_cli(["--threads", "1", "clean", tmp_path / "missing.mp4"], capsys, monkeypatch)
+        assert code == 1 and "does not exist" in err  # the command ran, on one thread
+        assert (torch.get_num_threads(), cv2.getNumThreads()) == (1, 1)
+    finally:
+        torch.set_num_threads(before[0])
+        cv2.setNumThreads(before[1])
+    for bad in ("0", "-2"):
+        code, _, err = run_cli(["--threads", bad, "clean", tmp_path / "missing.mp4"], capsys, monkeypatch)
+        assert code == 1 and err.strip() == f"error: --threads must be a whole number of at least 1, got {int(bad)}"
