@@ -39,7 +39,7 @@ def resolve_precision(name: str, device: torch.device) -> torch.dtype:
 def use_threads(count: int) -> None:
     """Run torch's and OpenCV's CPU work on `count` threads (both default to one per core). Fewer pays when
     other jobs share the machine: torch's threads wait on each other for a core (`demo` beside one busy
-    process on 2 cores: 70 s on 2 threads, 37 s on 1)."""
+    process on 2 cores: 75-85 s on 2 threads, 40 s on 1; idle, 29 s against 37 s)."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise VideodenoiseError(f"--threads must be a whole number of at least 1, got {count!r}")
     import cv2

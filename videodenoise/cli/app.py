@@ -43,7 +43,7 @@ def _options(
         None,
         "--threads",
         help="CPU threads for the models and OpenCV (default: one per core); 1 when other jobs share the "
-        "machine (`demo` beside one busy process on 2 cores ran 1.9× faster on 1 thread than on 2).",
+        "machine (`demo` beside one busy process on 2 cores ran about 2× faster on 1 thread than on 2).",
     ),
 ) -> None:
     """Train, evaluate and apply interpretable, robust video denoisers (DUST, UT)."""
