@@ -12,8 +12,9 @@ estimate's one-line summary in the caption:
   estimator reports (what a user who trusts the estimate would set).
 * `camera-heavy-crf23`, `camera-medium-crf28`: a held-out benchmark pan (astronaut) through the camera
   model at the real-noise benchmark's heavy level, H.264 CRF 23 (where `clean` is ahead of ffmpeg), and
-  at its medium level, CRF 28 (where it was behind on average until the carried-noise lift), with the clean reference: input | `clean` | ffmpeg's
-  best filter and setting for this clip (chosen on the reference: an oracle) | reference, with PSNRs.
+  at its medium level, CRF 28 (where it was behind on average until the carried-noise lift), with the
+  clean reference: input | `clean` | ffmpeg's best filter and setting for this clip (chosen on the
+  reference: an oracle) | reference, with PSNRs.
 
 bikes is the only real footage the project has offline, and it is nearly noise-free (σ ≈ 0.2-0.6):
 its picture shows that `clean` leaves such footage alone, not how it removes a camera's noise.

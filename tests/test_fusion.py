@@ -352,3 +352,7 @@ def test_guides_must_match_the_frames():
     denoiser = Denoiser(build_model("dust", layers=2), DenoiseSettings(fusion=None, device="cpu"))
     with pytest.raises(DenoiseError, match="fusion, which is off"):
         denoiser.denoise_clip(clip, SIGMA, guides=clip)
+    denoiser = Denoiser(build_model("dust", layers=2), DenoiseSettings(fusion=FusionSettings(), device="cpu"))
+    with pytest.raises(DenoiseError, match="guides must have the clip's shape"):
+        denoiser.denoise_clip(clip, SIGMA, guides=clip[1:])
+    assert denoiser.denoise_clip(clip, SIGMA, guides=clip).shape == clip.shape

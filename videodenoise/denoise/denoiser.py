@@ -185,13 +185,13 @@ class Denoiser:
         if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
             shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
             raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
+        if guides is not None and guides.shape != clip.shape:
+            raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
         if sigma == "auto":
             sigma = estimate_clip_noise(clip)
         if self.settings.calibrate and sigma is not None:
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)
-        if guides is not None and guides.shape != clip.shape:
-            raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
         return torch.stack(list(self.denoise_frames(clip, sigma, guides)))
 
     # ---- streams ---------------------------------------------------------------------------------
