@@ -49,7 +49,9 @@ class NoiseLevelFunction:
     should be told than the map says, per channel a grey model sees (the opponent colours of
     `videodenoise.colour` for colour frames, else the one channel), () for white noise; carried: the
     share c of its noise a frame carries over from the one before (a codec's skipped and predicted
-    blocks), frames k apart sharing c^k of their noise variance, 0 for noise new in every frame;
+    blocks), frames k apart sharing c^k of their noise variance, 0 for noise new in every frame (where
+    it is not 0 the estimator has raised the σ to what fusion and the model are best told, above the
+    noise's std: `videodenoise.noise.estimation`, CARRIED_LIFT);
     told_scale: a factor on what the model is told on top of the grain, 1 unless chosen for the video
     (`videodenoise.denoise.calibration`).
 
@@ -159,7 +161,7 @@ class NoiseLevelFunction:
             factors = ", ".join(f"{g:.2g}× {name}" for g, name in zip(self.grain, names))
             text += f"; spatially correlated (a codec's, chroma subsampling's), told {factors}"
         if self.carried:
-            text += f"; {self.carried:.0%} carried over from frame to frame"
+            text += f"; {self.carried:.0%} carried over from frame to frame (the σ above are raised for it)"
         if self.told_scale != 1:
             text += f"; the model told {self.told_scale:.3g}× that"
         return text
