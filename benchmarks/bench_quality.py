@@ -388,6 +388,7 @@ CHECKPOINT_OPTIONS = (
     "fusion_radius",
     "precision",
     "calibrate",
+    "mirrors",
 )
 
 
@@ -406,6 +407,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     given.update({key: options[key] for key in ("colour", "precision") if key in options})  # passed on as given
     if "calibrate" in options:
         given["calibrate"] = options["calibrate"] == "on"
+    if "mirrors" in options:
+        given["mirrors"] = int(options["mirrors"])
     settings = denoise_settings(options.get("quality", "fast"), given)
     if "fusion_radius" in options and settings.fusion is not None:
         settings = dataclasses.replace(settings, fusion=FusionSettings(radius=int(options["fusion_radius"])))

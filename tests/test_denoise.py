@@ -637,3 +637,30 @@ def test_a_full_disk_is_one_line_and_leaves_no_output(tmp_path, capsys, monkeypa
     assert code == 1
     assert err == f"error: cannot denoise '{source}' into '{tmp_path / 'in.denoised.mp4'}': No space left on device\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4"]
+
+
+@pytest.mark.parametrize("tile", [0, 64])
+def test_mirrors_average_the_model_over_mirror_images_turned_back(tile):
+    """mirrors = 2 is the mean of the model's estimate and its estimate of the left-right mirror image,
+    flipped back; 4 adds up-down and both; with a per-pixel noise map mirrored along, tiled or not."""
+    model = build_model("dust", layers=2, channels=1)
+    generator = torch.Generator().manual_seed(3)
+    clip = torch.rand(5, 1, 40, 96, generator=generator)
+    noise_map = 0.05 + 0.05 * torch.rand(5, 40, 96, generator=generator)
+
+    def denoise(x, mirrors=1, noise=None):
+        denoiser = Denoiser(model, DenoiseSettings(fusion=None, device="cpu", tile=tile, mirrors=mirrors))
+        return denoiser.denoise_window(x, 0.1, noise_map=noise)
+
+    for noise in (None, noise_map):
+        flips = [(), (-1,), (-2,), (-2, -1)]
+        each = [
+            denoise(clip.flip(f) if f else clip, noise=noise.flip(f) if f and noise is not None else noise)
+            for f in flips
+        ]
+        each = [e.flip(f) if f else e for e, f in zip(each, flips)]
+        torch.testing.assert_close(denoise(clip, 2, noise), (each[0] + each[1]) / 2, atol=1e-5, rtol=0)
+        torch.testing.assert_close(denoise(clip, 4, noise), sum(each) / 4, atol=1e-5, rtol=0)
+        assert not torch.allclose(each[0], each[1], atol=1e-3)  # the mirror images do differ
+    with pytest.raises(DenoiseError, match="mirrors must be 1, 2 or 4"):
+        DenoiseSettings(mirrors=3)

@@ -77,7 +77,7 @@ import torch.nn as nn
 from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
-from videodenoise.denoise.settings import DenoiseSettings
+from videodenoise.denoise.settings import MIRRORS, DenoiseSettings
 from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
@@ -266,13 +266,16 @@ class Denoiser:
         count: int | None = None,
         noise_map: torch.Tensor | None = None,
         grain: tuple[float, ...] = (),
+        mirrors: int | None = None,
     ) -> torch.Tensor:
         """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
 
         noise_map: None, or each pixel's σ, (T, H, W) for every channel alike or (T, C, H, W) per
         channel (`sigma` is the one level that sets the rescaling); a noise-conditional model is told
         it (in the channels it sees, see `_batch_noise`), any other model its root mean square.
-        grain: the `NoiseLevelFunction.told_factors` the map is multiplied by in the channels the model sees."""
+        grain: the `NoiseLevelFunction.told_factors` the map is multiplied by in the channels the model sees.
+        mirrors: how many mirror images to average (default: the settings')."""
+        mirrors = self.settings.mirrors if mirrors is None else mirrors
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
         if channels not in (1, 3):
@@ -297,9 +300,18 @@ class Denoiser:
             model_sigma = noise_map / scale
         elif noise_map is not None:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
-        # a model attending over aligned frames gets the flows of the window as it came (fused, if so)
-        coordinates = clip_coordinates(clip.cpu(), self.settings.fusion) if self.aligns else None
-        estimate = self._apply_tiled((batch - centre) / scale + 0.5, start, count, model_sigma, coordinates)
+        # the model on each mirror image of the window, turned back and averaged (settings.mirrors); a model
+        # attending over aligned frames gets the flows of the window as it came (fused, if so), mirrored
+        model_input, estimate = (batch - centre) / scale + 0.5, 0
+        for axes in MIRRORS[:mirrors]:
+
+            def mirror(x, axes=axes):  # its own inverse
+                return x.flip(axes) if axes and isinstance(x, torch.Tensor) else x
+
+            coordinates = clip_coordinates(mirror(clip.cpu()), self.settings.fusion) if self.aligns else None
+            seen = self._apply_tiled(mirror(model_input), start, count, mirror(model_sigma), coordinates)
+            estimate = estimate + mirror(seen)
+        estimate = estimate / mirrors
         estimate = (estimate - 0.5) * scale + centre
         if channels == self.channels:
             out = estimate[0]

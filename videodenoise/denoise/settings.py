@@ -27,6 +27,7 @@ DEFAULT_STRIDE = 3  # without fusion: the centre 3 frames of each 5-frame window
 MAX_WINDOW = 64  # a window is held in memory whole, however short the video: bounded whatever is asked
 COLOURS = ("opponent", "rgb")
 SCALINGS = ("rescale", "none")
+MIRRORS = ((), (-1,), (-2,), (-2, -1))  # the frame axes flipped: none, left-right, up-down, both
 FLOW_PRESETS = ("ultrafast", "fast", "medium")  # OpenCV's DIS presets, cv2.DISOPTICAL_FLOW_PRESET_*
 
 
@@ -79,6 +80,11 @@ class DenoiseSettings:
         "Average every frame with its motion-aligned neighbours where they agree before the model "
         "(needs σ: off with --sigma none).",
     )
+    mirrors: int = setting(
+        1,
+        "Average the model's estimates of 1, 2 or 4 mirror images of each window (as it is; flipped left-right; "
+        "and up-down, and both), each turned back: about that many times the model's time.",
+    )
     calibrate: bool = setting(
         False,
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
@@ -107,6 +113,8 @@ class DenoiseSettings:
             raise DenoiseError(f"the tile overlap must be >= 0 pixels, got {self.overlap}")
         if self.patch_stride is not None and self.patch_stride < 1:
             raise DenoiseError(f"patch_stride must be between 1 and the patch size, got {self.patch_stride}")
+        if self.mirrors not in (1, 2, 4):
+            raise DenoiseError(f"mirrors must be 1, 2 or 4 (mirror images averaged), got {self.mirrors}")
         if self.colour not in COLOURS:
             raise DenoiseError(f"unknown colour handling '{self.colour}'; choose one of: {', '.join(COLOURS)}")
         if self.scaling not in SCALINGS:
