@@ -210,7 +210,7 @@ def _estimate_at(denoiser, inputs: tuple, t: int, function: NoiseLevelFunction) 
     rest, seen, maps = inputs
     position, before = rest.index(t), denoiser.window // 2
     window = [reflect(j, len(rest)) for j in range(position - before, position - before + denoiser.window)]
-    estimate = denoiser.denoise_window(  # the model's own estimate: mirror images average, the scale is its
+    estimate = denoiser.denoise_window(  # no mirror images: they average estimates, the told scale is the model's
         seen[window], function.told_level, before, 1, maps[window], function.told_factors, mirrors=1
     )
     return estimate[0].numpy().transpose(1, 2, 0)

@@ -304,13 +304,9 @@ class Denoiser:
         # attending over aligned frames gets the flows of the window as it came (fused, if so), mirrored
         model_input, estimate = (batch - centre) / scale + 0.5, 0
         for axes in MIRRORS[:mirrors]:
-
-            def mirror(x, axes=axes):  # its own inverse
-                return x.flip(axes) if axes and isinstance(x, torch.Tensor) else x
-
-            coordinates = clip_coordinates(mirror(clip.cpu()), self.settings.fusion) if self.aligns else None
-            seen = self._apply_tiled(mirror(model_input), start, count, mirror(model_sigma), coordinates)
-            estimate = estimate + mirror(seen)
+            coordinates = clip_coordinates(_mirror(clip.cpu(), axes), self.settings.fusion) if self.aligns else None
+            seen = self._apply_tiled(_mirror(model_input, axes), start, count, _mirror(model_sigma, axes), coordinates)
+            estimate = estimate + _mirror(seen, axes)
         estimate = estimate / mirrors
         estimate = (estimate - 0.5) * scale + centre
         if channels == self.channels:
@@ -445,3 +441,8 @@ class Denoiser:
                     tiles.append(((top, bottom, left, right), weight))
             self._weights[key] = (tiles, weight_sum)
         return self._weights[key]
+
+
+def _mirror(x, axes: tuple[int, ...]):
+    """x flipped along `axes` (its own inverse); one σ or None as it is."""
+    return x.flip(axes) if axes and isinstance(x, torch.Tensor) else x
