@@ -303,8 +303,9 @@ class Denoiser:
         # the model on each mirror image of the window, turned back and averaged (settings.mirrors); a model
         # attending over aligned frames gets the flows of the window as it came (fused, if so), mirrored
         model_input, estimate = (batch - centre) / scale + 0.5, 0
+        flows = clip_coordinates(clip.cpu(), self.settings.fusion) if self.aligns else None  # once, mirrored below
         for axes in MIRRORS[:mirrors]:
-            coordinates = clip_coordinates(_mirror(clip.cpu(), axes), self.settings.fusion) if self.aligns else None
+            coordinates = None if flows is None else _mirror_coordinates(flows, axes)
             seen = self._apply_tiled(_mirror(model_input, axes), start, count, _mirror(model_sigma, axes), coordinates)
             estimate = estimate + _mirror(seen, axes)
         estimate = estimate / mirrors
@@ -446,3 +447,14 @@ class Denoiser:
 def _mirror(x, axes: tuple[int, ...]):
     """x flipped along `axes` (its own inverse); one σ or None as it is."""
     return x.flip(axes) if axes and isinstance(x, torch.Tensor) else x
+
+
+def _mirror_coordinates(coordinates: torch.Tensor, axes: tuple[int, ...]) -> torch.Tensor:
+    """`clip_coordinates` (T, T, H, W, 2) of a clip, as those of its mirror image along the frame `axes`
+    (-1: left-right, -2: up-down): the pixel grid flipped and each x (or y) read from the other side."""
+    height, width = coordinates.shape[2:4]
+    for axis in axes:
+        size, component = (width, 0) if axis == -1 else (height, 1)
+        coordinates = coordinates.flip(axis - 1).clone()  # the grid axes sit before the (x, y) axis
+        coordinates[..., component] = size - 1 - coordinates[..., component]
+    return coordinates
