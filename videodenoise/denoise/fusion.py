@@ -314,18 +314,21 @@ class MotionFusion:
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
         weights = [(0, np.float32(1))]  # (time offset, weight) of the frame and each neighbour: for the shared noise
         channels = image.shape[2]
+
+        def difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # squared, over channels and the box
+            return cv2.boxFilter(np.square(a - b).mean(axis=2), -1, (self.settings.box,) * 2)
+
         for index, (other, other_guide, offset) in enumerate(neighbours):
             fresh = np.float32(1 - carried ** abs(offset))  # the share of the noise the two do not share
             if evidence is None:
                 warped, shrink, _, _ = self.aligner.align(guide, other, other_guide)
-                difference = cv2.boxFilter(np.square(warped - image).mean(axis=2), -1, (self.settings.box,) * 2)
-                excess = np.maximum(difference - fresh * variance * (1 + shrink), 0)
+                excess = np.maximum(difference(warped, image) - fresh * variance * (1 + shrink), 0)
             else:  # the neighbour and its guide along the guides' flow, in one resampling
                 both, shrink, _, _ = self.aligner.align(
                     guide, np.concatenate([other, evidence[1][index]], 2), other_guide
                 )
                 warped, seen = both[..., :channels], both[..., channels:]
-                excess = cv2.boxFilter(np.square(seen - evidence[0]).mean(axis=2), -1, (self.settings.box,) * 2)
+                excess = difference(seen, evidence[0])
             weight = np.exp(-excess / (fresh * bandwidth)).astype(np.float32)
             total += weight[..., None] * warped
             weight_sum += weight
