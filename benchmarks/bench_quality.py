@@ -378,6 +378,9 @@ def classical_methods(
 #   fusion_radius=N  fuse N neighbours each side instead of FusionSettings' default
 #   precision=bf16   the model under bfloat16 autocast (clean --precision bf16; on the CPU: fp32 by default)
 #   calibrate=on     choose the told σ scale per clip (clean --calibrate; videodenoise.denoise.calibration)
+#   mirrors=N        average the estimates of N mirror images (clean --mirrors)
+#   passes=2         denoise twice, fusion steered by the first pass (clean --passes 2)
+#   guided_strength=X  the second pass's fusion bandwidth (FusionSettings.guided_strength)
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -389,6 +392,8 @@ CHECKPOINT_OPTIONS = (
     "precision",
     "calibrate",
     "mirrors",
+    "passes",
+    "guided_strength",
 )
 
 
@@ -396,7 +401,6 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     """The denoiser `clean` builds, changed by a --checkpoint's options."""
     from videodenoise.cli.clean import denoise_settings
     from videodenoise.denoise.denoiser import Denoiser
-    from videodenoise.denoise.settings import FusionSettings
     from videodenoise.models.checkpoints import load_checkpoint, read_sigma_range, read_sigma_train
 
     given: dict = {"device": device, "fusion": options.get("fusion") != "off"}
@@ -409,9 +413,14 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["calibrate"] = options["calibrate"] == "on"
     if "mirrors" in options:
         given["mirrors"] = int(options["mirrors"])
+    if "passes" in options:
+        given["passes"] = int(options["passes"])
     settings = denoise_settings(options.get("quality", "fast"), given)
-    if "fusion_radius" in options and settings.fusion is not None:
-        settings = dataclasses.replace(settings, fusion=FusionSettings(radius=int(options["fusion_radius"])))
+    if settings.fusion is not None:
+        radius, guided = options.get("fusion_radius"), options.get("guided_strength")
+        fusion = settings.fusion if radius is None else dataclasses.replace(settings.fusion, radius=int(radius))
+        fusion = fusion if guided is None else dataclasses.replace(fusion, guided_strength=float(guided))
+        settings = dataclasses.replace(settings, fusion=fusion)
     model, metadata = load_checkpoint(path)
     sigma_range = None if options.get("range") == "off" else read_sigma_range(metadata, path)
     denoiser = Denoiser(model, settings, sigma_train=read_sigma_train(metadata, path), sigma_range=sigma_range)

@@ -10,7 +10,8 @@ estimated as `clean --sigma auto` does, the shipped default checkpoint and the f
 * one pass: `clean` as it is;
 * two passes: the same again, with fusion's flow and weights read from the first pass's output
   (`Denoiser.denoise_clip(guides=...)`, `MotionFusion.stream(guides=...)`), at each fusion strength of
-  --strengths (the bandwidth of the weights; 0.7 is the default, chosen for noisy evidence);
+  --strengths (`FusionSettings.guided_strength`, the bandwidth of weights read off guides; the noisy
+  frames' own is `strength`, 0.7, chosen for noisy evidence; `clean --passes 2` runs this row);
 * the ceiling: fusion steered by the clean frames themselves, what no denoiser has, at the same
   strengths: what perfect flow and weights could add to this model.
 
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clips", choices=("validation", "benchmark"), default="validation")
     parser.add_argument("--sigmas", default="10,25,50", help="Gaussian σ, 0-255 scale")
-    parser.add_argument("--strengths", default="0.35,0.7", help="fusion strengths of the steered rows")
+    parser.add_argument("--strengths", default="0.35,0.7", help="guided strengths of the steered rows")
     parser.add_argument("--frames", type=int, default=5)
     args = parser.parse_args(argv)
     from videodenoise.datasets.motion import VALIDATION_PHOTOS
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     one_pass = Denoiser.from_checkpoint(None, fast)
     steered = {
         strength: Denoiser.from_checkpoint(
-            None, dataclasses.replace(fast, fusion=dataclasses.replace(fast.fusion, strength=strength))
+            None, dataclasses.replace(fast, fusion=dataclasses.replace(fast.fusion, guided_strength=strength))
         )
         for strength in strengths
     }

@@ -17,7 +17,7 @@ from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError, ModelError
 from videodenoise.models.registry import build_model, save_model
 
-from helpers import sigma_range_config
+from helpers import run_cli, sigma_range_config
 
 SIGMA = 20 / 255
 
@@ -375,3 +375,67 @@ def test_mirrored_flows_are_the_flows_of_the_mirror_image():
     model = build_model("dust", layers=2, channels=3, token_set="aligned")
     denoiser = Denoiser(model, DenoiseSettings(fusion=FusionSettings(), device="cpu", mirrors=4))
     assert denoiser.denoise_clip(noisy(clip), SIGMA).shape == clip.shape
+
+
+def test_guided_weights_use_the_guided_strength():
+    """Guides in which frame 3 is brighter by δ everywhere: its weight is exp(−δ² / (guided_strength·σ)²),
+    read off the guides with no noise allowed for, so the fused centre is (Σ others + w·frame 3) / (4 + w)."""
+    clean = panned(step=0)
+    frames = noisy(clean)
+    brighter = clean.clone()
+    delta = 0.3 * SIGMA
+    brighter[3] += delta
+    for strength in (0.35, 0.7):
+        fusion = MotionFusion(FusionSettings(guided_strength=strength))
+        fused, _ = fusion.fuse_clip(frames, SIGMA, guides=brighter)
+        weight = math.exp(-(delta**2) / (strength * SIGMA) ** 2)
+        expected = (frames[[0, 1, 2, 4]].sum(dim=0) + weight * frames[3]) / (4 + weight)
+        assert rmse(fused[2], expected) < 1e-3 * SIGMA
+    with pytest.raises(DenoiseError, match="guided_strength > 0"):
+        FusionSettings(guided_strength=0)
+
+
+def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams():
+    """passes = 2 equals denoising with the first pass's output as guides, clip and stream alike, and reads
+    only a few windows ahead of what it has returned."""
+    model = build_model("dust", layers=2)
+    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu")
+    one, two = Denoiser(model, settings), Denoiser(model, DenoiseSettings(fusion=FusionSettings(), passes=2))
+    clip = noisy(panned(frames=12, step=1)).clamp(0, 1)
+    expected = one.denoise_clip(clip, SIGMA, guides=one.denoise_clip(clip, SIGMA))
+    torch.testing.assert_close(two.denoise_clip(clip, SIGMA), expected, atol=1e-6, rtol=0)
+    assert (two.denoise_clip(clip, SIGMA) - one.denoise_clip(clip, SIGMA)).abs().max() > 1e-3  # it did steer
+
+    long = noisy(panned(frames=40, step=1, channels=1), seed=2).clamp(0, 1)
+    pulled, ahead = 0, 0
+
+    def frames():
+        nonlocal pulled
+        for frame in long:
+            pulled += 1
+            yield frame
+
+    for done, _ in enumerate(two.denoise_frames(frames(), SIGMA), start=1):
+        ahead = max(ahead, pulled - done)
+    # the second pass's first window needs the first pass's output `radius` frames past it, which needs the
+    # first pass's next window and `radius` frames past that: 2·window + 2·radius frames at most
+    assert done == 40 and ahead <= 2 * settings.window + 2 * settings.fusion.radius
+
+
+def test_a_second_pass_needs_fusion():
+    with pytest.raises(DenoiseError, match="passes must be 1 or 2"):
+        DenoiseSettings(fusion=FusionSettings(), passes=3)
+    with pytest.raises(DenoiseError, match="needs fusion"):
+        DenoiseSettings(fusion=None, passes=2)
+
+
+def test_clean_runs_a_second_pass_only_with_fusion(tmp_path, capsys, monkeypatch):
+    from videodenoise.cli.clean import denoise_settings
+
+    assert denoise_settings("fast", {"passes": 2}).passes == 2
+    assert denoise_settings("fast", {}, sigma_known=False).passes == 1
+    with pytest.raises(DenoiseError, match="needs fusion"):
+        denoise_settings("fast", {"passes": 2, "fusion": False})
+    code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--passes", "2"], capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err
+    assert err.strip() == "error: --passes 2 steers fusion by a first pass: it needs σ, not --sigma none"

@@ -21,16 +21,20 @@ QUALITY_HELP = (
 
 
 def denoise_settings(quality: str, given: dict, sigma_known: bool = True) -> DenoiseSettings:
-    """The --quality preset with the options given on top; fusion and calibration need σ, so they are off
-    without one (--calibrate asked for with --sigma none is refused)."""
+    """The --quality preset with the options given on top; fusion, calibration and a second pass need σ,
+    so they are off without one (asked for with --sigma none, they are refused), and a second pass is off
+    without fusion unless asked for (then refused by the settings)."""
     settings = preset(quality)
     if not sigma_known:
         if given.get("calibrate"):
             raise VideodenoiseError("--calibrate chooses how much of σ the model is told: it needs σ, not --sigma none")
+        if given.get("passes", 1) != 1:
+            raise VideodenoiseError("--passes 2 steers fusion by a first pass: it needs σ, not --sigma none")
         given["calibrate"] = False
     fusion = given.pop("fusion", None)
     if fusion is False or not sigma_known:
         given["fusion"] = None
+        given.setdefault("passes", 1)  # the preset's second pass steers fusion, which is off
     elif fusion is True and settings.fusion is None:
         given["fusion"] = FusionSettings()
     return dataclasses.replace(settings, **given)

@@ -26,7 +26,10 @@ How a video is processed, and why:
   is used: the models' temporal attention only sees the same patch location in the other frames,
   which shows something else once the camera moves, and trained attention gains stay small. On the
   quality benchmark's held-out clips fusion adds about 1.2 dB at σ = 25 (README, quality section).
-  Fusion streams too: it reads `radius` frames ahead of the window it feeds.
+  Fusion streams too: it reads `radius` frames ahead of the window it feeds. With `passes=2` the video
+  is denoised twice: the second pass's fusion reads its flow and weights off the first pass's output
+  (nearly noise-free, so both are sharper) and still averages the noisy frames; the first pass runs a
+  few windows ahead of the second, so memory stays bounded.
 * Space. A frame larger than `tile` pixels a side is cut into overlapping tiles. Tiles start on the
   model's patch grid, so they cut the same patches the whole frame does; farther than the model's
   reach (its margin: p − 1 pixels, plus a neighbourhood radius per layer for spatio-temporal token
@@ -67,6 +70,7 @@ How a video is processed, and why:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -206,8 +210,21 @@ class Denoiser:
         sigma: the noise level of the frames ([0, 1] scale), one σ or a `NoiseLevelFunction` (each
         frame's map of σ read from its own intensities); None applies the model as trained. guides: one
         nearly noise-free frame per frame (a first pass's output) that fusion reads its flow and weights
-        from (`MotionFusion.stream`); needs fusion.
+        from (`MotionFusion.stream`); needs fusion. Without guides and with `settings.passes` = 2 they are
+        a first pass's output over the same frames, streamed a few windows ahead of the second pass.
         """
+        if self.settings.passes == 2 and guides is None:
+            frames, ahead = itertools.tee(frames)  # holds the frames the first pass has read and the second not
+            guides = self._one_pass(ahead, sigma, None)
+        yield from self._one_pass(frames, sigma, guides)
+
+    def _one_pass(
+        self,
+        frames: Iterable[torch.Tensor],
+        sigma: float | NoiseLevelFunction | None,
+        guides: Iterable[torch.Tensor] | None,
+    ) -> Iterator[torch.Tensor]:
+        """`denoise_frames` with the guides given (or none)."""
         if guides is not None and self.fusion is None:
             raise DenoiseError("guides steer motion fusion, which is off: turn fusion on or leave the guides out")
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None

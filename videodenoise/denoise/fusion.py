@@ -57,8 +57,10 @@ the frame and its neighbours at times t. c = 0 is fusion as above.
 Guides. Steps 1 and 3 read the noisy frames, so at σ = 25 the flow and the weights are themselves
 noisy. Given guides (one frame per frame, nearly noise-free: a first pass's estimate, or in a benchmark
 the clean frames), the flow is the guides' and a weight is read from the guides' squared difference
-alone, with no noise to subtract from it; the noisy frames are still what is averaged, and the map left
-over is step 4's. `benchmarks/fusion_guides.py` measures what that is worth.
+alone, with no noise to subtract from it and a narrower bandwidth (`guided_strength`·σ: what is left in
+the guides is a first pass's error, not the noise); the noisy frames are still what is averaged, and the
+map left over is step 4's. `benchmarks/fusion_guides.py` measures what that is worth; `clean --passes 2`
+runs it.
 
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
 video are not invented: the first frame is fused with the `radius` frames after it only. The work is
@@ -296,6 +298,7 @@ class MotionFusion:
         if not 0 <= carried < 1:
             raise DenoiseError(f"the carried share of the noise must lie in [0, 1), got {carried}")
         widen = np.float32(grain**GRAIN_POWER)
+        strength = self.settings.strength if evidence is None else self.settings.guided_strength
         image, guide = centre
         height, width = guide.shape
         if np.ndim(sigma) == 0:
@@ -303,12 +306,12 @@ class MotionFusion:
                 return image, np.full((height, width), max(float(sigma), 0.0), dtype=np.float32)
             sigma = np.float32(sigma)
             variance = sigma**2
-            bandwidth = widen * (self.settings.strength * sigma) ** 2
+            bandwidth = widen * (strength * sigma) ** 2
         else:
             if not neighbours or not np.any(sigma > 0):
                 return image, sigma.astype(np.float32, copy=True)
             variance = np.square(sigma) if sigma.ndim == 2 else np.square(sigma).mean(axis=2)
-            bandwidth = np.maximum(widen * np.float32(self.settings.strength**2) * variance, np.float32(TINY_VARIANCE))
+            bandwidth = np.maximum(widen * np.float32(strength**2) * variance, np.float32(TINY_VARIANCE))
         total = image.copy()
         weight_sum = np.ones((height, width), np.float32)
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1

@@ -41,6 +41,9 @@ class FusionSettings:
     flow_blur: float = 0.8  # Gaussian blur (px) of the grey frames the flow is computed on
     box: int = 5  # side of the window a squared difference is averaged over
     strength: float = 0.7  # h = strength·σ: how large an unexplained difference still counts
+    # h = guided_strength·σ where the weights are read off guides (a first pass's output, `passes=2`): their
+    # differences hold no noise to allow for, only the first pass's error (0.35: benchmarks/fusion_guides.py)
+    guided_strength: float = 0.35
 
     def __post_init__(self):
         check_fields(self, DenoiseError, "fusion setting")
@@ -48,8 +51,8 @@ class FusionSettings:
             raise DenoiseError(f"the fusion radius must be >= 0 frames, got {self.radius}")
         if self.flow_preset not in FLOW_PRESETS:
             raise DenoiseError(f"unknown flow preset '{self.flow_preset}'; choose one of: {', '.join(FLOW_PRESETS)}")
-        if self.flow_blur < 0 or self.box < 1 or not self.strength > 0:
-            raise DenoiseError("flow_blur must be >= 0, box >= 1 and strength > 0")
+        if self.flow_blur < 0 or self.box < 1 or not self.strength > 0 or not self.guided_strength > 0:
+            raise DenoiseError("flow_blur must be >= 0, box >= 1, and strength and guided_strength > 0")
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,11 @@ class DenoiseSettings:
         "Average the model's estimates of 1, 2 or 4 mirror images of each window (as it is; flipped left-right; "
         "and up-down, and both), each turned back: about that many times the model's time.",
     )
+    passes: int = setting(
+        1,
+        "1, or 2: denoise twice, the second time with fusion's flow and weights read off the first pass's "
+        "output instead of the noisy frames (about twice the time; needs fusion).",
+    )
     calibrate: bool = setting(
         False,
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
@@ -115,6 +123,12 @@ class DenoiseSettings:
             raise DenoiseError(f"patch_stride must be between 1 and the patch size, got {self.patch_stride}")
         if self.mirrors not in (1, 2, 4):
             raise DenoiseError(f"mirrors must be 1, 2 or 4 (mirror images averaged), got {self.mirrors}")
+        if self.passes not in (1, 2):
+            raise DenoiseError(f"passes must be 1 or 2, got {self.passes}")
+        if self.passes == 2 and self.fusion is None:
+            raise DenoiseError(
+                "a second pass steers fusion by the first pass's output: it needs fusion (and σ); use --passes 1"
+            )
         if self.colour not in COLOURS:
             raise DenoiseError(f"unknown colour handling '{self.colour}'; choose one of: {', '.join(COLOURS)}")
         if self.scaling not in SCALINGS:
