@@ -1,7 +1,7 @@
 """How much is there left in fusion's weights? Fusion steered by a first pass's output, and by the clean frames.
 
     .venv/bin/python benchmarks/fusion_guides.py [--clips validation|benchmark] [--sigmas 10,25,50]
-        [--strengths 0.35,0.7] [--frames 5]
+        [--strengths 0.35,0.7] [--mix 1] [--frames 5]
 
 `clean`'s fusion reads its optical flow and its per-pixel weights off the noisy frames (squared
 differences less the noise expected in them). This runs, on Gaussian noise (bench_quality's draws), σ
@@ -11,7 +11,9 @@ estimated as `clean --sigma auto` does, the shipped default checkpoint and the f
 * two passes: the same again, with fusion's flow and weights read from the first pass's output
   (`Denoiser.denoise_clip(guides=...)`, `MotionFusion.stream(guides=...)`), at each fusion strength of
   --strengths (`FusionSettings.guided_strength`, the bandwidth of weights read off guides; the noisy
-  frames' own is `strength`, 0.7, chosen for noisy evidence; `clean --passes 2` runs this row);
+  frames' own is `strength`, 0.7, chosen for noisy evidence), with --mix of each weight read off the
+  guides and the rest off the noisy frames (`guided_mix`; default 1 here, as in the logs of
+  benchmarks/results/fusion-guides; `clean --passes 2` runs this row with the library's default);
 * the ceiling: fusion steered by the clean frames themselves, what no denoiser has, at the same
   strengths: what perfect flow and weights could add to this model.
 
@@ -41,6 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--clips", choices=("validation", "benchmark"), default="validation")
     parser.add_argument("--sigmas", default="10,25,50", help="Gaussian σ, 0-255 scale")
     parser.add_argument("--strengths", default="0.35,0.7", help="guided strengths of the steered rows")
+    parser.add_argument("--mix", type=float, default=1.0, help="guided_mix of the two-pass rows (the ceiling: 1)")
     parser.add_argument("--frames", type=int, default=5)
     args = parser.parse_args(argv)
     from videodenoise.datasets.motion import VALIDATION_PHOTOS
@@ -59,12 +62,13 @@ def main(argv: list[str] | None = None) -> None:
     clips = quality.build_clips(names, args.frames, quality.DEFAULT_SIZE)
     fast = PRESETS["fast"]
     one_pass = Denoiser.from_checkpoint(None, fast)
-    steered = {
-        strength: Denoiser.from_checkpoint(
-            None, dataclasses.replace(fast, fusion=dataclasses.replace(fast.fusion, guided_strength=strength))
-        )
-        for strength in strengths
-    }
+
+    def steered_by(strength: float, mix: float) -> Denoiser:
+        fusion = dataclasses.replace(fast.fusion, guided_strength=strength, guided_mix=mix)
+        return Denoiser.from_checkpoint(None, dataclasses.replace(fast, fusion=fusion))
+
+    steered = {strength: steered_by(strength, args.mix) for strength in strengths}
+    ceilings = {strength: steered_by(strength, 1.0) for strength in strengths}
     print(f"clips: {', '.join(names)}; {args.frames} frames; {cpu_name()}, {torch.get_num_threads()} threads")
     rows = ["one pass", *(f"two passes, strength {s:g}" for s in strengths)]
     rows += [f"clean frames as guides, strength {s:g}" for s in strengths]
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
                 psnr[f"two passes, strength {strength:g}", sigma].append(
                     quality.measure(second.numpy(), clip.frames)["psnr"]
                 )
-                ceiling = denoiser.denoise_clip(noisy, function, guides=clean)
+                ceiling = ceilings[strength].denoise_clip(noisy, function, guides=clean)
                 psnr[f"clean frames as guides, strength {strength:g}", sigma].append(
                     quality.measure(ceiling.numpy(), clip.frames)["psnr"]
                 )

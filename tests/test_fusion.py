@@ -328,13 +328,14 @@ def test_guides_decide_the_weights_and_the_noisy_frames_are_what_is_averaged():
     though the noisy frames (a static scene) agree."""
     clean = panned(step=0)
     frames = noisy(clean)
-    fused, noise_map = MotionFusion().fuse_clip(frames, SIGMA, guides=clean)
+    guided = MotionFusion(FusionSettings(guided_mix=1))  # the weights read off the guides alone
+    fused, noise_map = guided.fuse_clip(frames, SIGMA, guides=clean)
     torch.testing.assert_close(fused[2], frames.mean(dim=0), atol=1e-5, rtol=0)
     torch.testing.assert_close(fused[0], frames[:3].mean(dim=0), atol=1e-5, rtol=0)
     assert float(noise_map[2].min()) == pytest.approx(SIGMA / math.sqrt(5), rel=1e-4)
     cut = clean.clone()
     cut[3] = clean[3] + 1  # brighter by more than the texture's range: unlike frame 2 wherever the flow points
-    fused, noise_map = MotionFusion().fuse_clip(frames, SIGMA, guides=cut)
+    fused, noise_map = guided.fuse_clip(frames, SIGMA, guides=cut)
     torch.testing.assert_close(fused[2], frames[[0, 1, 2, 4]].mean(dim=0), atol=1e-5, rtol=0)
     assert float(noise_map[2].min()) == pytest.approx(SIGMA / 2, rel=1e-4)
     unguided, _ = MotionFusion().fuse_clip(frames, SIGMA)  # the noisy frames alone average frame 3 in
@@ -386,13 +387,27 @@ def test_guided_weights_use_the_guided_strength():
     delta = 0.3 * SIGMA
     brighter[3] += delta
     for strength in (0.35, 0.7):
-        fusion = MotionFusion(FusionSettings(guided_strength=strength))
+        fusion = MotionFusion(FusionSettings(guided_strength=strength, guided_mix=1))
         fused, _ = fusion.fuse_clip(frames, SIGMA, guides=brighter)
         weight = math.exp(-(delta**2) / (strength * SIGMA) ** 2)
         expected = (frames[[0, 1, 2, 4]].sum(dim=0) + weight * frames[3]) / (4 + weight)
         assert rmse(fused[2], expected) < 1e-3 * SIGMA
     with pytest.raises(DenoiseError, match="guided_strength > 0"):
         FusionSettings(guided_strength=0)
+
+
+def test_guided_mix_shares_a_weight_between_the_guides_and_the_noisy_frames():
+    """Guides that agree everywhere (weight 1 from them) and frames that agree but for frame 3, far brighter
+    than the others (weight 1 from the frames, 0 for frame 3): frame 3 weighs guided_mix, the others 1."""
+    clean = panned(step=0)
+    frames = clean.clone()
+    frames[3] += 1
+    for mix in (0.0, 0.5, 1.0):
+        fused, _ = MotionFusion(FusionSettings(guided_mix=mix)).fuse_clip(frames, SIGMA, guides=clean)
+        expected = (frames[[0, 1, 2, 4]].sum(dim=0) + mix * frames[3]) / (4 + mix)
+        torch.testing.assert_close(fused[2], expected, atol=1e-5, rtol=0)
+    with pytest.raises(DenoiseError, match="guided_mix is a share"):
+        FusionSettings(guided_mix=1.5)
 
 
 def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams():

@@ -56,10 +56,13 @@ the frame and its neighbours at times t. c = 0 is fusion as above.
 
 Guides. Steps 1 and 3 read the noisy frames, so at σ = 25 the flow and the weights are themselves
 noisy. Given guides (one frame per frame, nearly noise-free: a first pass's estimate, or in a benchmark
-the clean frames), the flow is the guides' and a weight is read from the guides' squared difference
-alone, with no noise to subtract from it and a narrower bandwidth (`guided_strength`·σ: what is left in
-the guides is a first pass's error, not the noise); the noisy frames are still what is averaged, and the
-map left over is step 4's. `benchmarks/fusion_guides.py` measures what that is worth; `clean --passes 2`
+the clean frames), the flow is the guides', and a neighbour's weight is `guided_mix` times one read
+from the guides' squared difference, with no noise to subtract from it and a narrower bandwidth
+(`guided_strength`·σ: what is left in the guides is a first pass's error, not the noise), plus the rest
+times step 3's weight from the noisy frames along that flow: at light noise the noisy frames' own
+differences are the better evidence, where a first pass's errors (textures smoothed differently from
+frame to frame) make neighbours look unlike. The noisy frames are still what is averaged, and the map
+left over is step 4's. `benchmarks/fusion_guides.py` measures what that is worth; `clean --passes 2`
 runs it.
 
 At σ = 0 there is nothing to average and a frame comes back as it is. Frames past either end of the
@@ -289,16 +292,15 @@ class MotionFusion:
         σ, one number (→ an H×W map) or an H×W or H×W×C map (→ a map of that shape); grain: the noise's
         luminance grain; carried: the share of its noise a frame carries over (module notes).
 
-        evidence: None, or guides (the frame's H×W×C image, and each neighbour's), taken as noise-free,
-        whose flow guides `centre` and `neighbours` then hold: the flow is theirs and a weight is read from
-        their squared difference alone, with no noise to expect in it; the noisy frames are still what
-        is averaged, and the noise map is as above."""
+        evidence: None, or guides (the frame's H×W×C image, and each neighbour's), nearly noise-free,
+        whose flow guides `centre` and `neighbours` then hold: the flow is theirs and a weight mixes one read
+        from their squared difference, with no noise to expect in it, with the noisy frames' (module
+        notes, `guided_mix`); the noisy frames are still what is averaged, and the noise map is as above."""
         if not (math.isfinite(grain) and grain > 0):
             raise DenoiseError(f"the grain must be a finite factor > 0, got {grain}")
         if not 0 <= carried < 1:
             raise DenoiseError(f"the carried share of the noise must lie in [0, 1), got {carried}")
         widen = np.float32(grain**GRAIN_POWER)
-        strength = self.settings.strength if evidence is None else self.settings.guided_strength
         image, guide = centre
         height, width = guide.shape
         if np.ndim(sigma) == 0:
@@ -306,12 +308,17 @@ class MotionFusion:
                 return image, np.full((height, width), max(float(sigma), 0.0), dtype=np.float32)
             sigma = np.float32(sigma)
             variance = sigma**2
-            bandwidth = widen * (strength * sigma) ** 2
         else:
             if not neighbours or not np.any(sigma > 0):
                 return image, sigma.astype(np.float32, copy=True)
             variance = np.square(sigma) if sigma.ndim == 2 else np.square(sigma).mean(axis=2)
-            bandwidth = np.maximum(widen * np.float32(strength**2) * variance, np.float32(TINY_VARIANCE))
+
+        def bandwidth(strength: float) -> np.float32 | np.ndarray:  # (strength·σ·g^p)², never 0
+            return np.maximum(widen * np.float32(strength**2) * variance, np.float32(TINY_VARIANCE))
+
+        mix = 0.0 if evidence is None else self.settings.guided_mix  # the guides' share of a weight
+        noisy_bandwidth = bandwidth(self.settings.strength) if mix < 1 else None
+        guided_bandwidth = bandwidth(self.settings.guided_strength) if mix > 0 else None
         total = image.copy()
         weight_sum = np.ones((height, width), np.float32)
         noise_power = np.ones((height, width), np.float32)  # Σ w²·v, the centre's w = v = 1
@@ -325,14 +332,19 @@ class MotionFusion:
             fresh = np.float32(1 - carried ** abs(offset))  # the share of the noise the two do not share
             if evidence is None:
                 warped, shrink, _, _ = self.aligner.align(guide, other, other_guide)
-                excess = np.maximum(difference(warped, image) - fresh * variance * (1 + shrink), 0)
             else:  # the neighbour and its guide along the guides' flow, in one resampling
                 both, shrink, _, _ = self.aligner.align(
                     guide, np.concatenate([other, evidence[1][index]], 2), other_guide
                 )
                 warped, seen = both[..., :channels], both[..., channels:]
+            weight = np.float32(0)
+            if mix < 1:  # the noisy frames' evidence: their difference less the noise expected in it
+                excess = np.maximum(difference(warped, image) - fresh * variance * (1 + shrink), 0)
+                weight = (1 - mix) * np.exp(-excess / (fresh * noisy_bandwidth))
+            if mix > 0:  # the guides': their difference alone
                 excess = difference(seen, evidence[0])
-            weight = np.exp(-excess / (fresh * bandwidth)).astype(np.float32)
+                weight = weight + mix * np.exp(-excess / (fresh * guided_bandwidth))
+            weight = np.asarray(weight, dtype=np.float32)
             total += weight[..., None] * warped
             weight_sum += weight
             noise_power += weight * weight * shrink

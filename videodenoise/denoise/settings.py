@@ -41,9 +41,11 @@ class FusionSettings:
     flow_blur: float = 0.8  # Gaussian blur (px) of the grey frames the flow is computed on
     box: int = 5  # side of the window a squared difference is averaged over
     strength: float = 0.7  # h = strength·σ: how large an unexplained difference still counts
-    # h = guided_strength·σ where the weights are read off guides (a first pass's output, `passes=2`): their
-    # differences hold no noise to allow for, only the first pass's error (0.35: benchmarks/fusion_guides.py)
+    # with guides (a first pass's output, `passes=2`), a weight is guided_mix times one read off them, at
+    # h = guided_strength·σ (their differences hold no noise, only the first pass's error), plus the rest
+    # times the noisy frames' (0.35 and 0.5: on the validation pans, benchmarks/results/passes)
     guided_strength: float = 0.35
+    guided_mix: float = 0.5
 
     def __post_init__(self):
         check_fields(self, DenoiseError, "fusion setting")
@@ -53,6 +55,8 @@ class FusionSettings:
             raise DenoiseError(f"unknown flow preset '{self.flow_preset}'; choose one of: {', '.join(FLOW_PRESETS)}")
         if self.flow_blur < 0 or self.box < 1 or not self.strength > 0 or not self.guided_strength > 0:
             raise DenoiseError("flow_blur must be >= 0, box >= 1, and strength and guided_strength > 0")
+        if not 0 <= self.guided_mix <= 1:
+            raise DenoiseError(f"guided_mix is a share: from 0 to 1, got {self.guided_mix}")
 
 
 @dataclass(frozen=True)
