@@ -307,7 +307,8 @@ def test_quality_presets_are_what_clean_runs():
     alone = denoise_settings("fast", {"fusion": False})
     assert alone.fusion is None and alone.frames_kept == DEFAULT_STRIDE  # the model alone: centred windows
     best = denoise_settings("best", {})
-    assert best.fusion.radius == 3 and best.patch_stride == 2
+    assert best.fusion.radius == 3 and best.patch_stride == 2 and best.passes == 2
+    assert denoise_settings("best", {"fusion": False}).passes == 1  # the second pass steers fusion
     with pytest.raises(DenoiseError, match="fast, best"):
         denoise_settings("ultra", {})
 

@@ -15,8 +15,9 @@ from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettin
 from videodenoise.errors import VideodenoiseError
 
 QUALITY_HELP = (
-    "fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5 (about 3× the "
-    "time), and the told σ calibrated per video (--calibrate)."
+    "fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5, twice (the second "
+    "pass's fusion steered by the first's output; about 6× the time in all), and the told σ calibrated per video "
+    "(--calibrate)."
 )
 
 
