@@ -16,7 +16,7 @@ from videodenoise.errors import VideodenoiseError
 
 QUALITY_HELP = (
     "fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5, twice (the second "
-    "pass's fusion steered by the first's output; about 6× the time in all), and the told σ calibrated per video "
+    "pass's fusion steered by the first's output; about 4.5× the time in all), and the told σ calibrated per video "
     "(--calibrate)."
 )
 
