@@ -133,7 +133,8 @@ class DenoiseSettings:
             raise DenoiseError(f"passes must be 1 or 2, got {self.passes}")
         if self.passes == 2 and self.fusion is None:
             raise DenoiseError(
-                "a second pass steers fusion by the first pass's output: it needs fusion (and σ); use passes=1 (--passes 1)"
+                "a second pass steers fusion by the first pass's output: it needs fusion (and σ); "
+                "use passes=1 (--passes 1)"
             )
         if self.colour not in COLOURS:
             raise DenoiseError(f"unknown colour handling '{self.colour}'; choose one of: {', '.join(COLOURS)}")
