@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cv2
@@ -416,7 +417,7 @@ def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams():
     only a few windows ahead of what it has returned."""
     model = build_model("dust", layers=2)
     settings = DenoiseSettings(fusion=FusionSettings(), device="cpu")
-    one, two = Denoiser(model, settings), Denoiser(model, DenoiseSettings(fusion=FusionSettings(), passes=2))
+    one, two = Denoiser(model, settings), Denoiser(model, dataclasses.replace(settings, passes=2))
     clip = noisy(panned(frames=12, step=1)).clamp(0, 1)
     expected = one.denoise_clip(clip, SIGMA, guides=one.denoise_clip(clip, SIGMA))
     torch.testing.assert_close(two.denoise_clip(clip, SIGMA), expected, atol=1e-6, rtol=0)
