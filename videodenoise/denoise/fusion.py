@@ -337,14 +337,13 @@ class MotionFusion:
                     guide, np.concatenate([other, evidence[1][index]], 2), other_guide
                 )
                 warped, seen = both[..., :channels], both[..., channels:]
-            weight = np.float32(0)
             if mix < 1:  # the noisy frames' evidence: their difference less the noise expected in it
                 excess = np.maximum(difference(warped, image) - fresh * variance * (1 + shrink), 0)
-                weight = (1 - mix) * np.exp(-excess / (fresh * noisy_bandwidth))
+                weight = np.exp(-excess / (fresh * noisy_bandwidth))
             if mix > 0:  # the guides': their difference alone
-                excess = difference(seen, evidence[0])
-                weight = weight + mix * np.exp(-excess / (fresh * guided_bandwidth))
-            weight = np.asarray(weight, dtype=np.float32)
+                guided = np.exp(-difference(seen, evidence[0]) / (fresh * guided_bandwidth))
+                weight = guided if mix == 1 else (1 - mix) * weight + mix * guided
+            weight = weight.astype(np.float32, copy=False)
             total += weight[..., None] * warped
             weight_sum += weight
             noise_power += weight * weight * shrink
