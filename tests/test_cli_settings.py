@@ -14,6 +14,7 @@ from videodenoise.cli.app import app
 from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.io.writers import write_video
+from videodenoise.models.checkpoints import SHIPPED
 from videodenoise.training.config import DataConfig, DescentConfig, TrainConfig
 
 from helpers import run_cli
@@ -142,7 +143,7 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
     seen = {}
 
     def record(path=None, settings=DenoiseSettings()):
-        seen["value"] = settings
+        seen["value"], seen["path"] = settings, path
         raise Captured()
 
     monkeypatch.setattr(Denoiser, "from_checkpoint", staticmethod(record))
@@ -156,9 +157,14 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
     assert isinstance(got, DenoiseSettings)
     assert (got.tile, got.stride, got.colour, got.patch_stride) == (0, 2, "rgb", 2)  # best's patch stride kept
     assert got.fusion == FusionSettings(radius=3)
+    assert seen["path"] == SHIPPED / "dust-video-dense.safetensors"  # best's own weights
     with pytest.raises(Captured):
         run_cli(["clean", movie, "--no-fusion"], capsys, monkeypatch)
     assert seen["value"].fusion is None and seen["value"].frames_kept == 3
+    assert seen["path"] == SHIPPED / "dust-video.safetensors"  # the fast preset's: the default
+    with pytest.raises(Captured):
+        run_cli(["clean", movie, "--quality", "best", "--checkpoint", movie], capsys, monkeypatch)
+    assert seen["path"] == movie and seen["value"].patch_stride == 2  # weights given: those, with best's settings
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@ and σ; denoising that helps on real content; the demo; a one-line error for eve
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from fractions import Fraction
 from pathlib import Path
@@ -18,7 +19,7 @@ from videodenoise.denoise import pipeline
 from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
-from videodenoise.denoise.settings import DenoiseSettings
+from videodenoise.denoise.settings import PRESETS, DenoiseSettings
 from videodenoise.denoise.tiling import reflect, tile_spans
 from videodenoise.errors import DenoiseError
 from videodenoise.io.video import probe_video, read_video
@@ -301,6 +302,22 @@ def test_denoised_psnr_beats_noisy_psnr_on_real_video():
     assert psnr(out, clean) > psnr(noisy, clean) + 2
 
 
+def test_each_preset_applies_its_shipped_weights_and_they_denoise():
+    fast, best = Denoiser.from_preset("fast"), Denoiser.from_preset("best")
+    assert fast.checkpoint == checkpoints.DEFAULT_CHECKPOINT and fast.settings == PRESETS["fast"]
+    assert best.checkpoint.name == "dust-video-dense.safetensors" and best.settings == PRESETS["best"]
+    shapes = {name: value.shape for name, value in fast.model.state_dict().items()}
+    assert {name: value.shape for name, value in best.model.state_dict().items()} == shapes  # the same model
+    assert best.model.config.stride == PRESETS["best"].patch_stride == 2  # fine-tuned at the stride best cuts
+    clean = read_video(GIF)[:5, :, :64, :64]
+    noisy = add_noise(clean, 25 / 255)
+    one_pass = dataclasses.replace(PRESETS["best"], calibrate=False, passes=1, device="cpu")
+    out = Denoiser.from_preset("best", settings=one_pass).denoise_clip(noisy, 25 / 255)
+    assert psnr(out, clean) > psnr(noisy, clean) + 5
+    with pytest.raises(DenoiseError, match="unknown --quality 'finest'; choose one of: fast, best"):
+        Denoiser.from_preset("finest", settings=one_pass)
+
+
 def test_noise_level_rescaling_beats_the_model_as_trained_below_its_level():
     clean = read_video(GIF)
     model = build_model("dust", channels=1)  # thresholds set for 25/255
@@ -503,7 +520,8 @@ def mismatched_checkpoint(path: Path) -> Path:
         ("missing checkpoint", "error: weights file not found: {tmp}/none.safetensors"),
         (
             "default checkpoint missing",
-            "error: the default checkpoint {tmp}/default.safetensors is missing; pass --checkpoint PATH",
+            "error: the shipped checkpoint {tmp}/no-install/dust-video.safetensors is missing (reinstall videodenoise); "
+            "or pass --checkpoint PATH",
         ),
         ("output exists", "error: '{tmp}/in.denoised.mp4' already exists; pass --overwrite to replace it"),
         ("output is input", "error: the output '{tmp}/in.mp4' is the input; choose another output name"),
@@ -548,7 +566,7 @@ def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch,
     if case == "output exists":
         (tmp_path / "in.denoised.mp4").write_bytes(b"keep me")
     if case == "default checkpoint missing":
-        monkeypatch.setattr(checkpoints, "DEFAULT_CHECKPOINT", tmp_path / "default.safetensors")
+        monkeypatch.setattr(checkpoints, "SHIPPED", tmp_path / "no-install")
     elif "--checkpoint" not in args:
         args += ["--checkpoint", weights]
     before = sorted(p.name for p in tmp_path.iterdir())

@@ -5,7 +5,7 @@ use, so `import videodenoise` (and the command line's --help) does not pay for t
 needs it is touched.
 
     import videodenoise as vd
-    denoiser = vd.Denoiser.from_checkpoint(settings=vd.PRESETS["fast"])   # what `videodenoise clean` runs
+    denoiser = vd.Denoiser.from_preset("fast")   # what `videodenoise clean` runs (--quality best: "best")
     vd.denoise_video("input.mp4", "input.denoised.mp4", denoiser, sigma="auto")
 """
 
@@ -26,6 +26,7 @@ _PUBLIC = {
     "Denoiser": "videodenoise.denoise.denoiser",
     "DenoiseSettings": "videodenoise.denoise.settings",
     "PRESETS": "videodenoise.denoise.settings",
+    "PRESET_WEIGHTS": "videodenoise.denoise.settings",
     "denoise_video": "videodenoise.denoise.pipeline",
     "DenoiseResult": "videodenoise.denoise.pipeline",
     "run_demo": "videodenoise.denoise.demo",

@@ -15,9 +15,9 @@ from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettin
 from videodenoise.errors import VideodenoiseError
 
 QUALITY_HELP = (
-    "fast, or best: the same model on 4× as many overlapping patches, fusing 7 frames instead of 5, twice (the second "
-    "pass's fusion steered by the first's output; about 4.5× the time in all), and the told σ calibrated per video "
-    "(--calibrate)."
+    "fast, or best: 4× as many overlapping patches (with weights fine-tuned for them), fusing 7 frames instead of 5, "
+    "twice (the second pass's fusion steered by the first's output; about 4.5× the time in all), and the told σ "
+    "calibrated per video (--calibrate)."
 )
 
 
@@ -67,7 +67,7 @@ def clean(
     checkpoint: Path | None = typer.Option(
         None,
         "--checkpoint",
-        help="Weights written by `videodenoise train` (default: the shipped dust-video checkpoint).",
+        help="Weights written by `videodenoise train` (default: the --quality preset's shipped checkpoint).",
     ),
     quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP),
     sigma: str = typer.Option(
@@ -127,7 +127,7 @@ def clean(
     )
     for source, error in failures:
         print_error(f"{source}: {one_line(error)}")
-    denoiser = Denoiser.from_checkpoint(checkpoint, options)
+    denoiser = Denoiser.from_preset(quality, checkpoint, options)
     rank, world, _ = distributed_environment()
     prefix = f"[rank {rank}] " if world > 1 else ""
     failed = 0
@@ -187,7 +187,7 @@ def clean(
 def demo(
     settings: dict,
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
-    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Weights (default: the shipped checkpoint)."),
+    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Weights (default: the --quality preset's shipped checkpoint)."),
     quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP),
     sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the noise."),
@@ -204,7 +204,7 @@ def demo(
         raise VideodenoiseError(f"--sigma must be a noise level in (0, 255], got {sigma:g}")
     if frames is not None and frames < 1:
         raise VideodenoiseError(f"--frames must be at least 1, got {frames}")
-    denoiser = Denoiser.from_checkpoint(checkpoint, denoise_settings(quality, settings))
+    denoiser = Denoiser.from_preset(quality, checkpoint, denoise_settings(quality, settings))
     progress = frame_progress(disable=quiet)
     with progress:
         task = progress.add_task("bikes", total=None)

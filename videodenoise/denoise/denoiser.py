@@ -1,6 +1,6 @@
 """The Denoiser: a trained model applied to frames of any size and length, streaming.
 
-    denoiser = Denoiser.from_checkpoint(settings=PRESETS["fast"])     # clean's defaults: fusion first
+    denoiser = Denoiser.from_preset("fast")                           # clean's defaults: fusion first
     clean = denoiser.denoise_clip(noisy_clip, sigma=25 / 255)         # (T, C, H, W) in memory
     for frame in denoiser.denoise_frames(frames, sigma):              # a stream, a few windows held
         ...
@@ -81,11 +81,17 @@ import torch.nn as nn
 from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
-from videodenoise.denoise.settings import MIRRORS, DenoiseSettings
+from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
 from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
-from videodenoise.models.checkpoints import load_checkpoint, read_sigma_range, read_sigma_train, resolve_checkpoint
+from videodenoise.models.checkpoints import (
+    load_checkpoint,
+    read_sigma_range,
+    read_sigma_train,
+    resolve_checkpoint,
+    shipped_checkpoint,
+)
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN, check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -174,6 +180,15 @@ class Denoiser:
         )
         denoiser.checkpoint = path
         return denoiser
+
+    @classmethod
+    def from_preset(
+        cls, name: str = "fast", path: str | os.PathLike | None = None, settings: DenoiseSettings | None = None
+    ) -> Denoiser:
+        """The denoiser `clean --quality NAME` builds: the preset's settings (or `settings`) applying its
+        shipped weights (or the weights file or run folder `path`)."""
+        named = preset(name)  # a one-line error for an unknown name, whatever else is given
+        return cls.from_checkpoint(path or shipped_checkpoint(PRESET_WEIGHTS[name]), settings or named)
 
     # ---- whole clips in memory -------------------------------------------------------------------
     def denoise_clip(

@@ -1,8 +1,7 @@
 """How a trained model is applied to video: `DenoiseSettings`, and the presets `clean --quality` names.
 
     settings = PRESETS["fast"]                        # what `clean` runs by default
-    settings = dataclasses.replace(PRESETS["best"], device="cpu", tile=256)
-    denoiser = Denoiser.from_checkpoint(settings=settings)
+    denoiser = Denoiser.from_preset("best", settings=dataclasses.replace(PRESETS["best"], device="cpu", tile=256))
 
 The presets apply the same weights faster or better (the README's quality table): both fuse every frame
 with its motion-aligned neighbours first (`videodenoise.denoise.fusion`), then keep all frames of each
@@ -13,8 +12,9 @@ there, 6 flows a frame instead of 4), cuts 4× as many patches, and chooses the 
 (`videodenoise.denoise.calibration`: +0.36 dB at σ = 25 on the validation pans, a fixed cost per video
 that the fast preset does not pay; benchmarks/results/calibration), and runs twice, the second pass's
 fusion steered by the first pass's output (+0.13 dB at σ = 25 on the validation pans, nowhere more than
-0.05 dB lost, about twice the time; benchmarks/results/passes). `DenoiseSettings()` itself is the model
-alone, on centred windows.
+0.05 dB lost, about twice the time; benchmarks/results/passes). `best` also applies weights of its own
+(`PRESET_WEIGHTS`): the default's fine-tuned at its patch stride (+0.15 dB at σ = 25 on the validation pans;
+benchmarks/results/dense). `DenoiseSettings()` itself is the model alone, on centred windows.
 """
 
 from __future__ import annotations
@@ -153,6 +153,10 @@ PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),
     "best": DenoiseSettings(fusion=FusionSettings(radius=3), patch_stride=2, calibrate=True, passes=2),
 }
+
+# the shipped weights (files of videodenoise/checkpoints) each preset applies unless given others: best's
+# were fine-tuned from the default's at best's patch stride, 2 (configs/train/dust-video-dense.toml)
+PRESET_WEIGHTS: dict[str, str] = {"fast": "dust-video.safetensors", "best": "dust-video-dense.safetensors"}
 
 
 def preset(name: str) -> DenoiseSettings:

@@ -23,7 +23,7 @@ from videodenoise.models.registry import load_model, read_metadata
 
 # the shipped weights, package data (videodenoise/checkpoints/README.md is their model card)
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
-DEFAULT_CHECKPOINT = SHIPPED / "dust-video.safetensors"  # the default of `clean` and `demo`
+DEFAULT_CHECKPOINT = SHIPPED / "dust-video.safetensors"  # the default of `clean` and `demo` (the fast preset)
 PREVIOUS_CHECKPOINT = SHIPPED / "dust-samples-constrained.safetensors"  # the default before it, for comparisons
 
 
@@ -46,16 +46,23 @@ class CheckpointInfo:
         return values
 
 
+def shipped_checkpoint(name: str) -> Path:
+    """The shipped weights file `name` (in videodenoise/checkpoints), or a one-line error if the install
+    lacks it."""
+    path = SHIPPED / name
+    if not path.is_file():
+        raise CheckpointError(
+            f"the shipped checkpoint {path} is missing (reinstall videodenoise); or pass --checkpoint PATH "
+            "(a .safetensors file written by `videodenoise train`)"
+        )
+    return path
+
+
 def resolve_checkpoint(path: str | os.PathLike | None = None) -> Path:
     """A weights file, or a run folder (its best.safetensors, else last.safetensors); None is the
     shipped default checkpoint."""
     if path is None:
-        if not DEFAULT_CHECKPOINT.is_file():
-            raise CheckpointError(
-                f"the default checkpoint {DEFAULT_CHECKPOINT} is missing; pass --checkpoint PATH "
-                "(a .safetensors file written by `videodenoise train`)"
-            )
-        return DEFAULT_CHECKPOINT
+        return shipped_checkpoint(DEFAULT_CHECKPOINT.name)
     path = Path(path).expanduser()
     if path.is_dir():
         for name in ("best.safetensors", "last.safetensors"):
