@@ -520,8 +520,8 @@ def mismatched_checkpoint(path: Path) -> Path:
         ("missing checkpoint", "error: weights file not found: {tmp}/none.safetensors"),
         (
             "default checkpoint missing",
-            "error: the shipped checkpoint {tmp}/no-install/dust-video.safetensors is missing (reinstall videodenoise); "
-            "or pass --checkpoint PATH",
+            "error: the shipped checkpoint {tmp}/no-install/dust-video.safetensors is missing "
+            "(reinstall videodenoise); or pass --checkpoint PATH",
         ),
         ("output exists", "error: '{tmp}/in.denoised.mp4' already exists; pass --overwrite to replace it"),
         ("output is input", "error: the output '{tmp}/in.mp4' is the input; choose another output name"),

@@ -187,7 +187,9 @@ def clean(
 def demo(
     settings: dict,
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
-    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="Weights (default: the --quality preset's shipped checkpoint)."),
+    checkpoint: Path | None = typer.Option(
+        None, "--checkpoint", help="Weights (default: the --quality preset's shipped checkpoint)."
+    ),
     quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP),
     sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the noise."),
