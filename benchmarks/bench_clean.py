@@ -45,7 +45,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from videodenoise.allocator import reuse_freed_memory
 from videodenoise.metrics import frame_rmse, psnr_from_rmse
 
 from _machine import cpu_name
@@ -303,7 +302,6 @@ def main() -> None:
     parser.add_argument("--parts", default="1,2,3,4")
     parser.add_argument("--memory-child", nargs=2, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    reuse_freed_memory()  # as the CLI does: the models' temporaries reused, not mapped afresh
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.memory_child:

@@ -38,7 +38,6 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import videodenoise.models.base as model_base
-from videodenoise.allocator import reuse_freed_memory
 from videodenoise.denoise.fusion import align_clip
 from videodenoise.devices import autocast, resolve_precision
 from videodenoise.models.registry import build_model, count_parameters
@@ -199,7 +198,6 @@ def main() -> None:
     )
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
-    reuse_freed_memory()  # as the CLI does: the models' temporaries reused, not mapped afresh
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)

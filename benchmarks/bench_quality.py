@@ -74,7 +74,6 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from videodenoise.allocator import reuse_freed_memory  # noqa: E402
 from videodenoise.metrics import frame_rmse, frame_ssim, psnr_from_rmse  # noqa: E402
 
 from _machine import cpu_name  # noqa: E402
@@ -987,7 +986,6 @@ def main(argv: list[str] | None = None) -> int:
 
     import cv2
 
-    reuse_freed_memory()  # as the CLI does: the models' temporaries reused, not mapped afresh
     if args.threads:
         torch.set_num_threads(args.threads)
         cv2.setNumThreads(args.threads)

@@ -72,7 +72,6 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from videodenoise.allocator import reuse_freed_memory  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.camera import CAMERA_PRESETS, CameraNoise  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sigma  # noqa: E402
@@ -909,7 +908,6 @@ def main(argv: list[str] | None = None) -> int:
 
     import cv2
 
-    reuse_freed_memory()  # as the CLI does: the models' temporaries reused, not mapped afresh
     if args.threads:
         torch.set_num_threads(args.threads)
         cv2.setNumThreads(args.threads)

@@ -4,7 +4,6 @@ help, and what is typed arrives in the typed settings object, in the library's u
 from __future__ import annotations
 
 import dataclasses
-import platform
 import typing
 
 import pytest
@@ -196,15 +195,3 @@ def test_threads_apply_to_torch_and_opencv_for_any_command(capsys, monkeypatch, 
     for bad in ("0", "-2"):
         code, _, err = run_cli(["--threads", bad, "clean", tmp_path / "missing.mp4"], capsys, monkeypatch)
         assert code == 1 and err.strip() == f"error: --threads must be a whole number of at least 1, got {int(bad)}"
-
-
-def test_the_cli_has_malloc_reuse_freed_blocks_before_any_command(capsys, monkeypatch, tmp_path):
-    import videodenoise.cli.app as cli_app
-    from videodenoise.allocator import reuse_freed_memory
-
-    calls = []
-    monkeypatch.setattr(cli_app, "reuse_freed_memory", lambda: calls.append(1))
-    code, _, err = run_cli(["clean", tmp_path / "missing.mp4"], capsys, monkeypatch)
-    assert code == 1 and "does not exist" in err and calls == [1]  # before the command ran
-    glibc = platform.libc_ver()[0] == "glibc"
-    assert reuse_freed_memory() is glibc and reuse_freed_memory() is glibc  # applied where malloc is glibc's; twice

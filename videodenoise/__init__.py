@@ -68,8 +68,6 @@ _PUBLIC = {
     "load_experiment": "videodenoise.evaluation.experiment",
     "run_experiment": "videodenoise.evaluation.experiment",
     "clip_metrics": "videodenoise.metrics",
-    # the process
-    "reuse_freed_memory": "videodenoise.allocator",
     # errors
     "VideodenoiseError": "videodenoise.errors",
 }

@@ -12,7 +12,6 @@ import warnings
 
 import typer
 
-from videodenoise.allocator import reuse_freed_memory
 from videodenoise.cli import boundary
 from videodenoise.cli.clean import clean, demo
 from videodenoise.cli.data import data_download, data_info
@@ -49,7 +48,6 @@ def _options(
 ) -> None:
     """Train, evaluate and apply interpretable, robust video denoisers (DUST, UT)."""
     boundary.set_debug(debug)
-    reuse_freed_memory()  # the models' band-sized temporaries reused, not page-faulted in afresh: ~8 % on `clean`
     if threads is not None:
         from videodenoise.devices import use_threads  # imports torch: only when asked
 
