@@ -19,7 +19,7 @@ from videodenoise.denoise import pipeline
 from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
-from videodenoise.denoise.settings import PRESETS, DenoiseSettings
+from videodenoise.denoise.settings import PRESET_WEIGHTS, PRESETS, DenoiseSettings
 from videodenoise.denoise.tiling import reflect, tile_spans
 from videodenoise.errors import DenoiseError
 from videodenoise.io.video import probe_video, read_video
@@ -303,6 +303,7 @@ def test_denoised_psnr_beats_noisy_psnr_on_real_video():
 
 
 def test_each_preset_applies_its_shipped_weights_and_they_denoise():
+    assert set(PRESET_WEIGHTS) == set(PRESETS)  # every preset names its weights
     fast, best = Denoiser.from_preset("fast"), Denoiser.from_preset("best")
     assert fast.checkpoint == checkpoints.DEFAULT_CHECKPOINT and fast.settings == PRESETS["fast"]
     assert best.checkpoint.name == "dust-video-dense.safetensors" and best.settings == PRESETS["best"]

@@ -3,7 +3,7 @@
     settings = PRESETS["fast"]                        # what `clean` runs by default
     denoiser = Denoiser.from_preset("best", settings=dataclasses.replace(PRESETS["best"], device="cpu", tile=256))
 
-The presets apply the same weights faster or better (the README's quality table): both fuse every frame
+The presets are faster or better (the README's quality table): both fuse every frame
 with its motion-aligned neighbours first (`videodenoise.denoise.fusion`), then keep all frames of each
 window, since once a frame holds its neighbours, centring windows (stride 3, 5/3× the model's work)
 gained nothing on the validation clips of benchmarks/tune_fusion.py (disjoint windows: +0.01 dB at
