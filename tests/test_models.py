@@ -171,6 +171,39 @@ def test_inference_writing_in_place_equals_the_autograd_pass(name, token_set, si
         torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("zeros", [False, True])
+def test_a_noise_map_runs_divided_by_each_tokens_sigma_and_equals_the_per_token_thresholds(zeros, monkeypatch):
+    """Outside autograd DUST runs tokens and codes divided by each token's σ / σ_ref, so every threshold is
+    the layer's own (one per atom, no per-token thresholds to build); its temporal attention re-weights the
+    mix by the scales. Every layer's estimate equals the autograd pass, which thresholds per token; a map
+    with a zero (nothing to divide by) takes that pass too."""
+    model = randomise(build_model("dust", channels=1, layers=3, heads=2)).requires_grad_(False)
+    for layer in model.layers:  # gains of a trained model's size, so a wrong mix cannot hide
+        layer.attention.gain.fill_(0.6)
+    noisy = torch.rand(1, 4, 1, 24, 28)
+    told = torch.rand(1, 4, 24, 28) * 0.2 + 0.01
+    if zeros:
+        told[:, 1] = 0.0
+    thresholds_told = []
+    shrink = SoftThreshold.forward
+
+    def recording_shrink(self, x, scale=None, in_place=False):
+        thresholds_told.append(scale)
+        return shrink(self, x, scale, in_place)
+
+    monkeypatch.setattr(SoftThreshold, "forward", recording_shrink)
+    with torch.enable_grad():
+        reference = model(noisy, all_layers=True, sigma=told)
+    assert all(scale is not None and scale.numel() > 1 for scale in thresholds_told)
+    thresholds_told.clear()
+    with torch.no_grad():
+        estimates = model(noisy, all_layers=True, sigma=told)
+    assert len(thresholds_told) == 3
+    assert all((scale is not None) == zeros for scale in thresholds_told)
+    for a, b in zip(reference, estimates):
+        torch.testing.assert_close(a, b, rtol=0, atol=2e-6)
+
+
 def test_cpu_bands_are_sized_in_bytes_so_bfloat16_bands_hold_twice_the_rows(monkeypatch):
     model = build_model("dust", channels=1)
     tokens, _ = extract_patches(torch.rand(1, 5, 1, 200, 128), 8, 4)  # 51 rows of 33 × 5 tokens, 256 wide
@@ -526,6 +559,19 @@ def test_a_few_adam_steps_lower_the_training_loss(name):
         optimizer.step()
         losses.append(loss.item())
     assert losses[-1] < 0.9 * losses[0], losses
+
+
+def test_attention_over_tokens_divided_by_their_scales_is_the_attention_divided():
+    attention = randomise(TokenAttention(8, heads=2, head_dim=4, gain_init=0.7))
+    tokens = torch.randn(2, 3, 4, 5, 8)
+    scales = torch.rand(2, 3, 4, 5, 1) + 0.1
+    with torch.no_grad():
+        expected = attention(tokens) / scales
+        scaled = attention(tokens / scales, token_scale=scales)
+    torch.testing.assert_close(scaled, expected, rtol=1e-5, atol=1e-6)
+    windowed = TokenAttention(8, token_set="spatiotemporal")
+    with pytest.raises(ValueError, match="only the temporal token set"):
+        windowed(tokens, token_scale=scales)
 
 
 @pytest.mark.parametrize("token_set, offsets", [("temporal", 1), ("spatiotemporal", 9), ("nonlocal", 9)])

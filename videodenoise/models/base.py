@@ -50,12 +50,15 @@ class UnrolledDenoiser(nn.Module):
         tokens: torch.Tensor,
         noise_scale: torch.Tensor | None = None,
         context: AlignedContext | None = None,
+        scaled: bool = False,
     ) -> torch.Tensor:
         """Representation after layer index → after layer index + 1.
 
-        noise_scale: None, or (B, 1, 1, 1, 1) = σ / config.sigma per clip for a model whose layers
-        depend on the noise level (DUST's thresholds); a model that does not ignores it.
-        context: the aligned token set's view of the clip (its attention's), else None."""
+        noise_scale: None, or σ / config.sigma per clip (B, 1, 1, 1, 1) or per token (B, rows, cols, T, 1)
+        for a model whose layers depend on the noise level (DUST's thresholds); a model that does not
+        ignores it.
+        context: the aligned token set's view of the clip (its attention's), else None.
+        scaled: the tokens and the state are divided by each token's noise_scale (see `scales_by_noise`)."""
         raise NotImplementedError
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
@@ -70,6 +73,13 @@ class UnrolledDenoiser(nn.Module):
     @property
     def noise_conditional(self) -> bool:
         """Whether `forward(..., sigma=σ)` changes the layers (they scale with σ / config.sigma)."""
+        return False
+
+    @property
+    def scales_by_noise(self) -> bool:
+        """Whether a layer commutes with dividing each token and its state by the token's noise scale s,
+        thresholds s·θ becoming θ (s·S_θ(x/s) = S_sθ(x)): outside autograd, `forward` then runs a band told
+        one σ per token that way, and multiplies the readout back by s."""
         return False
 
     @property
@@ -172,15 +182,20 @@ class UnrolledDenoiser(nn.Module):
             band = tokens[:, low:high].contiguous()  # free unless B > 1
             band_scale = _band_rows(noise_scale, low, high)
             context = None if aligned_tokens is None else self._context(band, aligned_tokens[:, low:high], band_scale)
+            token_scale = self._token_scale(band_scale, perturbations)
+            if token_scale is not None:  # the layers' thresholds become one per unit (see scales_by_noise)
+                band = band / token_scale
             state = self.initial_state(band)
             for index in range(depth):
                 if perturbation_tokens[index] is not None:
                     extra = perturbation_tokens[index][:, low:high].contiguous()
                     state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
-                state = self.apply_layer(index, state, band, band_scale, context)
+                state = self.apply_layer(index, state, band, band_scale, context, scaled=token_scale is not None)
                 if index in wanted:
-                    kept = state[:, start - low : stop - low]
-                    patch_estimates[wanted.index(index)].append(self.readout_patches(kept))
+                    patches = self.readout_patches(state[:, start - low : stop - low])
+                    if token_scale is not None:
+                        patches = patches * _band_rows(token_scale, start - low, stop - low)
+                    patch_estimates[wanted.index(index)].append(patches)
         estimates = [fold_patches(torch.cat(parts, dim=1), grid) for parts in patch_estimates]
         return [noisy] + estimates if all_layers else estimates[0]
 
@@ -202,6 +217,21 @@ class UnrolledDenoiser(nn.Module):
             )
         # one σ for the batch stays one number, so the thresholds scale as a (k,) vector (see SoftThreshold)
         return (sigma / reference).reshape(-1, 1, 1, 1, 1)
+
+    def _token_scale(self, noise_scale: torch.Tensor | None, perturbations) -> torch.Tensor | None:
+        """A band's noise scale when it is run divided by it: outside autograd (training keeps the pass
+        it differentiates), for more than one σ (one for the batch is already one threshold per unit) and
+        none zero (a token told σ = 0 has nothing to divide by)."""
+        if (
+            not self.scales_by_noise
+            or torch.is_grad_enabled()
+            or perturbations is not None
+            or noise_scale is None
+            or noise_scale.numel() == 1
+            or not (noise_scale > 0).all()
+        ):
+            return None
+        return noise_scale
 
     def _noise_map_scale(self, sigma: torch.Tensor, noisy: torch.Tensor) -> torch.Tensor:
         """A noise map (B, T, H, W) → each token's σ, (B, rows, cols, T, 1): RMS over its patch."""

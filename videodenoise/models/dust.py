@@ -56,14 +56,17 @@ class DUSTLayer(nn.Module):
         dictionary: torch.Tensor,
         noise_scale: torch.Tensor | None = None,
         context: AlignedContext | None = None,
+        scaled: bool = False,
     ) -> torch.Tensor:
-        attended = self.attention(codes, context)
+        """scaled: codes and tokens are h / s and y / s for each token's noise scale s, which the step
+        (linear) keeps and the attention re-weights for; the thresholds are then the layer's own."""
+        attended = self.attention(codes, context, noise_scale if scaled else None)
         # outside autograd the step may overwrite the attention's output, when that is a tensor of its own
         # (not the layer's input, as with attention off), and the shrinkage the step's: fewer fresh tensors
         in_place = not torch.is_grad_enabled()
         step = self._step(attended, tokens, dictionary, in_place and attended is not codes)
         # a noise-conditional call scales every threshold by σ / σ_ref, as ISTA's λ ∝ σ would
-        return self.shrink(step, noise_scale, in_place)
+        return self.shrink(step, None if scaled else noise_scale, in_place)
 
     def _step(
         self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor, in_place: bool = False
@@ -120,6 +123,13 @@ class DUST(UnrolledDenoiser):
         return True
 
     @property
+    def scales_by_noise(self) -> bool:
+        # the step is linear and the attention's scores read RMS-normalised codes, blind to a token's scale;
+        # its one-location mix is re-weighted by the scales (TokenAttention), a windowed one is not
+        config = self.config
+        return config.token_set == "none" or (config.token_set == "temporal" and config.normalize_tokens)
+
+    @property
     def linear_encoder(self) -> torch.Tensor:
         return self.dictionary / self.lipschitz  # initial_state's map
 
@@ -130,8 +140,9 @@ class DUST(UnrolledDenoiser):
         tokens: torch.Tensor,
         noise_scale: torch.Tensor | None = None,
         context: AlignedContext | None = None,
+        scaled: bool = False,
     ) -> torch.Tensor:
-        return self.layer(index)(codes, tokens, self.dictionary, noise_scale, context)
+        return self.layer(index)(codes, tokens, self.dictionary, noise_scale, context, scaled)
 
     def readout_patches(self, codes: torch.Tensor) -> torch.Tensor:
         return codes @ self.dictionary.T

@@ -311,13 +311,20 @@ class TokenAttention(nn.Module):
         if self.aligned:  # β of the score's −β·excess; 4 ≈ fusion's 1/strength² in these units (2σ² per excess)
             self.mismatch = nn.Parameter(torch.tensor(4.0))
 
-    def forward(self, tokens: torch.Tensor, context: AlignedContext | None = None) -> torch.Tensor:
+    def forward(
+        self, tokens: torch.Tensor, context: AlignedContext | None = None, token_scale: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """tokens (B, rows, cols, T, dim) → updated tokens of the same shape; the aligned token set
-        also needs the clip's `context`."""
+        also needs the clip's `context`. token_scale (broadcasting as (B, rows, cols, T, 1)): the tokens
+        are x / s for these s, and are mixed as x would be (the weight of source j for token i times
+        s_j / s_i), which gives (update of x) / s; the temporal token set with RMS-normalised scores only,
+        whose weights do not change when a token is scaled."""
         if self.aligned != (context is not None):
             raise ValueError("the aligned token set needs an AlignedContext, and only it takes one")
         if self.off:
             return tokens
+        if token_scale is not None and (len(self.offsets) > 1 or self.aligned or not self.normalize_tokens):
+            raise ValueError("only the temporal token set with normalised tokens mixes scaled tokens")
         if self.aligned:
             return self._aligned(tokens, context)
         batch, rows, cols, frames, dim = tokens.shape
@@ -340,6 +347,9 @@ class TokenAttention(nn.Module):
                 scores = scores - 0.5 * keys.square().sum(-1).unsqueeze(-2)
             weights = softmax_over_few(scores * scale)
             self._record(weights.unsqueeze(-2))
+            if token_scale is not None:  # (B, rows, cols, 1, T, T): s_source / s_target, shared by the heads
+                token_scale = token_scale.to(weights.dtype).unsqueeze(3)
+                weights = weights * (token_scale.transpose(-1, -2) / token_scale)
             mixed = self._mix(weights, tokens)
         else:
             # every offset reads a view of the grid padded once by the window radius (no rolled copies);

@@ -158,6 +158,7 @@ class UT(UnrolledDenoiser):
         tokens: torch.Tensor,
         noise_scale: torch.Tensor | None = None,
         context: AlignedContext | None = None,
+        scaled: bool = False,  # never set: UT does not scale by noise (scales_by_noise is False)
     ) -> torch.Tensor:
         return self.layer(index)(state, noise_scale, context)
 
