@@ -1,0 +1,36 @@
+"""Choosing the device and precision: bfloat16 on a CPU that only emulates it comes with a warning."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import videodenoise.devices as devices
+from videodenoise.errors import VideodenoiseError
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_bf16_on_a_cpu_warns_only_when_the_cpu_emulates_it(fast, monkeypatch):
+    monkeypatch.setattr(devices, "cpu_has_fast_bfloat16", lambda: fast)
+    cpu = torch.device("cpu")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert devices.resolve_precision("bf16", cpu) == torch.bfloat16
+        assert devices.resolve_precision("auto", cpu) == torch.float32
+        assert devices.resolve_precision("fp32", cpu) == torch.float32
+    messages = [str(warning.message) for warning in caught]
+    if fast:
+        assert messages == []
+    else:
+        assert len(messages) == 1 and "--precision fp32 is faster" in messages[0]
+
+
+def test_the_cpu_check_answers_on_this_machine():
+    assert isinstance(devices.cpu_has_fast_bfloat16(), bool)
+
+
+def test_an_unknown_precision_is_a_clear_error():
+    with pytest.raises(VideodenoiseError, match="unknown precision 'fp8'; choose one of: auto, fp32, bf16"):
+        devices.resolve_precision("fp8", torch.device("cpu"))
