@@ -155,7 +155,9 @@ PRESETS: dict[str, DenoiseSettings] = {
 }
 
 # the shipped weights (files of videodenoise/checkpoints) each preset applies unless given others: best's
-# were fine-tuned from the default's at best's patch stride, 2 (configs/train/dust-video-dense.toml)
+# were fine-tuned from the default's at best's patch stride, 2 (configs/train/dust-video-dense.toml). fast's is
+# models.checkpoints.DEFAULT_CHECKPOINT (what a run without --checkpoint loads elsewhere), named here by its file
+# name so that this module, which the command line's --help reads, stays free of torch; test_denoise keeps them equal
 PRESET_WEIGHTS: dict[str, str] = {"fast": "dust-video.safetensors", "best": "dust-video-dense.safetensors"}
 
 
