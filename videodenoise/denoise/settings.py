@@ -13,8 +13,9 @@ there, 6 flows a frame instead of 4), cuts 4× as many patches, and chooses the 
 that the fast preset does not pay; benchmarks/results/calibration), and runs twice, the second pass's
 fusion steered by the first pass's output (+0.13 dB at σ = 25 on the validation pans, nowhere more than
 0.05 dB lost, about twice the time; benchmarks/results/passes). `best` also applies weights of its own
-(`PRESET_WEIGHTS`): the default's fine-tuned at its patch stride (+0.15 dB at σ = 25 on the validation pans;
-benchmarks/results/dense). `DenoiseSettings()` itself is the model alone, on centred windows.
+(`PRESET_WEIGHTS`): a wider DUST (576 atoms) trained on the default's recipe and fine-tuned at best's patch
+stride (+0.14 dB at σ = 25 on the validation pans over the default's weights so fine-tuned;
+benchmarks/results/capacity). `DenoiseSettings()` itself is the model alone, on centred windows.
 """
 
 from __future__ import annotations
@@ -154,11 +155,12 @@ PRESETS: dict[str, DenoiseSettings] = {
     "best": DenoiseSettings(fusion=FusionSettings(radius=3), patch_stride=2, calibrate=True, passes=2),
 }
 
-# the shipped weights (files of videodenoise/checkpoints) each preset applies unless given others: best's
-# were fine-tuned from the default's at best's patch stride, 2 (configs/train/dust-video-dense.toml). fast's is
+# the shipped weights (files of videodenoise/checkpoints) each preset applies unless given others: best's are
+# a 576-atom DUST trained on the default's recipe and fine-tuned at best's patch stride, 2 (about 1.6× the
+# dense 256-atom weights' time; configs/train/dust-video-atoms-1.toml, -2.toml, dust-video-atoms-dense.toml). fast's is
 # models.checkpoints.DEFAULT_CHECKPOINT (what a run without --checkpoint loads elsewhere), named here by its file
 # name so that this module, which the command line's --help reads, stays free of torch; test_denoise keeps them equal
-PRESET_WEIGHTS: dict[str, str] = {"fast": "dust-video.safetensors", "best": "dust-video-dense.safetensors"}
+PRESET_WEIGHTS: dict[str, str] = {"fast": "dust-video.safetensors", "best": "dust-video-wide.safetensors"}
 
 
 def preset(name: str) -> DenoiseSettings:
