@@ -159,16 +159,23 @@ def test_inference_writing_in_place_equals_the_autograd_pass(name, token_set, si
     """Outside autograd the layers overwrite their own temporaries; every layer's estimate must equal the
     pass that keeps them (with attention off, the layer's input is not its own and must stay untouched)."""
     model = randomise(build_model(name, channels=1, layers=3, token_set=token_set)).requires_grad_(False)
-    noisy = torch.rand(2, 3, 1, 21, 26)
-    told = {"map": torch.rand(2, 3, 21, 26) * 0.2, "per clip": torch.tensor([0.05, 0.15])}.get(sigma, sigma)
+    generator = torch.Generator().manual_seed(0)
+    noisy = torch.rand(2, 3, 1, 21, 26, generator=generator)
+    told = {
+        "map": torch.rand(2, 3, 21, 26, generator=generator) * 0.2,
+        "per clip": torch.tensor([0.05, 0.15]),
+    }.get(sigma, sigma)
     kept = noisy.clone()
     with torch.enable_grad():  # nothing requires a gradient, but autograd is on: the out-of-place steps
         reference = model(noisy, all_layers=True, sigma=told)
     with torch.no_grad():
         estimates = model(noisy, all_layers=True, sigma=told)
     assert torch.equal(noisy, kept)
+    # told σ per token, DUST runs the band divided by each token's σ: s·S(x/s) rounds apart from the autograd
+    # pass's per-token thresholds by a few float32 ulps a layer (up to 1.5e-6 over 20 draws on an AVX-512 host)
+    atol = 2e-6 if model.scales_by_noise and sigma in ("per clip", "map") else 1e-6
     for a, b in zip(reference, estimates):
-        torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+        torch.testing.assert_close(a, b, rtol=0, atol=atol)
 
 
 @pytest.mark.parametrize("zeros", [False, True])
