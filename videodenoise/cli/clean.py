@@ -15,9 +15,9 @@ from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettin
 from videodenoise.errors import VideodenoiseError
 
 QUALITY_HELP = (
-    "fast, or best: 4× as many overlapping patches (with weights fine-tuned for them), fusing 7 frames instead of 5, "
-    "twice (the second pass's fusion steered by the first's output; about 4.5× the time in all), and the told σ "
-    "calibrated per video (--calibrate)."
+    "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing 7 frames "
+    "instead of 5, twice (the second pass's fusion steered by the first's output; about 7× the time in all), and "
+    "the told σ calibrated per video (--calibrate)."
 )
 
 
