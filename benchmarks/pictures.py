@@ -33,9 +33,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_realnoise as realnoise  # noqa: E402
-
 import bench_quality as quality  # noqa: E402
+import bench_realnoise as realnoise  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "pictures"

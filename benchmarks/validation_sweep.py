@@ -32,9 +32,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_realnoise as realnoise  # noqa: E402
-
 import bench_quality as quality  # noqa: E402
+import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 GAUSSIAN_SIGMAS = (0.0, 2.0, 10.0, 25.0)

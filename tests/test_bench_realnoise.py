@@ -236,3 +236,26 @@ def test_quick_run_writes_csv_json_and_log(bench, tmp_path, monkeypatch):
     assert data["sigma_sweep"][0]["best_sigma_255"] in (10, 25)
     assert "ffmpeg:any best/clip (oracle)" in data["mean_psnr"]
     assert "σ sweep" in (out / "realnoise.log").read_text()
+
+
+def test_codec_ceiling_scores_the_codec_alone_and_sets_the_target_beside_it(bench, tmp_path, monkeypatch, capsys):
+    ceiling = load("codec_ceiling")
+    clip = tiny_clip(bench.quality, frames=3, size=64)
+    # CRF 0 loses only what YUV 4:2:0 does to this clip's sharp colour edges; CRF 45 loses more
+    light, heavy = (ceiling.codec_alone(clip.frames, "h264", crf) for crf in (0, 45))
+    assert 25 < light < 60 and heavy < light - 1
+    rows = [r | {"condition": "light h264 crf23"} for r in hand_made_ffmpeg_rows()]
+    condition = {"condition": "light h264 crf23", "family": "clean"}
+    rows += [row("clean:t", c, "", "", p, **condition) for c, p in (("a", 34), ("b", 36))]
+    path = bench.quality.write_csv(rows, tmp_path / "realnoise.csv", bench.CSV_COLUMNS)
+    named = {name: dataclasses.replace(clip, name=name) for name in "ab"}
+    monkeypatch.setattr(bench, "load_clips", lambda names, frames, size, seed: [named[n] for n in names])
+    assert ceiling.main(["--from-csv", str(path), "--frames", "3"]) == 0
+    alone = ceiling.codec_alone(clip.frames, "h264", 23)
+    table_row = capsys.readouterr().out.splitlines()[-1].replace(" ", "").split("|")[1:-1]
+    # oracle: y on a (33), x s=1 on b (35) → 34; target 35.5; clean:t 35
+    assert table_row[0] == "lighth264crf23" and table_row[2:5] == ["35.00", "34.00", "35.50"]
+    assert float(table_row[1]) == pytest.approx(alone, abs=0.005)
+    assert table_row[6] == ("2of2" if alone < 35.5 else "0of2")
+    with pytest.raises(SystemExit, match="choose --clean from: clean:t"):
+        ceiling.main(["--from-csv", str(path), "--clean", "clean:other"])
