@@ -460,6 +460,17 @@ def test_ut_told_sigma_scales_its_proximal_biases():
         mlp(clips, sigma=0.1)
 
 
+def test_a_wrongly_shaped_sigma_is_named_by_its_shape_not_its_values():
+    model = build_model("dust", layers=1, patch_size=4, stride=2)
+    clips = torch.rand(2, 3, 1, 8, 8)
+    with pytest.raises(ModelError, match=r"noise map of shape \(B, T, H, W\) = \(2, 3, 8, 8\); got a tensor of shape"):
+        model(clips, sigma=torch.full((2, 3, 1, 8, 8), 0.1))  # a map with the channel axis left in
+    with pytest.raises(ModelError, match=r"one per clip \(2\).*got \[0.1, 0.1, 0.1\]"):
+        model(clips, sigma=torch.full((3,), 0.1))
+    with pytest.raises(ModelError, match=r"got \[-0.1\]"):
+        model(clips, sigma=-0.1)
+
+
 @pytest.mark.parametrize("feed_forward", ["proximal", "mlp"])
 def test_untrained_ut_is_the_identity_with_either_feed_forward_step(feed_forward):
     model = build_model("ut", layers=2, width=32, patch_size=4, stride=2, feed_forward=feed_forward)

@@ -210,10 +210,15 @@ class UnrolledDenoiser(nn.Module):
         sigma = torch.as_tensor(sigma, dtype=noisy.dtype, device=noisy.device)
         if sigma.dim() == 4:
             return self._noise_map_scale(sigma, noisy) / reference
-        sigma = sigma.reshape(-1)
+        shape, sigma = tuple(sigma.shape), sigma.reshape(-1)
         if sigma.numel() not in (1, noisy.shape[0]) or not torch.isfinite(sigma).all() or (sigma < 0).any():
+            batch, frames, _, height, width = noisy.shape
+            # a wrongly shaped map can hold millions of values: say its shape, not its values
+            values = ", ".join(f"{value:.4g}" for value in sigma[:8].tolist())
+            given = f"[{values}]" if sigma.numel() <= 8 else f"a tensor of shape {shape}"
             raise ModelError(
-                f"sigma must be one noise level >= 0 or one per clip ({noisy.shape[0]}), got {sigma.tolist()}"
+                f"sigma must be one noise level >= 0, one per clip ({batch}), or a noise map of shape "
+                f"(B, T, H, W) = {(batch, frames, height, width)}; got {given}"
             )
         # one σ for the batch stays one number, so the thresholds scale as a (k,) vector (see SoftThreshold)
         return (sigma / reference).reshape(-1, 1, 1, 1, 1)
