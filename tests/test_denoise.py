@@ -683,3 +683,29 @@ def test_mirrors_average_the_model_over_mirror_images_turned_back(tile):
         assert not torch.allclose(each[0], each[1], atol=1e-3)  # the mirror images do differ
     with pytest.raises(DenoiseError, match="mirrors must be 1, 2 or 4"):
         DenoiseSettings(mirrors=3)
+
+
+@pytest.mark.parametrize(
+    "clip, message",
+    [
+        (np.zeros((5, 3, 8, 8), np.float32), "got ndarray: convert it with torch.from_numpy"),
+        (torch.zeros(5, 8, 8), r"expects a \(T, C, H, W\) tensor, got \(5, 8, 8\)"),
+        (torch.zeros(5, 8, 8, 3), r"got \(5, 8, 8, 3\): channels last\? use clip.permute\(0, 3, 1, 2\)"),
+        (torch.zeros(5, 2, 8, 8), r"C = 1 or 3, got \(5, 2, 8, 8\)$"),
+        (
+            torch.zeros(5, 3, 8, 8, dtype=torch.uint8),
+            "float frames on the \\[0, 1\\] scale, got torch.uint8: divide by 255",
+        ),
+        (torch.zeros(5, 3, 8, 8, dtype=torch.int32), "got torch.int32: divide by 2147483647"),
+        (torch.full((5, 3, 8, 8), 200.0), r"values up to 200; .* \(divide 8-bit values by 255\)"),
+        (torch.full((5, 3, 8, 8), float("nan")), "NaN or infinite"),
+    ],
+)
+def test_a_clip_the_library_cannot_take_is_refused_in_one_line(clip, message):
+    """Frames in an integer dtype or on the 0-255 scale would come back clamped to [0, 1], silently wrong."""
+    denoiser = Denoiser(build_model("dust", layers=1, patch_size=4, stride=2), DenoiseSettings(device="cpu", tile=0))
+    with pytest.raises(DenoiseError, match=message):
+        denoiser.denoise_clip(clip, 0.1)
+    # unclipped noise strays a little outside [0, 1]: still taken
+    noisy = (torch.rand(3, 1, 8, 8) + 0.3 * torch.randn(3, 1, 8, 8)).clamp(-1.5, 2.5)
+    assert denoiser.denoise_clip(noisy, 0.1).shape == (3, 1, 8, 8)

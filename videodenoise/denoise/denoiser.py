@@ -96,6 +96,9 @@ from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN, check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
+# frames on the [0, 1] scale with unclipped noise stay well under this; 8-bit values do not
+OUT_OF_SCALE = 4.0
+
 
 class Denoiser:
     """A model on a device, with everything needed to apply it to frames of any size and length.
@@ -201,9 +204,7 @@ class Denoiser:
         sigma: as for `denoise_frames`, or "auto" to estimate the clip's noise level function first; with
         `settings.calibrate`, the told scale is then chosen on frames from the clip's middle. guides: as
         for `denoise_frames`, a (T, C, H, W) clip."""
-        if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
-            shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
-            raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
+        check_clip_frames(clip)
         if guides is not None and guides.shape != clip.shape:
             raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
         if sigma == "auto":
@@ -474,6 +475,33 @@ class Denoiser:
                     tiles.append(((top, bottom, left, right), weight))
             self._weights[key] = (tiles, weight_sum)
         return self._weights[key]
+
+
+def check_clip_frames(clip) -> None:
+    """What `denoise_clip` takes, said in one line when it is not: a float (T, C, H, W) tensor, C = 1 or 3,
+    finite, on the [0, 1] scale. Frames on the 0-255 scale or in an integer dtype would otherwise come
+    back clamped to [0, 1], silently wrong."""
+    if not isinstance(clip, torch.Tensor):
+        hint = ": convert it with torch.from_numpy" if type(clip).__name__ == "ndarray" else ""
+        raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {type(clip).__name__}{hint}")
+    shape = tuple(clip.shape)
+    if clip.dim() != 4:
+        raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
+    if clip.shape[1] not in (1, 3):
+        hint = ": channels last? use clip.permute(0, 3, 1, 2)" if clip.shape[3] in (1, 3) else ""
+        raise DenoiseError(f"denoise_clip expects (T, C, H, W) frames with C = 1 or 3, got {shape}{hint}")
+    if not clip.is_floating_point():
+        top = f"divide by {torch.iinfo(clip.dtype).max}" if clip.dtype != torch.bool else "convert it"
+        raise DenoiseError(f"denoise_clip takes float frames on the [0, 1] scale, got {clip.dtype}: {top}")
+    if clip.numel() and not bool(torch.isfinite(clip).all()):
+        raise DenoiseError("the clip holds NaN or infinite values; denoise_clip takes finite frames in [0, 1]")
+    # noisy frames may stray a little outside [0, 1] (unclipped noise); far outside is another scale
+    largest = float(clip.abs().max()) if clip.numel() else 0.0
+    if largest > OUT_OF_SCALE:
+        raise DenoiseError(
+            f"the clip holds values up to {largest:.4g}; denoise_clip takes frames on the [0, 1] scale "
+            "(divide 8-bit values by 255)"
+        )
 
 
 def _mirror(x, axes: tuple[int, ...]):
