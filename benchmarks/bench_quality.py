@@ -380,6 +380,7 @@ def classical_methods(
 #   calibrate=on     choose the told σ scale per clip (clean --calibrate; videodenoise.denoise.calibration)
 #   mirrors=N        average the estimates of N mirror images (clean --mirrors)
 #   passes=2         denoise twice, fusion steered by the first pass (clean --passes 2)
+#   guide_patch_stride=N  the first of two passes at this patch stride (clean --guide-patch-stride)
 #   guided_strength=X  the second pass's fusion bandwidth (FusionSettings.guided_strength)
 CHECKPOINT_OPTIONS = (
     "quality",
@@ -393,6 +394,7 @@ CHECKPOINT_OPTIONS = (
     "calibrate",
     "mirrors",
     "passes",
+    "guide_patch_stride",
     "guided_strength",
 )
 
@@ -415,6 +417,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["mirrors"] = int(options["mirrors"])
     if "passes" in options:
         given["passes"] = int(options["passes"])
+    if "guide_patch_stride" in options:
+        given["guide_patch_stride"] = int(options["guide_patch_stride"])
     settings = denoise_settings(options.get("quality", "fast"), given)
     if settings.fusion is not None:
         radius, guided = options.get("fusion_radius"), options.get("guided_strength")

@@ -439,6 +439,27 @@ def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams():
     assert done == 40 and ahead <= 2 * settings.window + 2 * settings.fusion.radius
 
 
+def test_a_first_pass_at_another_patch_stride_guides_the_second_with_the_same_weights():
+    """guide_patch_stride runs the first of two passes at its own patch stride: the same as guiding the
+    second pass by a one-pass denoiser at that stride, with the weights shared, not copied."""
+    model = build_model("dust", layers=2)  # patch 8, stride 4
+    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", patch_stride=2, passes=2)
+    guided = Denoiser(model, dataclasses.replace(settings, guide_patch_stride=4))
+    assert guided.model.config.stride == 2 and guided._guide.model.config.stride == 4
+    assert guided._guide.model.dictionary is guided.model.dictionary and guided._guide._guide is None
+    clip = noisy(panned(frames=7, step=1)).clamp(0, 1)
+    sparse = Denoiser(build_model("dust", layers=2), dataclasses.replace(settings, patch_stride=4, passes=1))
+    sparse.model.load_state_dict(model.state_dict())
+    dense = Denoiser(model, dataclasses.replace(settings, passes=1))
+    expected = dense.denoise_clip(clip, SIGMA, guides=sparse.denoise_clip(clip, SIGMA))
+    torch.testing.assert_close(guided.denoise_clip(clip, SIGMA), expected, atol=1e-6, rtol=0)
+    # at the second pass's own stride, or with one pass, there is no separate guide
+    assert Denoiser(model, dataclasses.replace(settings, guide_patch_stride=2))._guide is None
+    assert Denoiser(model, dataclasses.replace(settings, passes=1, guide_patch_stride=4))._guide is None
+    with pytest.raises(DenoiseError, match="guide_patch_stride must be between 1"):
+        DenoiseSettings(guide_patch_stride=0)
+
+
 def test_a_second_pass_needs_fusion():
     with pytest.raises(DenoiseError, match="passes must be 1 or 2"):
         DenoiseSettings(fusion=FusionSettings(), passes=3)

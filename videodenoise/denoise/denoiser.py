@@ -69,6 +69,7 @@ How a video is processed, and why:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import os
@@ -82,7 +83,7 @@ from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
-from videodenoise.denoise.tiling import model_margin, ramp, reflect, round_up, tile_spans
+from videodenoise.denoise.tiling import mirror, mirror_coordinates, model_margin, ramp, reflect, round_up, tile_spans
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
 from videodenoise.models.checkpoints import (
@@ -169,6 +170,13 @@ class Denoiser:
         self.aligns = bool(getattr(model, "attends_aligned", False))  # any module may be a model here
         self.checkpoint: Path | None = None
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
+        # a first pass at another patch stride: the same weights (a shallow copy shares the parameters),
+        # its own config's stride, and otherwise the same settings for one pass
+        guide_stride = settings.guide_patch_stride if settings.passes == 2 else None
+        self._guide = None
+        if guide_stride is not None and guide_stride != getattr(config, "stride", guide_stride):
+            one_pass = dataclasses.replace(settings, patch_stride=guide_stride, passes=1, guide_patch_stride=None)
+            self._guide = Denoiser(copy.copy(model), one_pass, sigma_train, sigma_range)
 
     @classmethod
     def from_checkpoint(
@@ -231,7 +239,7 @@ class Denoiser:
         """
         if self.settings.passes == 2 and guides is None:
             frames, ahead = itertools.tee(frames)  # holds the frames the first pass has read and the second not
-            guides = self._one_pass(ahead, sigma, None)
+            guides = (self._guide or self)._one_pass(ahead, sigma, None)
         yield from self._one_pass(frames, sigma, guides)
 
     def _one_pass(
@@ -338,9 +346,9 @@ class Denoiser:
         model_input, estimate = (batch - centre) / scale + 0.5, 0
         flows = clip_coordinates(clip.cpu(), self.settings.fusion) if self.aligns else None  # once, mirrored below
         for axes in MIRRORS[:mirrors]:
-            coordinates = None if flows is None else _mirror_coordinates(flows, axes)
-            seen = self._apply_tiled(_mirror(model_input, axes), start, count, _mirror(model_sigma, axes), coordinates)
-            estimate = estimate + _mirror(seen, axes)
+            coordinates = None if flows is None else mirror_coordinates(flows, axes)
+            seen = self._apply_tiled(mirror(model_input, axes), start, count, mirror(model_sigma, axes), coordinates)
+            estimate = estimate + mirror(seen, axes)
         estimate = estimate / mirrors
         estimate = (estimate - 0.5) * scale + centre
         if channels == self.channels:
@@ -502,19 +510,3 @@ def check_clip_frames(clip) -> None:
             f"the clip holds values up to {largest:.4g}; denoise_clip takes frames on the [0, 1] scale "
             "(divide 8-bit values by 255)"
         )
-
-
-def _mirror(x, axes: tuple[int, ...]):
-    """x flipped along `axes` (its own inverse); one σ or None as it is."""
-    return x.flip(axes) if axes and isinstance(x, torch.Tensor) else x
-
-
-def _mirror_coordinates(coordinates: torch.Tensor, axes: tuple[int, ...]) -> torch.Tensor:
-    """`clip_coordinates` (T, T, H, W, 2) of a clip, as those of its mirror image along the frame `axes`
-    (-1: left-right, -2: up-down): the pixel grid flipped and each x (or y) read from the other side."""
-    height, width = coordinates.shape[2:4]
-    for axis in axes:
-        size, component = (width, 0) if axis == -1 else (height, 1)
-        coordinates = coordinates.flip(axis - 1).clone()  # the grid axes sit before the (x, y) axis
-        coordinates[..., component] = size - 1 - coordinates[..., component]
-    return coordinates

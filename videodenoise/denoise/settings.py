@@ -100,6 +100,11 @@ class DenoiseSettings:
         "1, or 2: denoise twice, the second time with fusion's flow and weights read off the first pass's "
         "output instead of the noisy frames (about twice the time; needs fusion).",
     )
+    guide_patch_stride: int | None = setting(
+        None,
+        "With --passes 2: the first pass's patch stride (default: the second's). The first pass only steers "
+        "fusion's flow and weights, so a sparser patch grid there costs little and saves its time.",
+    )
     calibrate: bool = setting(
         False,
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
@@ -130,6 +135,10 @@ class DenoiseSettings:
             raise DenoiseError(f"patch_stride must be between 1 and the patch size, got {self.patch_stride}")
         if self.mirrors not in (1, 2, 4):
             raise DenoiseError(f"mirrors must be 1, 2 or 4 (mirror images averaged), got {self.mirrors}")
+        if self.guide_patch_stride is not None and self.guide_patch_stride < 1:
+            raise DenoiseError(
+                f"guide_patch_stride must be between 1 and the patch size, got {self.guide_patch_stride}"
+            )
         if self.passes not in (1, 2):
             raise DenoiseError(f"passes must be 1 or 2, got {self.passes}")
         if self.passes == 2 and self.fusion is None:

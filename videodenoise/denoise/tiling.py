@@ -1,5 +1,6 @@
-"""Cutting frames into overlapping tiles on a model's patch grid, blending them back, and reflecting
-windows at a video's ends (see `videodenoise.denoise.denoiser` for why each choice is made)."""
+"""Cutting frames into overlapping tiles on a model's patch grid, blending them back, reflecting
+windows at a video's ends, and the mirror images of a window (see `videodenoise.denoise.denoiser` for
+why each choice is made)."""
 
 from __future__ import annotations
 
@@ -68,3 +69,19 @@ def ramp(start: int, stop: int, length: int, overlap: int, margin: int) -> torch
     if stop < length:
         weight *= rise(distance.flip(0))
     return weight
+
+
+def mirror(x, axes: tuple[int, ...]):
+    """x flipped along `axes` (its own inverse); one σ or None as it is."""
+    return x.flip(axes) if axes and isinstance(x, torch.Tensor) else x
+
+
+def mirror_coordinates(coordinates: torch.Tensor, axes: tuple[int, ...]) -> torch.Tensor:
+    """`clip_coordinates` (T, T, H, W, 2) of a clip, as those of its mirror image along the frame `axes`
+    (-1: left-right, -2: up-down): the pixel grid flipped and each x (or y) read from the other side."""
+    height, width = coordinates.shape[2:4]
+    for axis in axes:
+        size, component = (width, 0) if axis == -1 else (height, 1)
+        coordinates = coordinates.flip(axis - 1).clone()  # the grid axes sit before the (x, y) axis
+        coordinates[..., component] = size - 1 - coordinates[..., component]
+    return coordinates
