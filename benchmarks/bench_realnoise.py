@@ -858,16 +858,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--merged-out written there",
     )
     parser.add_argument("--merged-out", type=Path, default=None, help="folder for the merged realnoise.csv and .log")
+    parser.add_argument(
+        "--noisy-tolerance",
+        type=float,
+        default=1e-6,
+        help="dB by which the runs' noisy PSNRs may differ and still be merged (default: equal; another CPU may "
+        "render a pan or encode a clip a hair differently: the log then says how far apart they were)",
+    )
     return parser
 
 
-def merge_runs(runs: list[list[dict]]) -> list[dict]:
+def merge_runs(runs: list[list[dict]], tolerance: float = 1e-6) -> list[dict]:
     """Several runs' rows as one: a method (with its checkpoint) that a later run measured replaces that
     method's rows of every earlier run, so a run of only what changed (say, `clean` after a change to the
     estimator, with `--skip` for ffmpeg's filters) updates a full one. Every method of a merged table
     must have met the same noisy frames: each run's `noisy` rows must match the others' on every clip and
     condition they share (the noise is a pure function of the seed, clip, level, codec and CRF), or it
-    is an error."""
+    is an error; `tolerance` (dB) lets runs from another CPU, whose pans or encodes differ by a hair, merge."""
     noisy: dict[tuple[str, str], float] = {}
     merged: list[dict] = []
     for index, rows in enumerate(runs):
@@ -875,7 +882,7 @@ def merge_runs(runs: list[list[dict]]) -> list[dict]:
             if row["method"] != "noisy":
                 continue
             key = (row["clip"], row["condition"])
-            if key in noisy and abs(noisy[key] - row["psnr"]) > 1e-6:
+            if key in noisy and abs(noisy[key] - row["psnr"]) > tolerance:
                 raise SystemExit(
                     f"run {index + 1} has other noisy frames than an earlier run on {key[0]} at {key[1]} "
                     f"(noisy PSNR {row['psnr']:.6f} against {noisy[key]:.6f}): its rows cannot be merged"
@@ -886,11 +893,27 @@ def merge_runs(runs: list[list[dict]]) -> list[dict]:
     return merged
 
 
+def noisy_spread(runs: list[list[dict]]) -> float:
+    """The largest difference in dB between two runs' noisy PSNRs on the same clip and condition."""
+    seen: dict[tuple[str, str], list[float]] = {}
+    for rows in runs:
+        for row in rows:
+            if row["method"] == "noisy":
+                seen.setdefault((row["clip"], row["condition"]), []).append(row["psnr"])
+    return max((max(v) - min(v) for v in seen.values()), default=0.0)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.from_csv is not None:
-        rows = merge_runs([quality.read_csv(path, CSV_NUMERIC, CSV_INTEGER) for path in args.from_csv])
+        runs = [quality.read_csv(path, CSV_NUMERIC, CSV_INTEGER) for path in args.from_csv]
+        rows = merge_runs(runs, args.noisy_tolerance)
         lines: list[str] = []
+        apart = noisy_spread(runs)
+        if apart > 1e-6:
+            note = f"the runs' noisy frames differ: noisy PSNRs up to {apart:.4f} dB apart (--noisy-tolerance)"
+            print(note)
+            lines.append(note)
         report(rows, lambda text: (print(text), lines.append(text)))
         if args.merged_out is not None:
             args.merged_out.mkdir(parents=True, exist_ok=True)

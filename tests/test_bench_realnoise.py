@@ -213,6 +213,13 @@ def test_a_later_run_replaces_the_methods_it_measured_and_must_share_the_noise(b
     other = [r | {"psnr": 26.0} if r["method"] == "noisy" else r for r in second]
     with pytest.raises(SystemExit, match="other noisy frames"):
         bench.merge_runs([first, other])
+    # a hair apart (another CPU): merged when allowed, and the log says how far apart
+    hair = [r | {"psnr": 25.01} if r["method"] == "noisy" else r for r in second]
+    assert len(bench.merge_runs([first, hair], tolerance=0.02)) == len(merged)
+    path = bench.quality.write_csv(hair, tmp_path / "hair.csv", bench.CSV_COLUMNS)
+    arguments = ["--from-csv", str(paths[0]), "--from-csv", str(path), "--noisy-tolerance", "0.02"]
+    assert bench.main(arguments) == 0
+    assert "noisy PSNRs up to 0.0100 dB apart" in capsys.readouterr().out
 
 
 def test_quick_run_writes_csv_json_and_log(bench, tmp_path, monkeypatch):
