@@ -364,17 +364,17 @@ def test_guides_must_match_the_frames():
 def test_mirrored_flows_are_the_flows_of_the_mirror_image():
     """A window's flows, mirrored for a mirror image of it (`--mirrors` with an aligned model), equal the
     flows computed on the mirror image, away from the borders the pan brings new content in at."""
-    from videodenoise.denoise.denoiser import _mirror_coordinates
     from videodenoise.denoise.fusion import clip_coordinates
+    from videodenoise.denoise.tiling import mirror_coordinates
 
     clip = panned(frames=3, step=2)
     flows = clip_coordinates(clip)
     for axes in ((-1,), (-2,), (-2, -1)):
-        mirrored = _mirror_coordinates(flows, axes)
+        mirrored = mirror_coordinates(flows, axes)
         computed = clip_coordinates(clip.flip(axes))
         inside = (slice(None), slice(None), slice(12, -12), slice(12, -12))
         assert float((mirrored - computed)[inside].abs().mean()) < 0.05  # pixels
-    torch.testing.assert_close(_mirror_coordinates(_mirror_coordinates(flows, (-2, -1)), (-2, -1)), flows)
+    torch.testing.assert_close(mirror_coordinates(mirror_coordinates(flows, (-2, -1)), (-2, -1)), flows)
     model = build_model("dust", layers=2, channels=3, token_set="aligned")
     denoiser = Denoiser(model, DenoiseSettings(fusion=FusionSettings(), device="cpu", mirrors=4))
     assert denoiser.denoise_clip(noisy(clip), SIGMA).shape == clip.shape

@@ -12,10 +12,12 @@ there, 6 flows a frame instead of 4), cuts 4× as many patches, and chooses the 
 (`videodenoise.denoise.calibration`: +0.36 dB at σ = 25 on the validation pans, a fixed cost per video
 that the fast preset does not pay; benchmarks/results/calibration), and runs twice, the second pass's
 fusion steered by the first pass's output (+0.13 dB at σ = 25 on the validation pans, nowhere more than
-0.05 dB lost, about twice the time; benchmarks/results/passes). `best` also applies weights of its own
-(`PRESET_WEIGHTS`): a wider DUST (576 atoms) trained on the default's recipe and fine-tuned at best's patch
-stride (+0.14 dB at σ = 25 on the validation pans over the default's weights so fine-tuned;
-benchmarks/results/capacity). `DenoiseSettings()` itself is the model alone, on centred windows.
+0.05 dB lost; benchmarks/results/passes), the first pass on the sparser stride-4 patch grid (it only
+steers fusion: within 0.01 dB on the validation pans at 0.67× the time; benchmarks/results/guide-stride).
+`best` also applies weights of its own (`PRESET_WEIGHTS`): a wider DUST (576 atoms) trained on the default's
+recipe and fine-tuned at best's patch stride (+0.14 dB at σ = 25 on the validation pans over the default's
+weights so fine-tuned; benchmarks/results/capacity). `DenoiseSettings()` itself is the model alone, on
+centred windows.
 """
 
 from __future__ import annotations
@@ -161,7 +163,9 @@ class DenoiseSettings:
 
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),
-    "best": DenoiseSettings(fusion=FusionSettings(radius=3), patch_stride=2, calibrate=True, passes=2),
+    "best": DenoiseSettings(
+        fusion=FusionSettings(radius=3), patch_stride=2, calibrate=True, passes=2, guide_patch_stride=4
+    ),
 }
 
 # the shipped weights (files of videodenoise/checkpoints) each preset applies unless given others: best's are
