@@ -458,6 +458,8 @@ def test_a_first_pass_at_another_patch_stride_guides_the_second_with_the_same_we
     assert Denoiser(model, dataclasses.replace(settings, passes=1, guide_patch_stride=4))._guide is None
     with pytest.raises(DenoiseError, match="guide_patch_stride must be between 1"):
         DenoiseSettings(guide_patch_stride=0)
+    with pytest.raises(DenoiseError, match="guide_patch_stride must be between 1 and the patch size 8, got 9"):
+        Denoiser(model, dataclasses.replace(settings, guide_patch_stride=9))
 
 
 def test_a_second_pass_needs_fusion():

@@ -174,6 +174,10 @@ class Denoiser:
         # its own config's stride, and otherwise the same settings for one pass
         guide_stride = settings.guide_patch_stride if settings.passes == 2 else None
         self._guide = None
+        if guide_stride is not None and not guide_stride <= getattr(config, "patch_size", guide_stride):
+            raise DenoiseError(
+                f"guide_patch_stride must be between 1 and the patch size {config.patch_size}, got {guide_stride}"
+            )
         if guide_stride is not None and guide_stride != getattr(config, "stride", guide_stride):
             one_pass = dataclasses.replace(settings, patch_stride=guide_stride, passes=1, guide_patch_stride=None)
             self._guide = Denoiser(copy.copy(model), one_pass, sigma_train, sigma_range)
