@@ -462,7 +462,7 @@ def derived_rows(rows: list[dict]) -> list[dict]:
     """Rows of the reported methods: every single-setting method as run, and every swept method at its best
     setting per condition ("… best/condition") and per clip ("… best/clip"), plus `ffmpeg:any` (the best
     ffmpeg filter and setting) both ways."""
-    out = [dict(r, label=_label(r["method"], r)) for r in rows if _missing(r.get("setting_value"))]
+    out = [dict(r, label=method_label(r["method"], r)) for r in rows if _missing(r.get("setting_value"))]
     for condition in conditions_of(rows):
         pooled: list[dict] = []
         for method in swept(rows):
@@ -475,9 +475,9 @@ def derived_rows(rows: list[dict]) -> list[dict]:
                 ]
             best = best_per_condition(rows, method, condition)
             if best is not None:
-                out += [dict(r, label=f"{_label(method)} best/condition") for r in table[best].values()]
+                out += [dict(r, label=f"{method_label(method)} best/condition") for r in table[best].values()]
             for clip, setting in best_per_clip(rows, method, condition).items():
-                out.append(dict(table[setting][clip], label=f"{_label(method)} best/clip (oracle)"))
+                out.append(dict(table[setting][clip], label=f"{method_label(method)} best/clip (oracle)"))
         if pooled:
             pool = [dict(r, method="ffmpeg:any") for r in pooled]
             best = best_per_condition(pool, "ffmpeg:any", condition)
@@ -489,7 +489,8 @@ def derived_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-def _label(method: str, row: dict | None = None) -> str:
+def method_label(method: str, row: dict | None = None) -> str:
+    """The name a method's rows are reported under (`clean:NAME σ auto`, `nlm-opencv h=0.6σ̂`, ...)."""
     if method.startswith("clean:") and method.endswith(":sigma"):
         return f"{method[:-6]} σ told"
     if method.startswith("clean:"):

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     method = args.clean or (cleans[0] if cleans else None)
     if method not in cleans:
         raise SystemExit(f"no clean method '{method}' in the CSV; choose --clean from: {', '.join(cleans)}")
-    clean_label = realnoise._label(method)
+    clean_label = realnoise.method_label(method)
     conditions = realnoise.conditions_of(rows)
     parsed = {c: CONDITION.match(c) for c in conditions}
     if not all(parsed.values()):
