@@ -310,6 +310,8 @@ def test_each_preset_applies_its_shipped_weights_and_they_denoise():
     assert type(best.model) is type(fast.model) and best.model.config.channels == fast.model.config.channels == 1
     assert (fast.model.config.atoms, best.model.config.atoms) == (256, 576)  # best's code is wider
     assert best.model.config.stride == PRESETS["best"].patch_stride == 2  # fine-tuned at the stride best cuts
+    # its first pass, which only steers the second's fusion, cuts the sparser grid with the same weights
+    assert best._guide.model.config.stride == 4 and best._guide.model.dictionary is best.model.dictionary
     clean = read_video(GIF)[:5, :, :64, :64]
     noisy = add_noise(clean, 25 / 255)
     one_pass = dataclasses.replace(PRESETS["best"], calibrate=False, passes=1, device="cpu")
