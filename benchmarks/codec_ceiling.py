@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + header + "\n" + "|---" * 7 + "|")
     for condition in conditions:
         codec, crf = parsed[condition]["codec"], int(parsed[condition]["crf"])
-        names = [c.name for c in clips if c.name in realnoise.clips_of(rows, condition)]
+        measured = set(realnoise.clips_of(rows, condition))
+        names = [c.name for c in clips if c.name in measured]
         ceiling = [alone[name, codec, crf] for name in names]
         oracle = [realnoise.cell(derived, ORACLE, condition, "psnr", name) for name in names]
         ours = realnoise.cell(derived, clean_label, condition, "psnr")
