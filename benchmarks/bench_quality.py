@@ -12,6 +12,10 @@ What is measured, and how:
   one camera pan (sub-pixel pan, zoom, small rotation, brightness drift; seed fixed per photo) over
   each still photograph of `videodenoise.datasets.motion.BENCHMARK_PHOTOS`, --frames frames of
   --size. Clean frames are quantised to 8 bits first: the reference is what an 8-bit video holds.
+  Named in --clips only, for choosing settings and checkpoints away from those clips: the pans over
+  `VALIDATION_PHOTOS` ("cell-pan", ...) and the same pans with three pieces of those photographs
+  pasted on, each moving on its own ("cell-objects", ...): the pans are one rigid motion that optical
+  flow recovers almost exactly, while real footage, like these, has parts whose flow it gets wrong.
   NB: which clips a checkpoint trained on is the checkpoint's business; the script prints each
   checkpoint's training dataset from its metadata (the shipped `samples` checkpoint trained on
   carphone, and validated on bikes).
@@ -97,6 +101,10 @@ BM4D_MIN_FRAMES = 5  # its Wiener stage uses 5×5×5 blocks
 LIGHT_SIGMAS = (2.0, 5.0, 10.0)
 CLEAN_TARGET_DB = 45.0
 CLASSICAL = ("noisy", "nlm-opencv", "nlm-skimage", "cbm3d", "bm4d")
+# "<photo>-objects" validation clips: OBJECTS pieces pasted on the pan, each moving on its own up to
+# OBJECT_SPEED px a frame along each axis (the speed of training's moving objects)
+OBJECTS = 3
+OBJECT_SPEED = 4.0
 INSTALL_HINT = "pip install -e '.[compare]'  (bm3d, bm4d: non-commercial licence)"
 
 
@@ -109,7 +117,7 @@ class Clip:
     """A clean clip: uint8 frames (T, 3, H, W) and where they came from."""
 
     name: str
-    kind: str  # "real" or "pan"
+    kind: str  # "real", "pan" or "objects"
     source: str
     frames: np.ndarray
 
@@ -185,14 +193,34 @@ def make_pan_clip(photo: str, frames: int, size: tuple[int, int], seed: int = 0)
     return Clip(photo_clip_name(photo), "pan", f"camera pan over {photo}, seed {pan_seed(photo, seed)}", to_uint8(clip))
 
 
+def objects_clip_name(photo: str) -> str:
+    """ "skimage:cell" → "cell-objects"."""
+    return photo_clip_name(photo).removesuffix("-pan") + "-objects"
+
+
+def make_objects_clip(photo: str, frames: int, size: tuple[int, int], seed: int = 0) -> Clip:
+    """The pan over a validation photograph with OBJECTS pieces of the validation photographs pasted on,
+    each moving on its own (`paste_moving_objects`): motion a flow can get wrong, as in real footage."""
+    motion = motion_module()
+    sources = [motion.load_photo(p) for p in motion.VALIDATION_PHOTOS]
+    image = sources[motion.VALIDATION_PHOTOS.index(photo)]
+    clip_seed = pan_seed(photo, seed)  # the same pan as "<photo>-pan", then the pieces
+    clip = motion.camera_motion_clip(image, frames, size=tuple(size), seed=clip_seed)
+    clip = motion.paste_moving_objects(clip, sources, OBJECTS, np.random.default_rng(clip_seed), speed=OBJECT_SPEED)
+    source = f"camera pan over {photo}, {OBJECTS} objects moving up to {OBJECT_SPEED:g} px a frame, seed {clip_seed}"
+    return Clip(objects_clip_name(photo), "objects", source, to_uint8(clip))
+
+
 def build_clips(
     names: list[str] | None = None, frames: int = DEFAULT_FRAMES, size: tuple[int, int] = DEFAULT_SIZE, seed: int = 0
 ) -> list[Clip]:
     """The benchmark's clean clips, in order: real clips by name, pans by their "<photo>-pan" name (the
-    benchmark's photos, and by name only the validation photos a training run selects its candidate on)."""
+    benchmark's photos, and by name only the validation photos a training run selects its candidate on),
+    and by name only "<photo>-objects" for the validation photos (`make_objects_clip`)."""
     motion = motion_module()
     held_out = (*motion.BENCHMARK_PHOTOS, *motion.VALIDATION_PHOTOS) if motion is not None else ()
     photos = {photo_clip_name(p): p for p in held_out}
+    objects = {objects_clip_name(p): p for p in motion.VALIDATION_PHOTOS} if motion is not None else {}
     names = available_clip_names() if names is None else names
     clips = []
     for name in names:
@@ -200,8 +228,10 @@ def build_clips(
             clips.append(load_real_clip(name, frames, size))
         elif name in photos:
             clips.append(make_pan_clip(photos[name], frames, size, seed))
+        elif name in objects:
+            clips.append(make_objects_clip(objects[name], frames, size, seed))
         else:
-            raise SystemExit(f"unknown clip '{name}'; choose from: {', '.join(available_clip_names())}")
+            raise SystemExit(f"unknown clip '{name}'; choose from: {', '.join([*available_clip_names(), *objects])}")
     return clips
 
 

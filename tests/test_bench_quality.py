@@ -147,3 +147,15 @@ def test_interval_table_pairs_clips_and_reads_back_from_csv(bench, tmp_path):
         ("current-auto", 34.0),
     ]
     assert bench.interval_table(again, *bench.comparison_sets(again), 25.0)[1] == summary
+
+
+def test_objects_clips_are_the_validation_pans_with_pieces_moving_on_their_own(bench):
+    pan, objects = bench.build_clips(["cell-pan", "cell-objects"], frames=4, size=(48, 64))
+    again = bench.build_clips(["cell-objects"], frames=4, size=(48, 64))[0]
+    assert objects.name == "cell-objects" and objects.kind == "objects"
+    assert objects.frames.shape == pan.frames.shape == (4, 3, 48, 64) and objects.frames.dtype == np.uint8
+    np.testing.assert_array_equal(objects.frames, again.frames)  # deterministic
+    changed = (objects.frames != pan.frames).any(axis=1)  # (T, H, W): where a piece covers the pan
+    assert 0 < changed.mean() < 0.9
+    with pytest.raises(SystemExit, match="unknown clip 'astronaut-objects'.*cell-objects"):
+        bench.build_clips(["astronaut-objects"], frames=2, size=(48, 64))
