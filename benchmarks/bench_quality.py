@@ -202,12 +202,11 @@ def make_objects_clip(photo: str, frames: int, size: tuple[int, int], seed: int 
     """The pan over a validation photograph with OBJECTS pieces of the validation photographs pasted on,
     each moving on its own (`paste_moving_objects`): motion a flow can get wrong, as in real footage."""
     motion = motion_module()
+    pan = make_pan_clip(photo, frames, size, seed)  # "<photo>-pan", then the pieces on it
     sources = [motion.load_photo(p) for p in motion.VALIDATION_PHOTOS]
-    image = sources[motion.VALIDATION_PHOTOS.index(photo)]
-    clip_seed = pan_seed(photo, seed)  # the same pan as "<photo>-pan", then the pieces
-    clip = motion.camera_motion_clip(image, frames, size=tuple(size), seed=clip_seed)
-    clip = motion.paste_moving_objects(clip, sources, OBJECTS, np.random.default_rng(clip_seed), speed=OBJECT_SPEED)
-    source = f"camera pan over {photo}, {OBJECTS} objects moving up to {OBJECT_SPEED:g} px a frame, seed {clip_seed}"
+    rng = np.random.default_rng(pan_seed(photo, seed))
+    clip = motion.paste_moving_objects(torch.from_numpy(pan.frames) / 255, sources, OBJECTS, rng, speed=OBJECT_SPEED)
+    source = f"{pan.source}, {OBJECTS} objects moving on their own up to {OBJECT_SPEED:g} px a frame"
     return Clip(objects_clip_name(photo), "objects", source, to_uint8(clip))
 
 
