@@ -411,6 +411,7 @@ def classical_methods(
 #   passes=2         denoise twice, fusion steered by the first pass (clean --passes 2)
 #   guide_patch_stride=N  the first of two passes at this patch stride (clean --guide-patch-stride)
 #   guided_strength=X  the second pass's fusion bandwidth (FusionSettings.guided_strength)
+#   scales=2         also denoise at half size for the low frequencies (clean --scales 2)
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -425,6 +426,7 @@ CHECKPOINT_OPTIONS = (
     "passes",
     "guide_patch_stride",
     "guided_strength",
+    "scales",
 )
 
 
@@ -446,6 +448,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["mirrors"] = int(options["mirrors"])
     if "passes" in options:
         given["passes"] = int(options["passes"])
+    if "scales" in options:
+        given["scales"] = int(options["scales"])
     if "guide_patch_stride" in options:
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
     settings = denoise_settings(options.get("quality", "fast"), given)

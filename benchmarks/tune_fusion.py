@@ -27,7 +27,9 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from videodenoise.denoise import scales  # noqa: E402
 from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
+from videodenoise.denoise.scales import COARSE_BLUR  # noqa: E402
 from videodenoise.denoise.settings import (
     DenoiseSettings,  # noqa: E402
     FusionSettings,  # noqa: E402
@@ -65,6 +67,12 @@ VARIANTS: list[tuple[str, dict | None, dict]] = [
     ("disjoint windows", {}, {"stride": 5}),
     ("best centred windows", {"radius": 3}, {"patch_stride": 2}),
     ("best disjoint windows", {"radius": 3}, {"patch_stride": 2, "stride": 5}),
+    # two scales (videodenoise.denoise.scales), the coarse pass's band below a Gaussian of coarse_blur px
+    ("scales 2 blur 1.5", {}, {"scales": 2, "coarse_blur": 1.5}),
+    ("scales 2 blur 2", {}, {"scales": 2, "coarse_blur": 2.0}),
+    ("scales 2 blur 3", {}, {"scales": 2, "coarse_blur": 3.0}),
+    ("scales 2 blur 4", {}, {"scales": 2, "coarse_blur": 4.0}),
+    ("scales 2 blur 6", {}, {"scales": 2, "coarse_blur": 6.0}),
 ]
 
 
@@ -133,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for label, change, options in variants:
         settings = None if change is None else dataclasses.replace(start, **change)
+        options = dict(options)
+        scales.COARSE_BLUR = options.pop("coarse_blur", COARSE_BLUR)
         denoiser = Denoiser.from_checkpoint(
             DEFAULT_CHECKPOINT, DenoiseSettings(fusion=settings, **{"stride": 3, **options})
         )
@@ -152,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "variant": label,
                 "settings": None if settings is None else dataclasses.asdict(settings),
-                "denoiser_options": {"stride": 3, **options},
+                "denoiser_options": {"stride": 3, **options, "coarse_blur": scales.COARSE_BLUR},
                 "psnr": psnr,
                 "seconds_per_frame": seconds / frames,
             }

@@ -22,16 +22,18 @@ QUALITY_HELP = (
 
 
 def denoise_settings(quality: str, given: dict, sigma_known: bool = True) -> DenoiseSettings:
-    """The --quality preset with the options given on top; fusion, calibration and a second pass need σ,
-    so they are off without one (asked for with --sigma none, they are refused), and a second pass is off
-    without fusion unless asked for (then refused by the settings)."""
+    """The --quality preset with the options given on top; fusion, calibration, a second pass and a second
+    scale need σ, so they are off without one (asked for with --sigma none, they are refused), and a second
+    pass is off without fusion unless asked for (then refused by the settings)."""
     settings = preset(quality)
     if not sigma_known:
         if given.get("calibrate"):
             raise VideodenoiseError("--calibrate chooses how much of σ the model is told: it needs σ, not --sigma none")
         if given.get("passes", 1) != 1:
             raise VideodenoiseError("--passes 2 steers fusion by a first pass: it needs σ, not --sigma none")
-        given["calibrate"] = False
+        if given.get("scales", 1) != 1:
+            raise VideodenoiseError("--scales 2 tells the half size its own σ: it needs σ, not --sigma none")
+        given["calibrate"], given["scales"] = False, 1
     fusion = given.pop("fusion", None)
     if fusion is False or not sigma_known:
         given["fusion"] = None

@@ -11,25 +11,21 @@ go through `videodenoise.denoise.pipeline`; the settings are `videodenoise.denoi
 How a video is processed, and why:
 
 * Time. Frames stream from the reader into a buffer of a few windows. Each model call sees a window of
-  `window` frames (default 5, the training clip length) and `stride` of its frames are kept: the
-  centre ones. stride = 1 is the textbook sliding window (each frame from the window centred on it,
-  window× the compute); stride = window is disjoint windows (1×, but a frame at a window's edge
-  sees neighbours on one side only, up to window − 1 frames away). The default stride 3 keeps frames
-  1..3 of each 5-frame window, so every kept frame has a neighbour on each side, at 5/3× the compute
-  of disjoint windows. Measured with a briefly trained DUST (benchmarks/bench_clean.py, part 2) the
-  three differ by < 0.1 dB, because its attention barely mixes frames; a model that leans on time
-  gains more from centring. Windows past either end are reflected (frame −1 is frame 1, frame n is
-  n − 2), so the output has exactly one frame per input frame, a one-frame video included.
+  `window` frames (default 5, the training clip length) and keeps `stride` of them, the centre ones:
+  stride = 1 is the textbook sliding window (window× the compute), stride = window disjoint windows (1×,
+  but a frame at a window's edge sees neighbours on one side only). Without fusion the default keeps the
+  centre 3 (5/3×; with a briefly trained DUST the three differ by < 0.1 dB: benchmarks/bench_clean.py, part
+  2). Windows past either end are reflected (frame −1 is frame 1, frame n is n − 2), so the output has
+  exactly one frame per input frame, a one-frame video included.
 * Motion. With `fusion` (the CLI's default; `videodenoise.denoise.fusion`), every frame is first averaged with
   its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
-  noise-conditional model is then told the σ left at each pixel. This is where the video's redundancy
-  is used: the models' temporal attention only sees the same patch location in the other frames,
-  which shows something else once the camera moves, and trained attention gains stay small. On the
-  quality benchmark's held-out clips fusion adds about 1.2 dB at σ = 25 (README, quality section).
-  Fusion streams too: it reads `radius` frames ahead of the window it feeds. With `passes=2` the video
-  is denoised twice: the second pass's fusion reads its flow and weights off the first pass's output
-  (nearly noise-free, so both are sharper) and still averages the noisy frames; the first pass runs a
-  few windows ahead of the second, so memory stays bounded.
+  noise-conditional model is then told the σ left at each pixel: the video's redundancy is used here (about
+  1.2 dB at σ = 25 on the quality benchmark's held-out clips), as the models' temporal attention sees the
+  same patch location in the other frames, which shows something else once the camera moves. Fusion
+  streams too, reading `radius` frames ahead. With `passes=2` the second pass's fusion reads its flow and
+  weights off the first pass's output and still averages the noisy frames; the first pass runs a few windows
+  ahead. With `scales=2` the frames halved are denoised beside them for the low frequencies
+  (`videodenoise.denoise.scales`).
 * Space. A frame larger than `tile` pixels a side is cut into overlapping tiles. Tiles start on the
   model's patch grid, so they cut the same patches the whole frame does; farther than the model's
   reach (its margin: p − 1 pixels, plus a neighbourhood radius per layer for spatio-temporal token
@@ -45,17 +41,14 @@ How a video is processed, and why:
   a grey video gets the grey frame in all three channels, is told the video's σ, and its output is
   averaged back to grey (telling it √3·σ, the noise along the luminance axis, measured 0.4-0.5 dB
   worse with an untrained colour DUST).
-* Noise level. A model trained at σ_train (checkpoint metadata) is applied at another σ by
-  noise-level rescaling: x̂ = c + s·(f((y − c)/s + ½) − ½), s = σ/σ_train, c the channel's mid-grey.
-  The rescaled input has noise σ_train, the level the model knows; for a denoiser that is
-  scale-equivariant up to the mean (DUST's soft thresholds are proportional to σ, its attention
-  normalises tokens) this is nearly exact; with a trained DUST it beat applying the model unchanged
-  by 1.5-3.5 dB at σ = 10 and 50 (trained at 25). `scaling="none"` applies the model as trained.
+* Noise level. A model trained at σ_train (checkpoint metadata) is applied at another σ by noise-level
+  rescaling: x̂ = c + s·(f((y − c)/s + ½) − ½), s = σ/σ_train, c the channel's mid-grey, so the input has the
+  noise the model knows; nearly exact for a denoiser scale-equivariant up to the mean (DUST: 1.5-3.5 dB over
+  applying it unchanged at σ = 10 and 50, trained at 25). `scaling="none"` applies the model as trained.
   A noise-conditional checkpoint (metadata `sigma_range`, the default one: a DUST trained over σ in
   [0, 55]/255 whose thresholds scale with the σ it is told) is told σ and sees the frames unscaled
   while σ lies in its range, and is rescaled only down to the range's top above it: light noise, the
-  commonest, is never blown up (the rescaling above multiplied a clean video's contrast by ~60 and
-  returned it at 34.5 dB against itself; `benchmarks/bench_quality.py` measures 46-80 dB now).
+  commonest, is never blown up (rescaled, a clean video came back at 34.5 dB against itself; 46-80 dB now).
 * Noise that depends on intensity. Real footage's noise grows and shrinks with intensity and differs
   by channel; `sigma="auto"` estimates its noise level function (`videodenoise.noise.estimation`: from
   motion-aligned differences of consecutive frames, at the pixel level a codec leaves it), and σ may be
@@ -82,6 +75,7 @@ import torch.nn as nn
 from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
+from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
 from videodenoise.denoise.tiling import mirror, mirror_coordinates, model_margin, ramp, reflect, round_up, tile_spans
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
@@ -172,6 +166,7 @@ class Denoiser:
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
         # a first pass at another patch stride: the same weights (a shallow copy shares the parameters),
         # its own config's stride, and otherwise the same settings for one pass
+        one_scale = dataclasses.replace(settings, scales=1)  # a first pass's, and two scales' half-size pass's
         guide_stride = settings.guide_patch_stride if settings.passes == 2 else None
         self._guide = None
         if guide_stride is not None and not guide_stride <= getattr(config, "patch_size", guide_stride):
@@ -179,8 +174,9 @@ class Denoiser:
                 f"guide_patch_stride must be between 1 and the patch size {config.patch_size}, got {guide_stride}"
             )
         if guide_stride is not None and guide_stride != getattr(config, "stride", guide_stride):
-            one_pass = dataclasses.replace(settings, patch_stride=guide_stride, passes=1, guide_patch_stride=None)
+            one_pass = dataclasses.replace(one_scale, patch_stride=guide_stride, passes=1, guide_patch_stride=None)
             self._guide = Denoiser(copy.copy(model), one_pass, sigma_train, sigma_range)
+        self._coarse = Denoiser(model, one_scale, sigma_train, sigma_range) if settings.scales == 2 else None
 
     @classmethod
     def from_checkpoint(
@@ -220,7 +216,7 @@ class Denoiser:
         if guides is not None and guides.shape != clip.shape:
             raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
         if sigma == "auto":
-            sigma = estimate_clip_noise(clip)
+            sigma = estimate_clip_noise(clip, coarse=self._coarse is not None)
         if self.settings.calibrate and sigma is not None:
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)
@@ -239,8 +235,16 @@ class Denoiser:
         frame's map of σ read from its own intensities); None applies the model as trained. guides: one
         nearly noise-free frame per frame (a first pass's output) that fusion reads its flow and weights
         from (`MotionFusion.stream`); needs fusion. Without guides and with `settings.passes` = 2 they are
-        a first pass's output over the same frames, streamed a few windows ahead of the second pass.
+        a first pass's output over the same frames, streamed a few windows ahead of the second pass. With
+        `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`).
         """
+        if self._coarse is None:
+            yield from self._passes(frames, sigma, guides)
+        else:  # the guides steer the full size; the half size makes its own
+            yield from two_scales(lambda f, s: self._passes(f, s, guides), self._coarse.denoise_frames, frames, sigma)
+
+    def _passes(self, frames, sigma, guides) -> Iterator[torch.Tensor]:
+        """`denoise_frames` at one scale."""
         if self.settings.passes == 2 and guides is None:
             frames, ahead = itertools.tee(frames)  # holds the frames the first pass has read and the second not
             guides = (self._guide or self)._one_pass(ahead, sigma, None)

@@ -122,13 +122,13 @@ def write_frames(
 
 
 def resolve_sigma(
-    sigma: float | NoiseLevelFunction | str | None, reader
+    sigma: float | NoiseLevelFunction | str | None, reader, coarse: bool = False
 ) -> tuple[float | NoiseLevelFunction | None, str]:
     """(σ on the [0, 1] scale, a noise level function or None; how it was found: "given", "estimated"
     or "none"). "auto" estimates the video's noise level function from a bounded number of frame pairs
-    (`estimate_video_noise`), before the denoising pass streams the frames."""
+    (`estimate_video_noise`), before the denoising pass streams the frames; coarse: at half size too."""
     if sigma == "auto":
-        return estimate_video_noise(reader), "estimated"
+        return estimate_video_noise(reader, coarse=coarse), "estimated"
     if sigma is None:
         return None, "none"
     if isinstance(sigma, NoiseLevelFunction):
@@ -215,7 +215,7 @@ def denoise_plan(
     audio_offset = 0.0 if properties.time_base is not None else None
 
     start = time.perf_counter()
-    sigma_value, source = resolve_sigma(sigma, reader)
+    sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
     calibration = None
     if denoiser.settings.calibrate and sigma_value is not None:
         calibration = choose_told_scale(denoiser, calibration_frames(reader, info), sigma_value)

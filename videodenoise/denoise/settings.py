@@ -107,6 +107,12 @@ class DenoiseSettings:
         "With --passes 2: the first pass's patch stride (default: the second's). The first pass only steers "
         "fusion's flow and weights, so a sparser patch grid there costs little and saves its time.",
     )
+    scales: int = setting(
+        1,
+        "1, or 2: also denoise the video at half its size and take the frequencies above a 3-pixel Gaussian from "
+        "the full size, the rest from the half size, where noise too wide for the model's patches is removed "
+        "(about 1.3× the time; needs σ).",
+    )
     calibrate: bool = setting(
         False,
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
@@ -148,6 +154,8 @@ class DenoiseSettings:
                 "a second pass steers fusion by the first pass's output: it needs fusion (and σ); "
                 "use passes=1 (--passes 1)"
             )
+        if self.scales not in (1, 2):
+            raise DenoiseError(f"scales must be 1 or 2 (the full size, and half of it), got {self.scales}")
         if self.colour not in COLOURS:
             raise DenoiseError(f"unknown colour handling '{self.colour}'; choose one of: {', '.join(COLOURS)}")
         if self.scaling not in SCALINGS:

@@ -6,12 +6,10 @@
 
 σ is on the [0, 1] scale here (the CLI takes 0-255). What is measured, and why:
 
-* What σ is. A denoiser must remove the error each pixel carries, so σ here is the standard deviation of that
-  error at the pixel level, at every spatial frequency. Real footage's noise is not white: a codec (H.264 at a
-  camera's CRF) removes the finest grain and leaves a correlated, lower-frequency residue, which the finest
-  wavelet band (skimage's estimate_sigma, what `estimate_noise_sigma` still computes) barely sees: on the bikes
-  clip with Poisson-Gaussian noise through H.264 at CRF 23 it reads 8.0 (0-255) where the error's std is 10.0. A
-  difference of two frames sees all of it: 9.9.
+* What σ is. The standard deviation of the error each pixel carries, at every spatial frequency. A codec removes
+  the finest grain and leaves a correlated, lower-frequency residue that the finest wavelet band (skimage's
+  estimate_sigma: `estimate_noise_sigma`) barely sees: 8.0 (0-255) on bikes with Poisson-Gaussian noise through
+  H.264 at CRF 23, where the error's std is 10.0; a difference of two frames sees 9.9.
 * Frame differences. Consecutive frames show the same scene with independent noise. Frame t + 1 is aligned to
   frame t with the flow fusion uses (`videodenoise.denoise.fusion.FrameAligner`) and d = y_t − warp(y_{t+1})
   cancels the scene: where the flow explains the motion, Var(d) = σ_t² + v·σ_{t+1}², v the variance bilinear
@@ -32,9 +30,8 @@
   QUANTILE-quantile of the variances around a plane of BLOCK×BLOCK blocks, over the χ² quantile it stands for) and
   the finest band. Texture lifts both and a codec's smoothing lowers the finest band's, so it is rough.
 * The curve. BINS bins across [0, 1]; each measured bin's σ at its mean intensity, averaged with what its
-  neighbours' line predicts there, weighted by their sample counts; read at the bin centres (`NoiseLevelFunction`:
-  linear between, flat beyond). Not forced monotone: after the sRGB gamma and clipping, σ rises and falls again
-  over the range.
+  neighbours' line predicts there, weighted by their sample counts; read at the bin centres (linear between,
+  flat beyond), not forced monotone: after the sRGB gamma and clipping, σ rises and falls again.
 * Carried noise. A codec's skipped and predicted blocks copy the previous frame's noise along with its picture, so
   consecutive frames share some of it, which their difference cancels: σ reads low. With a share c of the noise
   variance shared one frame apart and c² two apart, pairs read σ₁² = σ²(1 − c) and σ₂² = σ²(1 − c²):
@@ -66,6 +63,7 @@ import numpy as np
 import torch
 
 from videodenoise.denoise.fusion import FrameAligner
+from videodenoise.denoise.scales import with_coarse
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
 from videodenoise.noise.grain import grain_samples, measure_grain
@@ -160,17 +158,19 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     )
 
 
-def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
+def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS, coarse: bool = False) -> NoiseLevelFunction:
     """The noise level function of a (T, C, H, W) clip in memory, from up to `pairs` runs of three frames
-    (two at the end) spread over it (what `Denoiser.denoise_clip(sigma="auto")` uses)."""
+    (two at the end) spread over it (what `Denoiser.denoise_clip(sigma="auto")` uses). coarse: with the
+    function of the clip halved too (`NoiseLevelFunction.coarse`, for two scales)."""
     if len(clip) == 0:
         raise VideoReadError("there are no frames to estimate the noise level on")
-    return estimate_noise(clip[i : i + 3] for i in _spread(max(len(clip) - 1, 1), pairs))
+    runs = lambda: (clip[i : i + 3] for i in _spread(max(len(clip) - 1, 1), pairs))  # noqa: E731
+    return with_coarse(estimate_noise(runs()), estimate_noise, runs) if coarse else estimate_noise(runs())
 
 
-def estimate_video_noise(reader, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
+def estimate_video_noise(reader, pairs: int = MAX_PAIRS, coarse: bool = False) -> NoiseLevelFunction:
     """The noise level function of an opened video, from up to `pairs` runs of three consecutive frames
-    spread over it (as `estimate_clip_noise`).
+    spread over it (as `estimate_clip_noise`, coarse too).
 
     Frames that cannot be decoded (a corrupt packet, a file cut short of what its header says) are
     skipped, as the denoising pass skips them; only when none of them decodes, the frames from the
@@ -197,18 +197,16 @@ def estimate_video_noise(reader, pairs: int = MAX_PAIRS) -> NoiseLevelFunction:
         if previous is not None and count == 0:
             yield [previous]
 
-    try:
-        return estimate_noise(spread())
-    except VideoReadError:
-        if found:
-            raise
-    try:
-        return estimate_noise(from_start())
-    except VideoReadError:
-        raise VideoReadError(
-            f"no frame of '{reader.info.path}' can be decoded; the file is corrupt "
-            "(not even the noise level can be estimated)"
-        ) from None
+    for runs in (spread, from_start):
+        try:
+            function = estimate_noise(runs())
+            return with_coarse(function, estimate_noise, runs) if coarse else function
+        except VideoReadError:
+            if found:
+                raise
+    raise VideoReadError(
+        f"no frame of '{reader.info.path}' can be decoded; the file is corrupt (not even its noise can be estimated)"
+    )
 
 
 def estimate_clip_sigma(clip: torch.Tensor, count: int = MAX_PAIRS) -> float:

@@ -53,7 +53,8 @@ class NoiseLevelFunction:
     it is not 0 the estimator has raised the σ to what fusion and the model are best told, above the
     noise's std: `videodenoise.noise.estimation`, CARRIED_LIFT);
     told_scale: a factor on what the model is told on top of the grain, 1 unless chosen for the video
-    (`videodenoise.denoise.calibration`).
+    (`videodenoise.denoise.calibration`); coarse: the function of the same video halved (the mean of each
+    2×2 block), estimated for a second scale (`videodenoise.denoise.scales`), or None.
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -70,6 +71,7 @@ class NoiseLevelFunction:
     grain: tuple[float, ...] = ()
     carried: float = 0.0
     told_scale: float = 1.0
+    coarse: NoiseLevelFunction | None = None
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
