@@ -96,13 +96,23 @@ def coarse_sigma(sigma: float | NoiseLevelFunction) -> float | NoiseLevelFunctio
 
 
 def with_coarse(function: NoiseLevelFunction, estimate, runs) -> NoiseLevelFunction:
-    """`function` with `estimate`'s function of the same runs of frames halved as its `coarse`: estimate is
-    `videodenoise.noise.estimation.estimate_noise`, runs() yields its runs again. None for frames under MIN_SIDE."""
+    """`function` with `estimate`'s function of the same runs of frames halved as its `coarse` (estimate is
+    `videodenoise.noise.estimation.estimate_noise`; runs() yields the runs again). None where the frames are
+    under MIN_SIDE, or where the halved frames gave no motion-aligned pairs and the frames did: single frames'
+    figures are the estimator's last resort, and read texture as noise on small frames. Never above the
+    function itself: a mean of pixels carries at most their noise."""
     halved = (halve(torch.stack(list(run))) for run in runs() if min(run[0].shape[-2:]) >= MIN_SIDE)
     try:
-        return dataclasses.replace(function, coarse=estimate(halved))
+        coarse = estimate(halved)
     except VideoReadError:  # no run of frames large enough
         return function
+    if function.from_pairs and not coarse.from_pairs:
+        return function
+    if coarse.knots == function.knots and coarse.channels == function.channels:
+        pairs = zip(coarse.sigmas, function.sigmas)
+        sigmas = tuple(tuple(min(c, f) for c, f in zip(*rows)) for rows in pairs)
+        coarse = dataclasses.replace(coarse, sigmas=sigmas, level=min(coarse.level, function.level))
+    return dataclasses.replace(function, coarse=coarse)
 
 
 def two_scales(

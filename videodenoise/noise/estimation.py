@@ -145,7 +145,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
     # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
     two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
-    both = all(f.source.startswith("motion-aligned") for f in (function, two)) and function.level > 0
+    both = function.from_pairs and two.from_pairs and function.level > 0
     carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
     if carried < MIN_CARRIED or two.level**2 - function.level**2 < MIN_CARRIED_VARIANCE:
         return function

@@ -126,6 +126,12 @@ class NoiseLevelFunction:
         return self.grain[0] if self.grain else 1.0
 
     @property
+    def from_pairs(self) -> bool:
+        """Measured on motion-aligned pairs of frames (`videodenoise.noise.estimation` names its source so),
+        not on single frames' flat patches, its last resort."""
+        return self.source.startswith("motion-aligned")
+
+    @property
     def channels(self) -> int:
         return len(self.sigmas)
 
