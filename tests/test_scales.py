@@ -113,6 +113,14 @@ def test_two_scales_are_the_one_scale_denoiser_at_both_sizes_combined(model, fus
     torch.testing.assert_close(torch.stack(list(two.denoise_frames(iter(clip), SIGMA))), out, atol=1e-6, rtol=0)
 
 
+def test_two_scales_tiled_equal_two_scales_whole(model):
+    clip = with_noise(textured_pan(frames=3, height=96, width=150, channels=1))
+    whole = Denoiser(model, DenoiseSettings(fusion=FusionSettings(), device="cpu", scales=2, tile=0))
+    tiled = Denoiser(model, DenoiseSettings(fusion=FusionSettings(), device="cpu", scales=2, tile=64))
+    assert len(tiled._tiling(96, 150)[0]) > 1 and len(tiled._coarse._tiling(48, 75)[0]) > 1
+    torch.testing.assert_close(tiled.denoise_clip(clip, SIGMA), whole.denoise_clip(clip, SIGMA), atol=1e-5, rtol=0)
+
+
 def test_two_scales_stream_a_few_windows_and_leave_tiny_frames_at_one_scale(model):
     settings = DenoiseSettings(fusion=FusionSettings(), device="cpu")
     two = Denoiser(model, dataclasses.replace(settings, scales=2))
@@ -146,6 +154,7 @@ def test_a_video_file_at_two_scales_estimates_the_half_size_noise_too(tmp_path, 
     reader = open_video(source)
     function, how = resolve_sigma("auto", reader, coarse=True)
     assert how == "estimated" and 0 < function.coarse.level < function.level
+    assert function.summary().endswith(f"; at half size (2×2 means) RMS {function.coarse.level * 255:.3g}")
     assert resolve_sigma("auto", reader)[0].coarse is None
     denoiser = Denoiser(model, DenoiseSettings(fusion=FusionSettings(), device="cpu", scales=2))
     result = denoise_video(source, tmp_path / "out.mp4", denoiser, sigma="auto")

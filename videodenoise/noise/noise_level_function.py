@@ -172,4 +172,6 @@ class NoiseLevelFunction:
             text += f"; {self.carried:.0%} carried over from frame to frame (the σ above are raised for it)"
         if self.told_scale != 1:
             text += f"; the model told {self.told_scale:.3g}× that"
+        if self.coarse is not None:  # what white noise would leave is half the level
+            text += f"; at half size (2×2 means) RMS {self.coarse.level * 255:.3g}"
         return text
