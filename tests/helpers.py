@@ -25,6 +25,21 @@ def run_cli(args, capsys, monkeypatch) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def frames_read_ahead(stream, frames) -> tuple[int, int]:
+    """(frames yielded, the most input frames `stream(iterator)` had read beyond those it had yielded)."""
+    pulled, ahead, done = 0, 0, 0
+
+    def counted():
+        nonlocal pulled
+        for frame in frames:
+            pulled += 1
+            yield frame
+
+    for done, _ in enumerate(stream(counted()), start=1):
+        ahead = max(ahead, pulled - done)
+    return done, ahead
+
+
 def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
     """A lossless PNG-in-MOV video (every frame a PNG, whose checksums make damage detectable) with
     the packets of the frames in `corrupt` overwritten by random bytes."""

@@ -28,7 +28,7 @@ from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
 from videodenoise.noise.estimation import estimate_noise_sigma
 
-from helpers import png_movie, run_cli
+from helpers import frames_read_ahead, png_movie, run_cli
 
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
 
@@ -226,18 +226,8 @@ def test_one_frame_video_file(tmp_path, grey_checkpoint):
 
 
 def test_streaming_holds_a_few_windows_whatever_the_length():
-    pulled = 0
-
-    def frames():
-        nonlocal pulled
-        for frame in indexed_frames(200, size=4):
-            pulled += 1
-            yield frame
-
     denoiser = Denoiser(Recorder(), DenoiseSettings(device="cpu", window=5, stride=3, tile=0))
-    ahead = 0
-    for done, _ in enumerate(denoiser.denoise_frames(frames(), None), start=1):
-        ahead = max(ahead, pulled - done)
+    done, ahead = frames_read_ahead(lambda frames: denoiser.denoise_frames(frames, None), indexed_frames(200, size=4))
     assert done == 200 and ahead <= 5
 
 

@@ -18,7 +18,7 @@ from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError, ModelError
 from videodenoise.models.registry import build_model, save_model
 
-from helpers import run_cli, sigma_range_config
+from helpers import frames_read_ahead, run_cli, sigma_range_config
 
 SIGMA = 20 / 255
 
@@ -424,16 +424,7 @@ def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams():
     assert (two.denoise_clip(clip, SIGMA) - one.denoise_clip(clip, SIGMA)).abs().max() > 1e-3  # it did steer
 
     long = noisy(panned(frames=40, step=1, channels=1), seed=2).clamp(0, 1)
-    pulled, ahead = 0, 0
-
-    def frames():
-        nonlocal pulled
-        for frame in long:
-            pulled += 1
-            yield frame
-
-    for done, _ in enumerate(two.denoise_frames(frames(), SIGMA), start=1):
-        ahead = max(ahead, pulled - done)
+    done, ahead = frames_read_ahead(lambda frames: two.denoise_frames(frames, SIGMA), long)
     # the second pass's first window needs the first pass's output `radius` frames past it, which needs the
     # first pass's next window and `radius` frames past that: 2·window + 2·radius frames at most
     assert done == 40 and ahead <= 2 * settings.window + 2 * settings.fusion.radius

@@ -19,7 +19,7 @@ from videodenoise.models.registry import build_model
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
-from helpers import encode, picture, run_cli
+from helpers import encode, frames_read_ahead, picture, run_cli
 
 SIGMA = 20 / 255
 
@@ -125,16 +125,7 @@ def test_two_scales_stream_a_few_windows_and_leave_tiny_frames_at_one_scale(mode
     settings = DenoiseSettings(fusion=FusionSettings(), device="cpu")
     two = Denoiser(model, dataclasses.replace(settings, scales=2))
     long = with_noise(textured_pan(frames=40, channels=1), seed=2)
-    pulled, ahead = 0, 0
-
-    def frames():
-        nonlocal pulled
-        for frame in long:
-            pulled += 1
-            yield frame
-
-    for done, _ in enumerate(two.denoise_frames(frames(), SIGMA), start=1):
-        ahead = max(ahead, pulled - done)
+    done, ahead = frames_read_ahead(lambda frames: two.denoise_frames(frames, SIGMA), long)
     assert done == 40 and ahead <= settings.window + settings.fusion.radius  # both sizes read alike
 
     tiny = with_noise(textured_pan(frames=3, height=MIN_SIDE - 2, width=40))
