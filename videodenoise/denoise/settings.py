@@ -111,7 +111,7 @@ class DenoiseSettings:
         1,
         "1, or 2: also denoise the video at half its size and take the frequencies above a 3-pixel Gaussian from "
         "the full size, the rest from the half size, where noise too wide for the model's patches is removed "
-        "(about 1.3× the time; needs σ).",
+        "(about 1.25× the time; needs σ).",
     )
     calibrate: bool = setting(
         False,
