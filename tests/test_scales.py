@@ -11,7 +11,7 @@ import torch
 
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video, resolve_sigma
-from videodenoise.denoise.scales import MIN_SIDE, coarse_sigma, combine, halve, low_pass
+from videodenoise.denoise.scales import MIN_SIDE, coarse_sigma, combine, halve, low_pass, with_coarse
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError
 from videodenoise.io.video import open_video
@@ -93,6 +93,22 @@ def test_the_estimate_at_half_size_halves_white_noise_and_keeps_noise_constant_o
     # where the halved frames give no usable pair (too small for the pairs' bins) and the frames do, none either
     small = estimate_clip_noise(white[..., :64, :96], coarse=True)
     assert small.from_pairs and small.coarse is None
+
+
+def test_the_half_size_estimate_is_held_under_the_full_size_one_and_dropped_when_it_lost_the_pairs():
+    frames = [torch.rand(3, 1, 64, 64)]
+    full = NoiseLevelFunction((0.25, 0.75), ((0.02, 0.04),), 0.03, source="motion-aligned frame differences")
+    seen = []
+
+    def estimate(runs, source="motion-aligned frame differences", sigmas=((0.03, 0.01),), level=0.025):
+        seen.extend(run.shape for run in runs)
+        return NoiseLevelFunction((0.25, 0.75), sigmas, level, source=source)
+
+    coarse = with_coarse(full, estimate, lambda: iter(frames)).coarse
+    assert seen == [(3, 1, 32, 32)]  # the same runs, halved
+    assert coarse.sigmas == ((0.02, 0.01),) and coarse.level == 0.025  # a mean carries at most its pixels' noise
+    single = lambda runs: estimate(runs, source="flat patches of single frames")  # noqa: E731
+    assert with_coarse(full, single, lambda: iter(frames)).coarse is None
 
 
 @pytest.fixture(scope="module")
