@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from videodenoise.denoise import scales  # noqa: E402
+from validation_sweep import parse_knob  # noqa: E402
+
 from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
-from videodenoise.denoise.scales import COARSE_BLUR  # noqa: E402
 from videodenoise.denoise.settings import (
     DenoiseSettings,  # noqa: E402
     FusionSettings,  # noqa: E402
@@ -67,12 +67,13 @@ VARIANTS: list[tuple[str, dict | None, dict]] = [
     ("disjoint windows", {}, {"stride": 5}),
     ("best centred windows", {"radius": 3}, {"patch_stride": 2}),
     ("best disjoint windows", {"radius": 3}, {"patch_stride": 2, "stride": 5}),
-    # two scales (videodenoise.denoise.scales), the coarse pass's band below a Gaussian of coarse_blur px
-    ("scales 2 blur 1.5", {}, {"scales": 2, "coarse_blur": 1.5}),
-    ("scales 2 blur 2", {}, {"scales": 2, "coarse_blur": 2.0}),
-    ("scales 2 blur 3", {}, {"scales": 2, "coarse_blur": 3.0}),
-    ("scales 2 blur 4", {}, {"scales": 2, "coarse_blur": 4.0}),
-    ("scales 2 blur 6", {}, {"scales": 2, "coarse_blur": 6.0}),
+    # two scales (videodenoise.denoise.scales), the coarse pass's band below a Gaussian of COARSE_BLUR px; a
+    # "knob" sets a constant of the package for that variant only, as validation_sweep.py's --knob does
+    ("scales 2 blur 1.5", {}, {"scales": 2, "knob": "denoise.scales.COARSE_BLUR=1.5"}),
+    ("scales 2 blur 2", {}, {"scales": 2, "knob": "denoise.scales.COARSE_BLUR=2"}),
+    ("scales 2 blur 3", {}, {"scales": 2, "knob": "denoise.scales.COARSE_BLUR=3"}),
+    ("scales 2 blur 4", {}, {"scales": 2, "knob": "denoise.scales.COARSE_BLUR=4"}),
+    ("scales 2 blur 6", {}, {"scales": 2, "knob": "denoise.scales.COARSE_BLUR=6"}),
 ]
 
 
@@ -142,7 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     for label, change, options in variants:
         settings = None if change is None else dataclasses.replace(start, **change)
         options = dict(options)
-        scales.COARSE_BLUR = options.pop("coarse_blur", COARSE_BLUR)
+        knob = options.pop("knob", None)
+        if knob is not None:
+            module, name, (value,) = parse_knob(knob)
+            original = getattr(module, name)
+            setattr(module, name, type(original)(value))
         denoiser = Denoiser.from_checkpoint(
             DEFAULT_CHECKPOINT, DenoiseSettings(fusion=settings, **{"stride": 3, **options})
         )
@@ -158,11 +163,13 @@ def main(argv: list[str] | None = None) -> int:
                 frames += clip.shape[0]
                 values.append(bq.measure(estimate.numpy(), clip.frames)["psnr"])
             psnr[f"{sigma:g}"] = float(np.mean(values))
+        if knob is not None:
+            setattr(module, name, original)
         results.append(
             {
                 "variant": label,
                 "settings": None if settings is None else dataclasses.asdict(settings),
-                "denoiser_options": {"stride": 3, **options, "coarse_blur": scales.COARSE_BLUR},
+                "denoiser_options": {"stride": 3, **options, **({"knob": knob} if knob else {})},
                 "psnr": psnr,
                 "seconds_per_frame": seconds / frames,
             }
