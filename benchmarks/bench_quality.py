@@ -412,6 +412,7 @@ def classical_methods(
 #   guide_patch_stride=N  the first of two passes at this patch stride (clean --guide-patch-stride)
 #   guided_strength=X  the second pass's fusion bandwidth (FusionSettings.guided_strength)
 #   scales=2         also denoise at half size for the low frequencies (clean --scales 2)
+#   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -427,6 +428,7 @@ CHECKPOINT_OPTIONS = (
     "guide_patch_stride",
     "guided_strength",
     "scales",
+    "wiener",
 )
 
 
@@ -450,6 +452,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["passes"] = int(options["passes"])
     if "scales" in options:
         given["scales"] = int(options["scales"])
+    if "wiener" in options:
+        given["wiener"] = options["wiener"] == "on"
     if "guide_patch_stride" in options:
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
     settings = denoise_settings(options.get("quality", "fast"), given)
@@ -949,8 +953,11 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
             options.get("quality", "fast") not in PRESETS
             or options.get("fusion", "on") not in ("on", "off")
             or options.get("calibrate", "off") not in ("on", "off")
+            or options.get("wiener", "off") not in ("on", "off")
         ):
-            raise SystemExit(f"in '{value}': quality takes {', '.join(PRESETS)}; fusion and calibrate take on or off")
+            raise SystemExit(
+                f"in '{value}': quality takes {', '.join(PRESETS)}; fusion, calibrate and wiener take on or off"
+            )
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
         out[name.strip()] = (Path(path), options)

@@ -33,7 +33,9 @@ def denoise_settings(quality: str, given: dict, sigma_known: bool = True) -> Den
             raise VideodenoiseError("--passes 2 steers fusion by a first pass: it needs σ, not --sigma none")
         if given.get("scales", 1) != 1:
             raise VideodenoiseError("--scales 2 tells the half size its own σ: it needs σ, not --sigma none")
-        given["calibrate"], given["scales"] = False, 1
+        if given.get("wiener"):
+            raise VideodenoiseError("--wiener filters with σ as the noise level: it needs σ, not --sigma none")
+        given["calibrate"], given["scales"], given["wiener"] = False, 1, False
     fusion = given.pop("fusion", None)
     if fusion is False or not sigma_known:
         given["fusion"] = None

@@ -22,10 +22,9 @@ How a video is processed, and why:
   noise-conditional model is then told the σ left at each pixel: the video's redundancy is used here (about
   1.2 dB at σ = 25 on the quality benchmark's held-out clips), as the models' temporal attention sees the
   same patch location in the other frames, which shows something else once the camera moves. Fusion
-  streams too, reading `radius` frames ahead. With `passes=2` the second pass's fusion reads its flow and
-  weights off the first pass's output and still averages the noisy frames; the first pass runs a few windows
-  ahead. With `scales=2` the frames halved are denoised beside them for the low frequencies
-  (`videodenoise.denoise.scales`).
+  streams too, reading `radius` frames ahead. `passes=2`: the second pass's fusion reads its flow and weights
+  off a first pass's output (run a few windows ahead). `scales=2`: the frames halved are denoised beside them
+  for the low frequencies (`denoise.scales`). `wiener`: the output is a Wiener filter's pilot (`denoise.wiener`).
 * Space. A frame larger than `tile` pixels a side is cut into overlapping tiles. Tiles start on the
   model's patch grid, so they cut the same patches the whole frame does; farther than the model's
   reach (its margin: p − 1 pixels, plus a neighbourhood radius per layer for spatio-temporal token
@@ -78,6 +77,7 @@ from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_fra
 from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
 from videodenoise.denoise.tiling import mirror, mirror_coordinates, model_margin, ramp, reflect, round_up, tile_spans
+from videodenoise.denoise.wiener import wiener_refine
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
 from videodenoise.models.checkpoints import (
@@ -164,9 +164,8 @@ class Denoiser:
         self.aligns = bool(getattr(model, "attends_aligned", False))  # any module may be a model here
         self.checkpoint: Path | None = None
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
-        # a first pass at another patch stride: the same weights (a shallow copy shares the parameters),
-        # its own config's stride, and otherwise the same settings for one pass
-        one_scale = dataclasses.replace(settings, scales=1)  # a first pass's, and two scales' half-size pass's
+        # a first pass at another patch stride: the same weights (a shallow copy shares them), its own stride
+        one_scale = dataclasses.replace(settings, scales=1, wiener=False)  # a first pass's, and the half size's
         guide_stride = settings.guide_patch_stride if settings.passes == 2 else None
         self._guide = None
         if guide_stride is not None and not guide_stride <= getattr(config, "patch_size", guide_stride):
@@ -236,12 +235,15 @@ class Denoiser:
         nearly noise-free frame per frame (a first pass's output) that fusion reads its flow and weights
         from (`MotionFusion.stream`); needs fusion. Without guides and with `settings.passes` = 2 they are
         a first pass's output over the same frames, streamed a few windows ahead of the second pass. With
-        `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`).
+        `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`), and with
+        `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
         """
+        frames, noisy = itertools.tee(frames) if self.settings.wiener else (frames, None)
         if self._coarse is None:
-            yield from self._passes(frames, sigma, guides)
+            out = self._passes(frames, sigma, guides)
         else:  # the guides steer the full size; the half size makes its own
-            yield from two_scales(lambda f, s: self._passes(f, s, guides), self._coarse.denoise_frames, frames, sigma)
+            out = two_scales(lambda f, s: self._passes(f, s, guides), self._coarse.denoise_frames, frames, sigma)
+        yield from out if noisy is None else wiener_refine(noisy, out, sigma)
 
     def _passes(self, frames, sigma, guides) -> Iterator[torch.Tensor]:
         """`denoise_frames` at one scale."""
@@ -250,12 +252,7 @@ class Denoiser:
             guides = (self._guide or self)._one_pass(ahead, sigma, None)
         yield from self._one_pass(frames, sigma, guides)
 
-    def _one_pass(
-        self,
-        frames: Iterable[torch.Tensor],
-        sigma: float | NoiseLevelFunction | None,
-        guides: Iterable[torch.Tensor] | None,
-    ) -> Iterator[torch.Tensor]:
+    def _one_pass(self, frames: Iterable[torch.Tensor], sigma, guides: Iterable | None) -> Iterator[torch.Tensor]:
         """`denoise_frames` with the guides given (or none)."""
         if guides is not None and self.fusion is None:
             raise DenoiseError("guides steer motion fusion, which is off: turn fusion on or leave the guides out")
@@ -330,8 +327,7 @@ class Denoiser:
         if channels not in (1, 3):
             raise DenoiseError(f"frames must have 1 (grey) or 3 (colour) channels, got {channels}")
         clip = clip.to(self.device, torch.float32)
-        # the model's view of the clip: a batch of clips with the model's channel count, whose
-        # mid-grey is `centre`
+        # the model's view of the clip: a batch of clips with the model's channel count, mid-grey `centre`
         if channels == self.channels:
             batch, centre = clip.unsqueeze(0), 0.5
         elif channels == 3 and self.colour == "rgb":  # grey model, colour video: each channel a grey clip
@@ -349,8 +345,8 @@ class Denoiser:
             model_sigma = noise_map / scale
         elif noise_map is not None:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
-        # the model on each mirror image of the window, turned back and averaged (settings.mirrors); a model
-        # attending over aligned frames gets the flows of the window as it came (fused, if so), mirrored
+        # the model on each mirror image of the window, turned back and averaged; an aligned-token model
+        # gets the flows of the window as it came (fused, if so), mirrored
         model_input, estimate = (batch - centre) / scale + 0.5, 0
         flows = clip_coordinates(clip.cpu(), self.settings.fusion) if self.aligns else None  # once, mirrored below
         for axes in MIRRORS[:mirrors]:

@@ -113,6 +113,11 @@ class DenoiseSettings:
         "the full size, the rest from the half size, where noise too wide for the model's patches is removed "
         "(about 1.25× the time; needs σ).",
     )
+    wiener: bool = setting(
+        False,
+        "Filter the noisy frames again, per 3D DCT coefficient of patches grouped along the flow, with the "
+        "denoised output as the Wiener filter's pilot, and mix a quarter of that in (needs σ).",
+    )
     calibrate: bool = setting(
         False,
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "

@@ -1,0 +1,138 @@
+"""The Wiener refinement (videodenoise.denoise.wiener): against a patch-by-patch reference built on scipy's DCT,
+its exclusion of neighbours the pilot says differ, its stream, and the Denoiser's `wiener` setting."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import scipy.fft
+import torch
+
+from videodenoise.denoise import wiener
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.errors import DenoiseError
+from videodenoise.models.registry import build_model
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+from helpers import frames_read_ahead, run_cli
+
+
+def reference_estimate(noisy: np.ndarray, pilot: np.ndarray, variance: np.ndarray, centre: int) -> np.ndarray:
+    """The module notes' steps 1-3, one patch at a time, with scipy's orthonormal DCT."""
+    frames, channels, height, width = noisy.shape
+    p = wiener.PATCH
+    numerator, denominator = np.zeros((channels, height, width)), np.zeros((channels, height, width))
+    for top in range(height - p + 1):
+        for left in range(width - p + 1):
+            window = (slice(None), slice(None), slice(top, top + p), slice(left, left + p))
+            z, y = noisy[window], pilot[window]
+            sigma2 = variance[:, top : top + p, left : left + p].mean(axis=(1, 2))  # per channel
+            kept = [t for t in range(frames) if ((y[t] - y[centre]) ** 2).mean() <= wiener.EXCLUDE**2 * sigma2.mean()]
+            z, y, mine = z[kept], y[kept], kept.index(centre)
+            for c in range(channels):
+                coefficients = scipy.fft.dctn(z[:, c], norm="ortho")
+                signal = scipy.fft.dctn(y[:, c], norm="ortho") ** 2
+                gain = signal / (signal + wiener.TOLD**2 * sigma2[c])
+                estimate = scipy.fft.idctn(gain * coefficients, norm="ortho")[mine]
+                weight = 1.0 / (wiener.TOLD**2 * sigma2[c] * (gain**2).sum())
+                numerator[c, top : top + p, left : left + p] += weight * estimate
+                denominator[c, top : top + p, left : left + p] += weight
+    return numerator / denominator
+
+
+def textured(frames: int, channels: int, height: int, width: int, seed: int = 0) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    base = torch.rand(channels, height // 4 + 2, width // 4 + 2, generator=generator)
+    image = torch.nn.functional.interpolate(base[None], scale_factor=4, mode="bilinear")[0, :, :height, :width]
+    return image.expand(frames, -1, -1, -1).clone()
+
+
+def test_dct_matrix_is_scipys_orthonormal_dct():
+    for size in (1, 3, 5, 8):
+        matrix = wiener.dct_matrix(size)
+        expected = scipy.fft.dct(np.eye(size), norm="ortho", axis=0)
+        np.testing.assert_allclose(matrix.numpy(), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_estimate_equals_the_patch_by_patch_reference(channels, monkeypatch):
+    monkeypatch.setattr(wiener, "BAND_PATCHES", 7)  # several bands of patch rows, one of them partial
+    clean = textured(3, channels, 13, 11)
+    generator = torch.Generator().manual_seed(1)
+    noisy = clean + 0.1 * torch.randn(clean.shape, generator=generator)
+    pilot = clean + 0.02 * torch.randn(clean.shape, generator=generator)
+    pilot[2, :, :6] += 0.5  # one neighbour differs over part of the frame: excluded there
+    variance = 0.01 * (1 + torch.rand(channels, 13, 11, generator=generator))
+    computed = wiener.wiener_estimate(noisy, pilot, variance, centre=1)
+    expected = reference_estimate(noisy.double().numpy(), pilot.double().numpy(), variance.double().numpy(), 1)
+    np.testing.assert_allclose(computed.numpy(), expected, atol=2e-5)
+
+
+def test_a_neighbour_the_pilot_says_differs_adds_nothing():
+    clean = textured(3, 1, 16, 16)
+    noisy = clean + 0.1 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2))
+    variance = torch.full((1, 16, 16), 0.01)
+    apart = clean.clone()
+    apart[[0, 2]] += 1.0  # the neighbours' pilot is far from the frame's everywhere
+    alone = wiener.wiener_estimate(noisy[1:2], clean[1:2], variance, centre=0)
+    torch.testing.assert_close(wiener.wiener_estimate(noisy, apart, variance, centre=1), alone)
+    # agreeing neighbours average the noise away: the estimate with them is closer to the truth
+    together = wiener.wiener_estimate(noisy, clean, variance, centre=1)
+    assert (together - clean[1]).square().mean() < 0.6 * (alone - clean[1]).square().mean()
+
+
+def test_the_stream_refines_each_frame_from_its_neighbours():
+    clean = textured(6, 3, 24, 32)
+    noisy = (clean + 0.08 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(3))).clamp(0, 1)
+    sigma = 0.08
+    out = torch.stack(list(wiener.wiener_refine(noisy, clean, sigma)))
+    assert out.shape == noisy.shape
+    # a static pilot: the flow is zero, so frame t's group is the frames within RADIUS of it, as they are
+    for t in (0, 3, 5):
+        span = range(max(0, t - wiener.RADIUS), min(len(noisy), t + wiener.RADIUS + 1))
+        variance = torch.full_like(noisy[t], sigma**2)
+        estimate = wiener.wiener_estimate(noisy[list(span)], clean[list(span)], variance, centre=t - span.start)
+        torch.testing.assert_close(out[t], (wiener.MIX * estimate + (1 - wiener.MIX) * clean[t]).clamp(0, 1))
+    # a noise level function of one σ is that σ
+    constant = NoiseLevelFunction((0.5,), ((sigma,),) * 3, sigma)
+    torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(noisy, clean, constant))), out)
+    # it holds 2·RADIUS + 1 frames: it reads RADIUS beyond what it has yielded, at most
+    done, ahead = frames_read_ahead(lambda frames: wiener.wiener_refine(frames, iter(clean), sigma), noisy)
+    assert (done, ahead) == (len(noisy), wiener.RADIUS)
+
+
+def test_the_stream_refuses_what_it_cannot_use():
+    clip = textured(3, 1, 16, 16)
+    with pytest.raises(DenoiseError, match="needs the noise level"):
+        list(wiener.wiener_refine(clip, clip, None))
+    with pytest.raises(DenoiseError, match="denoised frame of the noisy one's shape at 2"):
+        list(wiener.wiener_refine(clip, clip[:2], 0.1))
+    # no noise: the pilot comes back; frames under a patch: the pilot comes back
+    torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(clip + 0.1, clip, 0.0))), clip)
+    small = textured(2, 1, 6, 30)
+    torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(small + 0.1, small, 0.1))), small)
+
+
+def test_the_denoiser_refines_its_own_output():
+    torch.manual_seed(0)
+    model = build_model("dust", layers=2)
+    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", tile=0)
+    clip = (textured(5, 3, 24, 28) + 0.05 * torch.randn(5, 3, 24, 28)).clamp(0, 1)
+    plain = Denoiser(model, settings).denoise_clip(clip, sigma=0.05)
+    refined = Denoiser(model, dataclasses.replace(settings, wiener=True)).denoise_clip(clip, sigma=0.05)
+    torch.testing.assert_close(refined, torch.stack(list(wiener.wiener_refine(clip, plain, 0.05))))
+    with pytest.raises(DenoiseError, match="needs the noise level"):
+        Denoiser(model, DenoiseSettings(device="cpu", wiener=True)).denoise_clip(clip, sigma=None)
+
+
+def test_clean_takes_wiener_only_with_sigma(tmp_path, capsys, monkeypatch):
+    from videodenoise.cli.clean import denoise_settings
+
+    assert denoise_settings("fast", {"wiener": True}).wiener
+    assert not denoise_settings("fast", {}, sigma_known=False).wiener
+    code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--wiener"], capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err
+    assert err.strip() == "error: --wiener filters with σ as the noise level: it needs σ, not --sigma none"

@@ -1,0 +1,167 @@
+"""Empirical Wiener refinement along the flow: a second estimate of every frame, mixed into the first.
+
+    for refined in wiener_refine(noisy_frames, denoised_frames, sigma=25 / 255):
+        ...  # (C, H, W): MIX of the Wiener estimate, the rest the denoised frame
+
+The denoised frames (the pilot) say what the signal is; the noisy frames are filtered again with that
+knowledge, the way the second step of BM3D/BM4D filters with the first step's output, but grouped along
+the optical flow instead of by block matching:
+
+1. Group. For frame t, each neighbour within RADIUS frames is resampled onto t along the flow read off the
+   pilot (`FrameAligner`, its noise already gone), at the nearest pixel: the noise stays white with the
+   frame's σ, where a bilinear resampling would average and correlate it. The same resampling of the
+   neighbour's pilot goes along, so the pilot stack shows whatever the flow got wrong, as the noisy
+   stack does. Per PATCH×PATCH patch (every position), a neighbour whose pilot patch differs from frame
+   t's by more than EXCLUDE·σ in RMS (an occlusion, a wrong flow) is left out of that patch's group:
+   its difference would otherwise pass the filter as signal. (Patches are filtered together by which
+   neighbours they keep.)
+2. Shrink. The noisy stack's 3D DCT (2D over the patch, 1D over the frames) is multiplied, coefficient
+   by coefficient, by P² / (P² + (TOLD·σ)²), P the pilot stack's coefficient: the Wiener gain were the
+   pilot the truth and the noise TOLD·σ. TOLD < 1 because a denoised pilot is the truth shrunk: its small
+   coefficients are smaller than the signal's, and with σ itself the filter would remove more than the
+   noise. Back through the inverse DCT, frame t's patch is the estimate.
+3. Aggregate. Each pixel is the weighted mean of the patches over it, a patch weighing 1 / (σ²·Σ gain²)
+   (BM3D's weight: the inverse of its estimate's noise variance; σ² here TOLD²·σ², the same up to a factor).
+4. Mix. The output is MIX times that estimate plus (1 − MIX) times the pilot. Alone the Wiener estimate is
+   worse than a strong pilot; the two err differently, and the mix has less error than either
+   (MIX, TOLD and EXCLUDE were chosen on pans over training photographs: `benchmarks/results/wiener/`).
+
+σ is one number, or a `NoiseLevelFunction` read off the pilot frame (each pixel's σ per channel; a patch
+is told the mean of σ² over it). Colour frames are filtered channel by channel (R, G, B, as the noise is
+independent across them); the exclusion compares all channels. Frames are processed in bands of patch
+rows, so memory stays a few times a frame's, and streams hold 2·RADIUS + 1 frames of each.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from videodenoise.denoise.fusion import FrameAligner
+from videodenoise.errors import DenoiseError
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+PATCH = 8
+RADIUS = 2  # neighbours each side
+EXCLUDE = 1.0  # a neighbour's pilot patch further than this times σ (RMS) from the frame's is left out
+TOLD = 0.6  # the filter's gains are computed for this times σ (step 2)
+MIX = 0.3  # the Wiener estimate's share of the output
+BAND_PATCHES = 16_384  # patch positions filtered at once (about 40 MB of float32 per stack at 5 frames, 3 channels)
+
+
+@functools.cache
+def dct_matrix(size: int) -> torch.Tensor:
+    """The orthonormal DCT-II of `size` points: rows are the basis, so x = Mᵀ(M x)."""
+    k, i = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+    matrix = np.cos(np.pi * (i + 0.5) * k / size) * np.sqrt(2.0 / size)
+    matrix[0] /= np.sqrt(2.0)
+    return torch.from_numpy(matrix.astype(np.float32))
+
+
+def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Tensor, centre: int) -> torch.Tensor:
+    """Steps 1-3 for one frame: noisy and pilot stacks (N, C, H, W) aligned onto frame `centre`, the frame's
+    noise variance per pixel and channel (C, H, W) → the Wiener estimate of that frame (C, H, W)."""
+    frames, channels, height, width = noisy.shape
+    if min(height, width) < PATCH:
+        return pilot[centre].clone()
+    spatial = torch.kron(dct_matrix(PATCH), dct_matrix(PATCH))  # (64, 64) on the flattened patch
+    out_rows = height - PATCH + 1
+    band_rows = max(1, BAND_PATCHES // (width - PATCH + 1))
+    numerator, denominator = torch.zeros(channels, height, width), torch.zeros(channels, height, width)
+    for top in range(0, out_rows, band_rows):
+        rows = slice(top, min(top + band_rows, out_rows) + PATCH - 1)
+
+        def patches(images: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, C, 64, L)
+            n, c, h, w = images.shape
+            return F.unfold(images.reshape(n * c, 1, h, w), PATCH).view(n, c, PATCH * PATCH, -1)
+
+        z, p = patches(noisy[:, :, rows]), patches(pilot[:, :, rows])
+        sigma2 = patches(variance[None, :, rows])[0].mean(dim=1, keepdim=True)  # (C, 1, L): σ² over each patch
+        distance = (p - p[centre]).square().mean(dim=(1, 2))  # (N, L)
+        kept = distance <= EXCLUDE**2 * sigma2.mean(dim=0)  # the centre frame: distance 0, always kept
+        groups = (kept.long() << torch.arange(frames).unsqueeze(1)).sum(dim=0)  # which frames each patch keeps
+        estimate, weight = torch.empty_like(z[centre]), torch.empty_like(sigma2)
+        for group in groups.unique().tolist():
+            members = [t for t in range(frames) if group >> t & 1]
+            columns = (groups == group).nonzero().squeeze(1)
+            temporal = dct_matrix(len(members))
+            zg, pg, s2 = z[members][..., columns], p[members][..., columns], sigma2[..., columns]
+            coefficients = torch.einsum("ts,sckl->tckl", temporal, spatial @ zg)
+            signal = torch.einsum("ts,sckl->tckl", temporal, spatial @ pg).square()
+            gain = signal / (signal + TOLD**2 * s2)
+            mine = temporal[:, members.index(centre)]  # the inverse temporal DCT, at the centre frame
+            estimate[..., columns] = spatial.T @ torch.einsum("t,tckl->ckl", mine, gain * coefficients)
+            weight[..., columns] = 1.0 / (TOLD**2 * s2 * gain.square().sum(dim=(0, 2)).unsqueeze(1)).clamp_min(1e-12)
+        size = (rows.stop - rows.start, width)
+        numerator[:, rows] += F.fold(estimate * weight, size, PATCH)[:, 0]
+        denominator[:, rows] += F.fold(weight.expand_as(estimate), size, PATCH)[:, 0]
+    return numerator / denominator
+
+
+def _nearest(frame: torch.Tensor, map_x: np.ndarray, map_y: np.ndarray) -> torch.Tensor:
+    """A (C, H, W) frame resampled at the nearest pixel to the coordinates (reflected at the borders)."""
+    image = np.ascontiguousarray(frame.numpy().transpose(1, 2, 0))
+    warped = cv2.remap(image, map_x, map_y, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REFLECT)
+    return torch.from_numpy(warped.reshape(*warped.shape[:2], -1).transpose(2, 0, 1).copy())
+
+
+def wiener_refine(
+    noisy: Iterable[torch.Tensor],
+    pilot: Iterable[torch.Tensor],
+    sigma: float | NoiseLevelFunction,
+    aligner: FrameAligner | None = None,
+) -> Iterator[torch.Tensor]:
+    """Yield each frame refined (C, H, W), in order, from the noisy frames and their denoised pilot (one per
+    noisy frame, same shape), holding 2·RADIUS + 1 of each; see the module notes."""
+    if sigma is None:
+        raise DenoiseError("the Wiener refinement needs the noise level: pass sigma (or 'auto'), or wiener=False")
+    aligner = aligner or FrameAligner()
+    noisy_source, pilot_source = iter(noisy), iter(pilot)
+    buffer: dict[int, tuple[torch.Tensor, torch.Tensor, np.ndarray]] = {}  # index → (noisy, pilot, flow guide)
+    loaded, done, current = 0, False, 0
+    while True:
+        while not done and loaded <= current + RADIUS:
+            frame = next(noisy_source, None)
+            if frame is None:
+                done = True
+                break
+            estimate = next(pilot_source, None)
+            if estimate is None or estimate.shape != frame.shape:
+                raise DenoiseError(f"the Wiener refinement needs a denoised frame of the noisy one's shape at {loaded}")
+            frame, estimate = frame.detach().cpu().float(), estimate.detach().cpu().float()
+            buffer[loaded] = (frame, estimate, aligner.prepare(estimate)[1])
+            loaded += 1
+        if current >= loaded:
+            return
+        frame, estimate, guide = buffer[current]
+        height, width = guide.shape
+        columns, rows = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+        noisy_stack, pilot_stack, centre = [], [], 0
+        for index in range(current - RADIUS, current + RADIUS + 1):
+            if index == current:
+                centre = len(noisy_stack)
+                noisy_stack.append(frame)
+                pilot_stack.append(estimate)
+            elif index in buffer:
+                flow = aligner.optical_flow(guide, buffer[index][2])
+                map_x, map_y = np.round(columns + flow[..., 0]), np.round(rows + flow[..., 1])
+                noisy_stack.append(_nearest(buffer[index][0], map_x, map_y))
+                pilot_stack.append(_nearest(buffer[index][1], map_x, map_y))
+        if isinstance(sigma, NoiseLevelFunction):
+            variance = sigma(estimate).square()
+        else:
+            variance = torch.full_like(frame, float(sigma) ** 2)
+        if not bool((variance > 0).any()):  # no noise: nothing to filter
+            yield estimate
+        else:
+            refined = wiener_estimate(
+                torch.stack(noisy_stack), torch.stack(pilot_stack), variance.clamp_min(1e-12), centre
+            )
+            yield (MIX * refined + (1 - MIX) * estimate).clamp_(0, 1)
+        buffer.pop(current - RADIUS, None)
+        current += 1
