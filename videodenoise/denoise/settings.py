@@ -177,7 +177,13 @@ class DenoiseSettings:
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),
     "best": DenoiseSettings(
-        fusion=FusionSettings(radius=3), patch_stride=2, calibrate=True, passes=2, guide_patch_stride=4, scales=2
+        fusion=FusionSettings(radius=3),
+        patch_stride=2,
+        calibrate=True,
+        passes=2,
+        guide_patch_stride=4,
+        scales=2,
+        wiener=True,
     ),
 }
 
