@@ -12,7 +12,7 @@ import torch
 
 from videodenoise.denoise import wiener
 from videodenoise.denoise.denoiser import Denoiser
-from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError
 from videodenoise.models.registry import build_model
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -132,6 +132,7 @@ def test_clean_takes_wiener_only_with_sigma(tmp_path, capsys, monkeypatch):
     from videodenoise.cli.clean import denoise_settings
 
     assert denoise_settings("fast", {"wiener": True}).wiener
+    assert PRESETS["best"].wiener and not PRESETS["fast"].wiener  # best's since benchmarks/results/wiener
     assert not denoise_settings("fast", {}, sigma_known=False).wiener
     code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--wiener"], capsys, monkeypatch)
     assert code == 1 and "Traceback" not in err
