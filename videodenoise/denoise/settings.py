@@ -13,7 +13,9 @@ there, 6 flows a frame instead of 4), cuts 4× as many patches, and chooses the 
 that the fast preset does not pay; benchmarks/results/calibration), and runs twice, the second pass's
 fusion steered by the first pass's output (+0.13 dB at σ = 25 on the validation pans, nowhere more than
 0.05 dB lost; benchmarks/results/passes), the first pass on the sparser stride-4 patch grid (it only
-steers fusion: within 0.01 dB on the validation pans at 0.67× the time; benchmarks/results/guide-stride).
+steers fusion: within 0.01 dB on the validation pans at 0.67× the time; benchmarks/results/guide-stride),
+at two scales (benchmarks/results/scales), and ends with a Wiener filter whose pilot is that output
+(videodenoise.denoise.wiener: +0.26 dB at σ = 25 on the validation pans; benchmarks/results/wiener).
 `best` also applies weights of its own (`PRESET_WEIGHTS`): a wider DUST (576 atoms) trained on the default's
 recipe and fine-tuned at best's patch stride (+0.14 dB at σ = 25 on the validation pans over the default's
 weights so fine-tuned; benchmarks/results/capacity). `DenoiseSettings()` itself is the model alone, on
