@@ -51,7 +51,7 @@ RADIUS = 2  # neighbours each side
 EXCLUDE = 1.0  # a neighbour's pilot patch further than this times σ (RMS) from the frame's is left out
 TOLD = 0.6  # the filter's gains are computed for this times σ (step 2)
 MIX = 0.3  # the Wiener estimate's share of the output
-BAND_PATCHES = 16_384  # patch positions filtered at once (about 40 MB of float32 per stack at 5 frames, 3 channels)
+BAND_PATCHES = 16_384  # patch positions filtered at once (about 60 MB of float32 per stack at 5 frames, 3 channels)
 
 
 @functools.cache
