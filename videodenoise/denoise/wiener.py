@@ -73,13 +73,13 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
     out_rows = height - PATCH + 1
     band_rows = max(1, BAND_PATCHES // (width - PATCH + 1))
     numerator, denominator = torch.zeros(channels, height, width), torch.zeros(channels, height, width)
+
+    def patches(images: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, C, 64, L)
+        n, c, h, w = images.shape
+        return F.unfold(images.reshape(n * c, 1, h, w), PATCH).view(n, c, PATCH * PATCH, -1)
+
     for top in range(0, out_rows, band_rows):
         rows = slice(top, min(top + band_rows, out_rows) + PATCH - 1)
-
-        def patches(images: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, C, 64, L)
-            n, c, h, w = images.shape
-            return F.unfold(images.reshape(n * c, 1, h, w), PATCH).view(n, c, PATCH * PATCH, -1)
-
         z, p = patches(noisy[:, :, rows]), patches(pilot[:, :, rows])
         sigma2 = patches(variance[None, :, rows])[0].mean(dim=1, keepdim=True)  # (C, 1, L): σ² over each patch
         distance = (p - p[centre]).square().mean(dim=(1, 2))  # (N, L)
@@ -111,16 +111,13 @@ def _nearest(frame: torch.Tensor, map_x: np.ndarray, map_y: np.ndarray) -> torch
 
 
 def wiener_refine(
-    noisy: Iterable[torch.Tensor],
-    pilot: Iterable[torch.Tensor],
-    sigma: float | NoiseLevelFunction,
-    aligner: FrameAligner | None = None,
+    noisy: Iterable[torch.Tensor], pilot: Iterable[torch.Tensor], sigma: float | NoiseLevelFunction
 ) -> Iterator[torch.Tensor]:
     """Yield each frame refined (C, H, W), in order, from the noisy frames and their denoised pilot (one per
     noisy frame, same shape), holding 2·RADIUS + 1 of each; see the module notes."""
     if sigma is None:
         raise DenoiseError("the Wiener refinement needs the noise level: pass sigma (or 'auto'), or wiener=False")
-    aligner = aligner or FrameAligner()
+    aligner, grid = FrameAligner(), None  # grid: the pixel coordinates (x, y) of a frame, built once
     noisy_source, pilot_source = iter(noisy), iter(pilot)
     buffer: dict[int, tuple[torch.Tensor, torch.Tensor, np.ndarray]] = {}  # index → (noisy, pilot, flow guide)
     loaded, done, current = 0, False, 0
@@ -139,8 +136,9 @@ def wiener_refine(
         if current >= loaded:
             return
         frame, estimate, guide = buffer[current]
-        height, width = guide.shape
-        columns, rows = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+        if grid is None:
+            height, width = guide.shape
+            grid = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
         noisy_stack, pilot_stack, centre = [], [], 0
         for index in range(current - RADIUS, current + RADIUS + 1):
             if index == current:
@@ -149,7 +147,7 @@ def wiener_refine(
                 pilot_stack.append(estimate)
             elif index in buffer:
                 flow = aligner.optical_flow(guide, buffer[index][2])
-                map_x, map_y = np.round(columns + flow[..., 0]), np.round(rows + flow[..., 1])
+                map_x, map_y = np.round(grid[0] + flow[..., 0]), np.round(grid[1] + flow[..., 1])
                 noisy_stack.append(_nearest(buffer[index][0], map_x, map_y))
                 pilot_stack.append(_nearest(buffer[index][1], map_x, map_y))
         if isinstance(sigma, NoiseLevelFunction):
