@@ -70,36 +70,43 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
     if min(height, width) < PATCH:
         return pilot[centre].clone()
     spatial = torch.kron(dct_matrix(PATCH), dct_matrix(PATCH))  # (64, 64) on the flattened patch
-    out_rows = height - PATCH + 1
-    band_rows = max(1, BAND_PATCHES // (width - PATCH + 1))
+    out_rows, out_columns = height - PATCH + 1, width - PATCH + 1
+    band_rows = max(1, BAND_PATCHES // out_columns)
     numerator, denominator = torch.zeros(channels, height, width), torch.zeros(channels, height, width)
 
-    def patches(images: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, C, 64, L)
+    def coefficients(images: torch.Tensor, order: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, L, C, 64)
         n, c, h, w = images.shape
-        return F.unfold(images.reshape(n * c, 1, h, w), PATCH).view(n, c, PATCH * PATCH, -1)
+        columns = spatial @ F.unfold(images.reshape(n * c, 1, h, w), PATCH).view(n, c, PATCH * PATCH, -1)
+        return columns.permute(0, 3, 1, 2)[:, order]  # the 2D DCTs, a position's in one row, in `order`
 
     for top in range(0, out_rows, band_rows):
         rows = slice(top, min(top + band_rows, out_rows) + PATCH - 1)
-        z, p = patches(noisy[:, :, rows]), patches(pilot[:, :, rows])
-        sigma2 = patches(variance[None, :, rows])[0].mean(dim=1, keepdim=True)  # (C, 1, L): σ² over each patch
-        distance = (p - p[centre]).square().mean(dim=(1, 2))  # (N, L)
-        kept = distance <= EXCLUDE**2 * sigma2.mean(dim=0)  # the centre frame: distance 0, always kept
+        sigma2 = F.avg_pool2d(variance[None, :, rows], PATCH, stride=1)[0].flatten(1).T  # (L, C): σ² over a patch
+        difference = (pilot[:, :, rows] - pilot[centre, :, rows]).square().mean(dim=1, keepdim=True)
+        distance = F.avg_pool2d(difference, PATCH, stride=1).flatten(1)  # (N, L): mean square over each patch
+        kept = distance <= EXCLUDE**2 * sigma2.mean(dim=1)  # the centre frame: distance 0, always kept
         groups = (kept.long() << torch.arange(frames).unsqueeze(1)).sum(dim=0)  # which frames each patch keeps
-        estimate, weight = torch.empty_like(z[centre]), torch.empty_like(sigma2)
-        for group in groups.unique().tolist():
-            members = [t for t in range(frames) if group >> t & 1]
-            columns = (groups == group).nonzero().squeeze(1)
+        order = groups.argsort()  # positions sorted by group, so each group is one slice of the sorted stacks
+        z, p, sigma2 = coefficients(noisy[:, :, rows], order), coefficients(pilot[:, :, rows], order), sigma2[order]
+        estimate, weight = torch.empty_like(z[centre]), torch.empty_like(sigma2)  # (L, C, 64), (L, C), sorted
+        labels, counts = groups[order].unique_consecutive(return_counts=True)
+        start = 0
+        for group, count in zip(labels.tolist(), counts.tolist()):
+            members, span = [t for t in range(frames) if group >> t & 1], slice(start, start + count)
+            start += count
             temporal = dct_matrix(len(members))
-            zg, pg, s2 = z[members][..., columns], p[members][..., columns], sigma2[..., columns]
-            coefficients = torch.einsum("ts,sckl->tckl", temporal, spatial @ zg)
-            signal = torch.einsum("ts,sckl->tckl", temporal, spatial @ pg).square()
-            gain = signal / (signal + TOLD**2 * s2)
+            every = slice(None) if len(members) == frames else members  # a slice: views, not copies
+            zg, pg, s2 = z[every, span], p[every, span], sigma2[span].unsqueeze(2)  # s2: (l, C, 1)
+            coefficient = (temporal @ zg.flatten(1)).view(zg.shape)  # the 1D DCT over the frames, as one product
+            gain = (temporal @ pg.flatten(1)).view(pg.shape).square_()
+            gain.div_(gain + TOLD**2 * s2)
             mine = temporal[:, members.index(centre)]  # the inverse temporal DCT, at the centre frame
-            estimate[..., columns] = spatial.T @ torch.einsum("t,tckl->ckl", mine, gain * coefficients)
-            weight[..., columns] = 1.0 / (TOLD**2 * s2 * gain.square().sum(dim=(0, 2)).unsqueeze(1)).clamp_min(1e-12)
+            estimate[span] = (mine @ (gain * coefficient).flatten(1)).view(zg.shape[1:]) @ spatial
+            weight[span] = 1.0 / (TOLD**2 * s2[..., 0] * gain.square_().sum(dim=(0, 3))).clamp_min(1e-12)
+        estimate[order], weight[order] = estimate * weight.unsqueeze(2), weight.clone()  # back in place, weighted
         size = (rows.stop - rows.start, width)
-        numerator[:, rows] += F.fold(estimate * weight, size, PATCH)[:, 0]
-        denominator[:, rows] += F.fold(weight.expand_as(estimate), size, PATCH)[:, 0]
+        numerator[:, rows] += F.fold(estimate.permute(1, 2, 0), size, PATCH)[:, 0]
+        denominator[:, rows] += F.fold(weight.T.unsqueeze(1).expand(-1, PATCH * PATCH, -1), size, PATCH)[:, 0]
     return numerator / denominator
 
 
