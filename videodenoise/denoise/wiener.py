@@ -29,7 +29,8 @@ the optical flow instead of by block matching:
 σ is one number, or a `NoiseLevelFunction` read off the pilot frame (each pixel's σ per channel; a patch
 is told the mean of σ² over it). Colour frames are filtered channel by channel (R, G, B, as the noise is
 independent across them); the exclusion compares all channels. Frames are processed in bands of patch
-rows, so memory stays a few times a frame's, and streams hold 2·RADIUS + 1 frames of each.
+rows (on `device`, the Denoiser's; the flow on the CPU), so memory stays a few times a frame's, and streams hold
+2·RADIUS + 1 frames of each.
 """
 
 from __future__ import annotations
@@ -69,10 +70,11 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
     frames, channels, height, width = noisy.shape
     if min(height, width) < PATCH:
         return pilot[centre].clone()
-    spatial = torch.kron(dct_matrix(PATCH), dct_matrix(PATCH))  # (64, 64) on the flattened patch
+    device = noisy.device
+    spatial = torch.kron(dct_matrix(PATCH), dct_matrix(PATCH)).to(device)  # (64, 64) on the flattened patch
     out_rows, out_columns = height - PATCH + 1, width - PATCH + 1
     band_rows = max(1, BAND_PATCHES // out_columns)
-    numerator, denominator = torch.zeros(channels, height, width), torch.zeros(channels, height, width)
+    numerator, denominator = (torch.zeros(channels, height, width, device=device) for _ in range(2))
 
     def coefficients(images: torch.Tensor, order: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, L, C, 64)
         n, c, h, w = images.shape
@@ -85,7 +87,8 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
         difference = (pilot[:, :, rows] - pilot[centre, :, rows]).square().mean(dim=1, keepdim=True)
         distance = F.avg_pool2d(difference, PATCH, stride=1).flatten(1)  # (N, L): mean square over each patch
         kept = distance <= EXCLUDE**2 * sigma2.mean(dim=1)  # the centre frame: distance 0, always kept
-        groups = (kept.long() << torch.arange(frames).unsqueeze(1)).sum(dim=0)  # which frames each patch keeps
+        bits = torch.arange(frames, device=device).unsqueeze(1)
+        groups = (kept.long() << bits).sum(dim=0)  # which frames each patch keeps, as bits
         order = groups.argsort()  # positions sorted by group, so each group is one slice of the sorted stacks
         z, p, sigma2 = coefficients(noisy[:, :, rows], order), coefficients(pilot[:, :, rows], order), sigma2[order]
         estimate, weight = torch.empty_like(z[centre]), torch.empty_like(sigma2)  # (L, C, 64), (L, C), sorted
@@ -94,7 +97,7 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
         for group, count in zip(labels.tolist(), counts.tolist()):
             members, span = [t for t in range(frames) if group >> t & 1], slice(start, start + count)
             start += count
-            temporal = dct_matrix(len(members))
+            temporal = dct_matrix(len(members)).to(device)
             every = slice(None) if len(members) == frames else members  # a slice: views, not copies
             zg, pg, s2 = z[every, span], p[every, span], sigma2[span].unsqueeze(2)  # s2: (l, C, 1)
             coefficient = (temporal @ zg.flatten(1)).view(zg.shape)  # the 1D DCT over the frames, as one product
@@ -118,10 +121,14 @@ def _nearest(frame: torch.Tensor, map_x: np.ndarray, map_y: np.ndarray) -> torch
 
 
 def wiener_refine(
-    noisy: Iterable[torch.Tensor], pilot: Iterable[torch.Tensor], sigma: float | NoiseLevelFunction
+    noisy: Iterable[torch.Tensor],
+    pilot: Iterable[torch.Tensor],
+    sigma: float | NoiseLevelFunction,
+    device: torch.device | str = "cpu",
 ) -> Iterator[torch.Tensor]:
-    """Yield each frame refined (C, H, W), in order, from the noisy frames and their denoised pilot (one per
-    noisy frame, same shape), holding 2·RADIUS + 1 of each; see the module notes."""
+    """Yield each frame refined (C, H, W, on the CPU), in order, from the noisy frames and their denoised pilot
+    (one per noisy frame, same shape), holding 2·RADIUS + 1 of each; see the module notes. device: where the
+    filter's arithmetic runs (the flow, the resampling and the frames held stay on the CPU)."""
     if sigma is None:
         raise DenoiseError("the Wiener refinement needs the noise level: pass sigma (or 'auto'), or wiener=False")
     aligner, grid = FrameAligner(), None  # grid: the pixel coordinates (x, y) of a frame, built once
@@ -164,9 +171,8 @@ def wiener_refine(
         if not bool((variance > 0).any()):  # no noise: nothing to filter
             yield estimate
         else:
-            refined = wiener_estimate(
-                torch.stack(noisy_stack), torch.stack(pilot_stack), variance.clamp_min(1e-12), centre
-            )
+            stacks = (torch.stack(noisy_stack), torch.stack(pilot_stack), variance.clamp_min(1e-12))
+            refined = wiener_estimate(*(stack.to(device) for stack in stacks), centre).cpu()
             yield (MIX * refined + (1 - MIX) * estimate).clamp_(0, 1)
         buffer.pop(current - RADIUS, None)
         current += 1
