@@ -118,7 +118,7 @@ class DenoiseSettings:
     wiener: bool = setting(
         False,
         "Filter the noisy frames again, per 3D DCT coefficient of patches grouped along the flow, with the "
-        "denoised output as the Wiener filter's pilot, and mix 0.3 of that in (about 2.5× the time; needs σ).",
+        "denoised output as the Wiener filter's pilot, and mix 0.3 of that in (about 1.5× the time; needs σ).",
     )
     calibrate: bool = setting(
         False,
