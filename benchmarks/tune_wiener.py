@@ -7,12 +7,6 @@ The pilot is `best` with calibration off and the filter off (σ given), on `tune
 benchmark). For each told factor (TOLD) the filter runs once, and each mix (MIX) is the same filter output mixed
 in at another share. Prints the mean gain over the pilot per σ, and per clip; writes
 benchmarks/results/wiener/exploration.json.
-
-    .venv/bin/python benchmarks/tune_wiener.py --half-size   # about 5 min
-
-compares instead, on the same clips, the filter at the full size only (as before
-benchmarks/results/wiener-half) with `best` as it runs with the filter (at both sizes since then), each
-against the pilot; writes benchmarks/results/wiener-half/exploration.json.
 """
 
 from __future__ import annotations
@@ -49,22 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sigmas", default="10,25,50", help="noise levels on the 0-255 scale")
     parser.add_argument("--told", default="1.0,0.6", help="told factors to try (TOLD)")
     parser.add_argument("--mixes", default="0.2,0.3,0.4", help="shares of the filter's output to try (MIX)")
-    parser.add_argument("--half-size", action="store_true", help="the filter at both sizes against the full only")
-    parser.add_argument("--out", type=Path, help="default: exploration.json in the results folder")
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/wiener/exploration.json"))
     args = parser.parse_args(argv)
-    folder = "wiener-half" if args.half_size else "wiener"
-    args.out = args.out or Path(f"benchmarks/results/{folder}/exploration.json")
     sigmas = [float(s) for s in args.sigmas.split(",")]
     tolds, mixes = [float(t) for t in args.told.split(",")], [float(m) for m in args.mixes.split(",")]
     settings = dataclasses.replace(PRESETS["best"], calibrate=False, wiener=False, device="cpu")
     denoiser = Denoiser.from_preset("best", settings=settings)
-    with_filter = dataclasses.replace(settings, wiener=True)  # `best` as it runs, the filter at both sizes
-    filtered_at_both = Denoiser.from_preset("best", settings=with_filter) if args.half_size else None
     clips = [bq.make_pan_clip(photo, 7, (240, 320)) for photo in EXPLORATION_PHOTOS]
     gains: dict[str, dict[str, list[float]]] = {}
     default_told, default_mix = wiener.TOLD, wiener.MIX
     try:
-        wiener.MIX = default_mix if args.half_size else 1.0  # the filter's own output, mixed below, in a sweep
+        wiener.MIX = 1.0  # the filter's own output; mixed below
         for sigma in sigmas:
             for clip in clips:
                 clean = torch.from_numpy(clip.frames).float() / 255
@@ -72,12 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                 noisy = torch.from_numpy(noisy_uint8).float() / 255
                 pilot = denoiser.denoise_clip(noisy, sigma=sigma / 255)
                 base = psnr(pilot, clean)
-                if filtered_at_both is not None:
-                    full_only = torch.stack(list(wiener.wiener_refine(noisy, pilot, sigma / 255)))
-                    both = filtered_at_both.denoise_clip(noisy, sigma=sigma / 255)
-                    for key, estimate in (("full size only", full_only), ("both sizes", both)):
-                        gains.setdefault(f"{sigma:g}", {}).setdefault(key, []).append(psnr(estimate, clean) - base)
-                for told in () if args.half_size else tolds:
+                for told in tolds:
                     wiener.TOLD = told
                     filtered = torch.stack(list(wiener.wiener_refine(noisy, pilot, sigma / 255)))
                     for mix in mixes:

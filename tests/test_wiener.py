@@ -12,7 +12,6 @@ import torch
 
 from videodenoise.denoise import wiener
 from videodenoise.denoise.denoiser import Denoiser
-from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError
 from videodenoise.models.registry import build_model
@@ -127,20 +126,6 @@ def test_the_denoiser_refines_its_own_output():
     torch.testing.assert_close(refined, torch.stack(list(wiener.wiener_refine(clip, plain, 0.05))))
     with pytest.raises(DenoiseError, match="needs the noise level"):
         Denoiser(model, DenoiseSettings(device="cpu", wiener=True)).denoise_clip(clip, sigma=None)
-
-
-def test_at_two_scales_the_half_size_is_refined_too():
-    torch.manual_seed(0)
-    model = build_model("dust", layers=2)
-    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", tile=0)
-    clip = (textured(5, 3, 36, 40) + 0.05 * torch.randn(5, 3, 36, 40)).clamp(0, 1)
-    full_size, half_size = Denoiser(model, settings), Denoiser(model, dataclasses.replace(settings, wiener=True))
-    combined = two_scales(full_size.denoise_frames, half_size.denoise_frames, clip, 0.05)  # the half size at σ/2
-    expected = torch.stack(list(wiener.wiener_refine(clip, combined, 0.05)))
-    both = Denoiser(model, dataclasses.replace(settings, scales=2, wiener=True)).denoise_clip(clip, sigma=0.05)
-    torch.testing.assert_close(both, expected)
-    unrefined = two_scales(full_size.denoise_frames, full_size.denoise_frames, clip, 0.05)
-    assert (both - torch.stack(list(wiener.wiener_refine(clip, unrefined, 0.05)))).abs().max() > 1e-3
 
 
 def test_clean_takes_wiener_only_with_sigma(tmp_path, capsys, monkeypatch):

@@ -24,8 +24,7 @@ How a video is processed, and why:
   same patch location in the other frames, which shows something else once the camera moves. Fusion
   streams too, reading `radius` frames ahead. `passes=2`: the second pass's fusion reads its flow and weights
   off a first pass's output (run a few windows ahead). `scales=2`: the frames halved are denoised beside them
-  for the low frequencies (`denoise.scales`). `wiener`: the output (and the half size's) is a Wiener filter's pilot
-  (`denoise.wiener`).
+  for the low frequencies (`denoise.scales`). `wiener`: the output is a Wiener filter's pilot (`denoise.wiener`).
 * Space. A frame larger than `tile` pixels a side is cut into overlapping tiles. Tiles start on the
   model's patch grid, so they cut the same patches the whole frame does; farther than the model's
   reach (its margin: p − 1 pixels, plus a neighbourhood radius per layer for spatio-temporal token
@@ -166,7 +165,7 @@ class Denoiser:
         self.checkpoint: Path | None = None
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
         # a first pass at another patch stride: the same weights (a shallow copy shares them), its own stride
-        one_scale = dataclasses.replace(settings, scales=1, wiener=False)  # a first pass's
+        one_scale = dataclasses.replace(settings, scales=1, wiener=False)  # a first pass's, and the half size's
         guide_stride = settings.guide_patch_stride if settings.passes == 2 else None
         self._guide = None
         if guide_stride is not None and not guide_stride <= getattr(config, "patch_size", guide_stride):
@@ -176,8 +175,7 @@ class Denoiser:
         if guide_stride is not None and guide_stride != getattr(config, "stride", guide_stride):
             one_pass = dataclasses.replace(one_scale, patch_stride=guide_stride, passes=1, guide_patch_stride=None)
             self._guide = Denoiser(copy.copy(model), one_pass, sigma_train, sigma_range)
-        half_size = dataclasses.replace(settings, scales=1)  # with wiener, its output filtered too (wiener-half)
-        self._coarse = Denoiser(model, half_size, sigma_train, sigma_range) if settings.scales == 2 else None
+        self._coarse = Denoiser(model, one_scale, sigma_train, sigma_range) if settings.scales == 2 else None
 
     @classmethod
     def from_checkpoint(
@@ -238,8 +236,7 @@ class Denoiser:
         from (`MotionFusion.stream`); needs fusion. Without guides and with `settings.passes` = 2 they are
         a first pass's output over the same frames, streamed a few windows ahead of the second pass. With
         `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`), and with
-        `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them (and
-        the half size's output by its own, before the two scales are combined).
+        `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
         """
         frames, noisy = itertools.tee(frames) if self.settings.wiener else (frames, None)
         if self._coarse is None:
