@@ -56,12 +56,13 @@ BAND_PATCHES = 16_384  # patch positions filtered at once (about 60 MB of float3
 
 
 @functools.cache
-def dct_matrix(size: int) -> torch.Tensor:
-    """The orthonormal DCT-II of `size` points: rows are the basis, so x = Mᵀ(M x)."""
+def dct_matrix(size: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """The orthonormal DCT-II of `size` points on `device` (built once per both): rows are the basis, so
+    x = Mᵀ(M x)."""
     k, i = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
     matrix = np.cos(np.pi * (i + 0.5) * k / size) * np.sqrt(2.0 / size)
     matrix[0] /= np.sqrt(2.0)
-    return torch.from_numpy(matrix.astype(np.float32))
+    return torch.from_numpy(matrix.astype(np.float32)).to(device)
 
 
 def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Tensor, centre: int) -> torch.Tensor:
@@ -71,7 +72,7 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
     if min(height, width) < PATCH:
         return pilot[centre].clone()
     device = noisy.device
-    spatial = torch.kron(dct_matrix(PATCH), dct_matrix(PATCH)).to(device)  # (64, 64) on the flattened patch
+    spatial = torch.kron(dct_matrix(PATCH, device), dct_matrix(PATCH, device))  # (64, 64) on the flattened patch
     out_rows, out_columns = height - PATCH + 1, width - PATCH + 1
     band_rows = max(1, BAND_PATCHES // out_columns)
     numerator, denominator = (torch.zeros(channels, height, width, device=device) for _ in range(2))
@@ -97,7 +98,7 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
         for group, count in zip(labels.tolist(), counts.tolist()):
             members, span = [t for t in range(frames) if group >> t & 1], slice(start, start + count)
             start += count
-            temporal = dct_matrix(len(members)).to(device)
+            temporal = dct_matrix(len(members), device)
             every = slice(None) if len(members) == frames else members  # a slice: views, not copies
             zg, pg, s2 = z[every, span], p[every, span], sigma2[span].unsqueeze(2)  # s2: (l, C, 1)
             coefficient = (temporal @ zg.flatten(1)).view(zg.shape)  # the 1D DCT over the frames, as one product
@@ -106,7 +107,8 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
             mine = temporal[:, members.index(centre)]  # the inverse temporal DCT, at the centre frame
             estimate[span] = (mine @ (gain * coefficient).flatten(1)).view(zg.shape[1:]) @ spatial
             weight[span] = 1.0 / (TOLD**2 * s2[..., 0] * gain.square_().sum(dim=(0, 3))).clamp_min(1e-12)
-        estimate[order], weight[order] = estimate * weight.unsqueeze(2), weight.clone()  # back in place, weighted
+        unsorted = order.argsort()  # each position's place in the sorted order, to fold them where they lie
+        estimate, weight = (estimate * weight.unsqueeze(2))[unsorted], weight[unsorted]
         size = (rows.stop - rows.start, width)
         numerator[:, rows] += F.fold(estimate.permute(1, 2, 0), size, PATCH)[:, 0]
         denominator[:, rows] += F.fold(weight.T.unsqueeze(1).expand(-1, PATCH * PATCH, -1), size, PATCH)[:, 0]
