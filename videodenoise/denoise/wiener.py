@@ -27,12 +27,8 @@ the optical flow instead of by block matching:
    (MIX, TOLD and EXCLUDE were chosen on pans over training photographs: `benchmarks/results/wiener/`).
 
 σ is one number, or a `NoiseLevelFunction` read off the pilot frame (each pixel's σ per channel; a patch
-is told the mean of σ² over it). Colour frames are filtered channel by channel in opponent colours
-(`videodenoise.colour`), as CBM3D does: luminance holds the structure and the two colour differences are
-smooth, so most of their coefficients shrink away, where in R, G and B each channel repeats the same
-structure under its own noise. The transform is orthonormal: white noise stays white with the same σ (each
-opponent channel's σ from the three channels', taken as independent), and the exclusion's distances are
-unchanged. Frames are processed in bands of patch
+is told the mean of σ² over it). Colour frames are filtered channel by channel (R, G, B, as the noise is
+independent across them); the exclusion compares all channels. Frames are processed in bands of patch
 rows (on `device`, the Denoiser's; the flow on the CPU), so memory stays a few times a frame's, and streams hold
 2·RADIUS + 1 frames of each.
 """
@@ -47,7 +43,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.errors import DenoiseError
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -56,7 +51,7 @@ PATCH = 8
 RADIUS = 2  # neighbours each side
 EXCLUDE = 1.0  # a neighbour's pilot patch further than this times σ (RMS) from the frame's is left out
 TOLD = 0.6  # the filter's gains are computed for this times σ (step 2)
-MIX = 0.5  # the Wiener estimate's share of the output
+MIX = 0.3  # the Wiener estimate's share of the output
 BAND_PATCHES = 16_384  # patch positions filtered at once (about 60 MB of float32 per stack at 5 frames, 3 channels)
 
 
@@ -171,23 +166,15 @@ def wiener_refine(
                 map_x, map_y = np.round(grid[0] + flow[..., 0]), np.round(grid[1] + flow[..., 1])
                 noisy_stack.append(_nearest(buffer[index][0], map_x, map_y))
                 pilot_stack.append(_nearest(buffer[index][1], map_x, map_y))
-        colour = frame.shape[0] == 3
         if isinstance(sigma, NoiseLevelFunction):
-            variance = (opponent_sigma(sigma(estimate)) if colour else sigma(estimate)).square()
+            variance = sigma(estimate).square()
         else:
-            variance = torch.full_like(frame, float(sigma) ** 2)  # the same σ in every opponent channel
+            variance = torch.full_like(frame, float(sigma) ** 2)
         if not bool((variance > 0).any()):  # no noise: nothing to filter
             yield estimate
         else:
-            noisy_stack, pilot_stack = (torch.stack(stack).to(device) for stack in (noisy_stack, pilot_stack))
-            opponent = OPPONENT.to(device)
-            if colour:
-                noisy_stack, pilot_stack = (
-                    torch.einsum("oc,nchw->nohw", opponent, s) for s in (noisy_stack, pilot_stack)
-                )
-            refined = wiener_estimate(noisy_stack, pilot_stack, variance.clamp_min(1e-12).to(device), centre)
-            if colour:  # back to R, G, B: the transform's inverse is its transpose
-                refined = torch.einsum("oc,ohw->chw", opponent, refined)
-            yield (MIX * refined.cpu() + (1 - MIX) * estimate).clamp_(0, 1)
+            stacks = (torch.stack(noisy_stack), torch.stack(pilot_stack), variance.clamp_min(1e-12))
+            refined = wiener_estimate(*(stack.to(device) for stack in stacks), centre).cpu()
+            yield (MIX * refined + (1 - MIX) * estimate).clamp_(0, 1)
         buffer.pop(current - RADIUS, None)
         current += 1
