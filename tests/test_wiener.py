@@ -20,10 +20,13 @@ from videodenoise.noise.noise_level_function import NoiseLevelFunction
 from helpers import frames_read_ahead, run_cli
 
 
-def reference_estimate(noisy: np.ndarray, pilot: np.ndarray, variance: np.ndarray, centre: int) -> np.ndarray:
+def reference_estimate(
+    noisy: np.ndarray, pilot: np.ndarray, variance: np.ndarray, centre: int, spectrum: np.ndarray | None = None
+) -> np.ndarray:
     """The module notes' steps 1-3, one patch at a time, with scipy's orthonormal DCT."""
     frames, channels, height, width = noisy.shape
     p = wiener.PATCH
+    spectrum = np.ones((channels, p, p)) if spectrum is None else spectrum.reshape(channels, p, p)
     numerator, denominator = np.zeros((channels, height, width)), np.zeros((channels, height, width))
     for top in range(height - p + 1):
         for left in range(width - p + 1):
@@ -35,12 +38,27 @@ def reference_estimate(noisy: np.ndarray, pilot: np.ndarray, variance: np.ndarra
             for c in range(channels):
                 coefficients = scipy.fft.dctn(z[:, c], norm="ortho")
                 signal = scipy.fft.dctn(y[:, c], norm="ortho") ** 2
-                gain = signal / (signal + wiener.TOLD**2 * sigma2[c])
+                noise = wiener.TOLD**2 * sigma2[c] * spectrum[c]  # per 2D coefficient, the same in every frame
+                gain = signal / (signal + noise)
                 estimate = scipy.fft.idctn(gain * coefficients, norm="ortho")[mine]
-                weight = 1.0 / (wiener.TOLD**2 * sigma2[c] * (gain**2).sum())
+                weight = 1.0 / (noise * gain**2).sum()
                 numerator[c, top : top + p, left : left + p] += weight * estimate
                 denominator[c, top : top + p, left : left + p] += weight
     return numerator / denominator
+
+
+def reference_spectrum(residual: np.ndarray, variance: np.ndarray) -> np.ndarray:
+    """The noise spectrum the module notes define: each 2D DCT coefficient's mean square over the residual's
+    patches at SPECTRUM_STRIDE, over the mean σ² told, per channel (C, PATCH²)."""
+    p, stride = wiener.PATCH, wiener.SPECTRUM_STRIDE
+    channels, height, width = residual.shape
+    power = np.zeros((channels, p, p))
+    tops, lefts = range(0, height - p + 1, stride), range(0, width - p + 1, stride)
+    for top in tops:
+        for left in lefts:
+            power += scipy.fft.dctn(residual[:, top : top + p, left : left + p], norm="ortho", axes=(1, 2)) ** 2
+    power /= len(tops) * len(lefts)
+    return (power / variance.mean(axis=(1, 2))[:, None, None]).reshape(channels, p * p)
 
 
 def textured(frames: int, channels: int, height: int, width: int, seed: int = 0) -> torch.Tensor:
@@ -57,8 +75,8 @@ def test_dct_matrix_is_scipys_orthonormal_dct():
         np.testing.assert_allclose(matrix.numpy(), expected, atol=1e-6)
 
 
-@pytest.mark.parametrize("channels", [1, 3])
-def test_estimate_equals_the_patch_by_patch_reference(channels, monkeypatch):
+@pytest.mark.parametrize("channels, coloured", [(1, False), (3, False), (3, True)])
+def test_estimate_equals_the_patch_by_patch_reference(channels, coloured, monkeypatch):
     monkeypatch.setattr(wiener, "BAND_PATCHES", 7)  # several bands of patch rows, one of them partial
     clean = textured(3, channels, 13, 11)
     generator = torch.Generator().manual_seed(1)
@@ -66,9 +84,31 @@ def test_estimate_equals_the_patch_by_patch_reference(channels, monkeypatch):
     pilot = clean + 0.02 * torch.randn(clean.shape, generator=generator)
     pilot[2, :, :6] += 0.5  # one neighbour differs over part of the frame: excluded there
     variance = 0.01 * (1 + torch.rand(channels, 13, 11, generator=generator))
-    computed = wiener.wiener_estimate(noisy, pilot, variance, centre=1)
-    expected = reference_estimate(noisy.double().numpy(), pilot.double().numpy(), variance.double().numpy(), 1)
+    spectrum = 0.2 + 2 * torch.rand(channels, wiener.PATCH**2, generator=generator) if coloured else None
+    computed = wiener.wiener_estimate(noisy, pilot, variance, centre=1, spectrum=spectrum)
+    arrays = [a.double().numpy() for a in (noisy, pilot, variance)]
+    expected = reference_estimate(*arrays, 1, None if spectrum is None else spectrum.double().numpy())
     np.testing.assert_allclose(computed.numpy(), expected, atol=2e-5)
+
+
+def test_the_noise_spectrum_is_each_coefficients_power_over_the_told_variance():
+    generator = torch.Generator().manual_seed(4)
+    residual = torch.randn(3, 21, 30, generator=generator)
+    variance = 0.5 + torch.rand(3, 21, 30, generator=generator)
+    np.testing.assert_allclose(
+        wiener.noise_spectrum(residual, variance).numpy(),
+        reference_spectrum(residual.double().numpy(), variance.double().numpy()),
+        rtol=1e-5,
+    )
+    # white noise of the σ told: flat at 1; twice the σ told: 4; noise at half resolution: its power in the
+    # low coefficients, next to none in the upper half of either frequency
+    white = 0.1 * torch.randn(1, 400, 400, generator=generator)
+    told = torch.full((1, 400, 400), 0.01)
+    torch.testing.assert_close(wiener.noise_spectrum(white, told), torch.ones(1, 64), atol=0.1, rtol=0)
+    torch.testing.assert_close(wiener.noise_spectrum(2 * white, told), torch.full((1, 64), 4.0), atol=0.4, rtol=0)
+    smooth = torch.nn.functional.interpolate(white[None, :, :200, :200], scale_factor=2, mode="bilinear")[0]
+    spectrum = wiener.noise_spectrum(smooth, told).view(8, 8)
+    assert spectrum[0, 0] > 2 and spectrum[4:, 4:].max() < 0.1
 
 
 def test_a_neighbour_the_pilot_says_differs_adds_nothing():
@@ -84,6 +124,34 @@ def test_a_neighbour_the_pilot_says_differs_adds_nothing():
     assert (together - clean[1]).square().mean() < 0.6 * (alone - clean[1]).square().mean()
 
 
+# the opponent colours, written out: luminance, red − blue, green − magenta, each row of unit length
+OPPONENT_ROWS = (
+    torch.tensor([[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -2.0, 1.0]]) / torch.tensor([3.0, 2.0, 6.0]).sqrt()[:, None]
+)
+
+
+def expected_frame(noisy, pilot, sigmas, t):
+    """Frame t of a static clip as the stream should give it: its group is the frames within RADIUS, filtered
+    in opponent colours (for colour) with each channel's noise variance and the frame's measured noise
+    spectrum, then mixed into the pilot."""
+    span = list(range(max(0, t - wiener.RADIUS), min(len(noisy), t + wiener.RADIUS + 1)))
+    variance = torch.tensor(sigmas).square()
+    if noisy.shape[1] == 3:
+        noisy, pilot = (torch.einsum("oc,nchw->nohw", OPPONENT_ROWS, x) for x in (noisy, pilot))
+        variance = OPPONENT_ROWS.square() @ variance
+    variance = variance.view(-1, 1, 1).expand_as(noisy[t]).contiguous()
+    spectrum = reference_spectrum((noisy[t] - pilot[t]).double().numpy(), variance.double().numpy())
+    estimate = wiener.wiener_estimate(
+        noisy[span], pilot[span], variance, centre=t - span[0], spectrum=torch.from_numpy(spectrum).float()
+    )
+    if noisy.shape[1] == 3:
+        estimate, pilot = (
+            torch.einsum("oc,ohw->chw", OPPONENT_ROWS, estimate),
+            torch.einsum("oc,nohw->nchw", OPPONENT_ROWS, pilot),
+        )
+    return (wiener.MIX * estimate + (1 - wiener.MIX) * pilot[t]).clamp(0, 1)
+
+
 def test_the_stream_refines_each_frame_from_its_neighbours():
     clean = textured(6, 3, 24, 32)
     noisy = (clean + 0.08 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(3))).clamp(0, 1)
@@ -92,13 +160,17 @@ def test_the_stream_refines_each_frame_from_its_neighbours():
     assert out.shape == noisy.shape
     # a static pilot: the flow is zero, so frame t's group is the frames within RADIUS of it, as they are
     for t in (0, 3, 5):
-        span = range(max(0, t - wiener.RADIUS), min(len(noisy), t + wiener.RADIUS + 1))
-        variance = torch.full_like(noisy[t], sigma**2)
-        estimate = wiener.wiener_estimate(noisy[list(span)], clean[list(span)], variance, centre=t - span.start)
-        torch.testing.assert_close(out[t], (wiener.MIX * estimate + (1 - wiener.MIX) * clean[t]).clamp(0, 1))
+        torch.testing.assert_close(out[t], expected_frame(noisy, clean, [sigma] * 3, t))
     # a noise level function of one σ is that σ
     constant = NoiseLevelFunction((0.5,), ((sigma,),) * 3, sigma)
     torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(noisy, clean, constant))), out)
+    # one σ per channel: each opponent channel is told its own, from the three taken as independent
+    per_channel = NoiseLevelFunction((0.5,), ((0.04,), (0.08,), (0.12,)), sigma)
+    out = torch.stack(list(wiener.wiener_refine(noisy, clean, per_channel)))
+    torch.testing.assert_close(out[2], expected_frame(noisy, clean, [0.04, 0.08, 0.12], 2))
+    # grey frames are filtered as they are
+    grey = torch.stack(list(wiener.wiener_refine(noisy[:, :1], clean[:, :1], sigma)))
+    torch.testing.assert_close(grey[3], expected_frame(noisy[:, :1], clean[:, :1], [sigma], 3))
     # it holds 2·RADIUS + 1 frames: it reads RADIUS beyond what it has yielded, at most
     done, ahead = frames_read_ahead(lambda frames: wiener.wiener_refine(frames, iter(clean), sigma), noisy)
     assert (done, ahead) == (len(noisy), wiener.RADIUS)

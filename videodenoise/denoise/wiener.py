@@ -16,21 +16,31 @@ the optical flow instead of by block matching:
    its difference would otherwise pass the filter as signal. (Patches are filtered together by which
    neighbours they keep.)
 2. Shrink. The noisy stack's 3D DCT (2D over the patch, 1D over the frames) is multiplied, coefficient
-   by coefficient, by P² / (P² + (TOLD·σ)²), P the pilot stack's coefficient: the Wiener gain were the
-   pilot the truth and the noise TOLD·σ. TOLD < 1 because a denoised pilot is the truth shrunk: its small
-   coefficients are smaller than the signal's, and with σ itself the filter would remove more than the
-   noise. Back through the inverse DCT, frame t's patch is the estimate.
-3. Aggregate. Each pixel is the weighted mean of the patches over it, a patch weighing 1 / (σ²·Σ gain²)
+   by coefficient, by P² / (P² + TOLD²·σ²·S), P the pilot stack's coefficient: the Wiener gain were the
+   pilot the truth and the noise TOLD·σ. S, one factor per channel and 2D coefficient, is the noise's
+   spectrum as measured on the frame (below): 1 for white noise of the σ told. TOLD < 1 because a denoised
+   pilot is the truth shrunk: its small coefficients are smaller than the signal's, and with σ itself the
+   filter would remove more than the noise. Back through the inverse DCT, frame t's patch is the estimate.
+3. Aggregate. Each pixel is the weighted mean of the patches over it, a patch weighing 1 / Σ σ²·S·gain²
    (BM3D's weight: the inverse of its estimate's noise variance; σ² here TOLD²·σ², the same up to a factor).
 4. Mix. The output is MIX times that estimate plus (1 − MIX) times the pilot. Alone the Wiener estimate is
    worse than a strong pilot; the two err differently, and the mix has less error than either
    (MIX, TOLD and EXCLUDE were chosen on pans over training photographs: `benchmarks/results/wiener/`).
 
 σ is one number, or a `NoiseLevelFunction` read off the pilot frame (each pixel's σ per channel; a patch
-is told the mean of σ² over it). Colour frames are filtered channel by channel (R, G, B, as the noise is
-independent across them); the exclusion compares all channels. Frames are processed in bands of patch
-rows (on `device`, the Denoiser's; the flow on the CPU), so memory stays a few times a frame's, and streams hold
-2·RADIUS + 1 frames of each.
+is told the mean of σ² over it). Colour frames are filtered channel by channel in opponent colours
+(`videodenoise.colour`), as CBM3D does: luminance holds the structure and the two colour differences are
+smooth, so most of their coefficients shrink away, where in R, G and B each channel repeats the same
+structure under its own noise. The transform is orthonormal, so the exclusion's distances are unchanged
+and white noise independent across R, G and B stays white with the same σ. A camera's noise is neither:
+its colour matrix correlates the channels' noise (most of it lands in luminance) and a codec's 4:2:0 keeps
+the colour differences at half resolution. So the noise's spectrum S is measured on each frame: the
+variance of each 2D DCT coefficient of the residual (noisy − pilot, centre frame, patches at a stride of
+SPECTRUM_STRIDE) over the σ² told, per opponent channel. It sets each channel's level and each
+coefficient's share, the σ told still setting how the noise varies with intensity.
+
+Frames are processed in bands of patch rows (on `device`, the Denoiser's; the flow on the CPU), so memory stays
+a few times a frame's, and streams hold 2·RADIUS + 1 frames of each.
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.errors import DenoiseError
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -52,6 +63,7 @@ RADIUS = 2  # neighbours each side
 EXCLUDE = 1.0  # a neighbour's pilot patch further than this times σ (RMS) from the frame's is left out
 TOLD = 0.6  # the filter's gains are computed for this times σ (step 2)
 MIX = 0.3  # the Wiener estimate's share of the output
+SPECTRUM_STRIDE = 4  # the residual's patches the noise spectrum is measured on: every 4th row and column
 BAND_PATCHES = 16_384  # patch positions filtered at once (about 60 MB of float32 per stack at 5 frames, 3 channels)
 
 
@@ -65,14 +77,22 @@ def dct_matrix(size: int, device: torch.device | str = "cpu") -> torch.Tensor:
     return torch.from_numpy(matrix.astype(np.float32)).to(device)
 
 
-def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Tensor, centre: int) -> torch.Tensor:
+def wiener_estimate(
+    noisy: torch.Tensor,
+    pilot: torch.Tensor,
+    variance: torch.Tensor,
+    centre: int,
+    spectrum: torch.Tensor | None = None,
+) -> torch.Tensor:
     """Steps 1-3 for one frame: noisy and pilot stacks (N, C, H, W) aligned onto frame `centre`, the frame's
-    noise variance per pixel and channel (C, H, W) → the Wiener estimate of that frame (C, H, W)."""
+    noise variance per pixel and channel (C, H, W), and the noise's spectrum S (C, PATCH²; None: white, all
+    ones) → the Wiener estimate of that frame (C, H, W)."""
     frames, channels, height, width = noisy.shape
     if min(height, width) < PATCH:
         return pilot[centre].clone()
     device = noisy.device
     spatial = torch.kron(dct_matrix(PATCH, device), dct_matrix(PATCH, device))  # (64, 64) on the flattened patch
+    spectrum = torch.ones(channels, PATCH * PATCH, device=device) if spectrum is None else spectrum.to(device)
     out_rows, out_columns = height - PATCH + 1, width - PATCH + 1
     band_rows = max(1, BAND_PATCHES // out_columns)
     numerator, denominator = (torch.zeros(channels, height, width, device=device) for _ in range(2))
@@ -100,19 +120,29 @@ def wiener_estimate(noisy: torch.Tensor, pilot: torch.Tensor, variance: torch.Te
             start += count
             temporal = dct_matrix(len(members), device)
             every = slice(None) if len(members) == frames else members  # a slice: views, not copies
-            zg, pg, s2 = z[every, span], p[every, span], sigma2[span].unsqueeze(2)  # s2: (l, C, 1)
+            zg, pg, s2 = z[every, span], p[every, span], sigma2[span].unsqueeze(2) * spectrum  # s2: (l, C, 64)
             coefficient = (temporal @ zg.flatten(1)).view(zg.shape)  # the 1D DCT over the frames, as one product
             gain = (temporal @ pg.flatten(1)).view(pg.shape).square_()
             gain.div_(gain + TOLD**2 * s2)
             mine = temporal[:, members.index(centre)]  # the inverse temporal DCT, at the centre frame
             estimate[span] = (mine @ (gain * coefficient).flatten(1)).view(zg.shape[1:]) @ spatial
-            weight[span] = 1.0 / (TOLD**2 * s2[..., 0] * gain.square_().sum(dim=(0, 3))).clamp_min(1e-12)
+            weight[span] = 1.0 / (TOLD**2 * (s2 * gain.square_()).sum(dim=(0, 3))).clamp_min(1e-12)
         unsorted = order.argsort()  # each position's place in the sorted order, to fold them where they lie
         estimate, weight = (estimate * weight.unsqueeze(2))[unsorted], weight[unsorted]
         size = (rows.stop - rows.start, width)
         numerator[:, rows] += F.fold(estimate.permute(1, 2, 0), size, PATCH)[:, 0]
         denominator[:, rows] += F.fold(weight.T.unsqueeze(1).expand(-1, PATCH * PATCH, -1), size, PATCH)[:, 0]
     return numerator / denominator
+
+
+def noise_spectrum(residual: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
+    """The noise's spectrum S (C, PATCH²) from a frame's residual, noisy − pilot (C, H, W), and the σ² told
+    (C, H, W): the mean square of each 2D DCT coefficient of the residual's patches, over the mean σ² told."""
+    channels, height, width = residual.shape
+    spatial = torch.kron(dct_matrix(PATCH, residual.device), dct_matrix(PATCH, residual.device))
+    patches = F.unfold(residual.unsqueeze(1), PATCH, stride=SPECTRUM_STRIDE)  # (C, 64, L)
+    power = (spatial @ patches).square().mean(dim=2)
+    return power / variance.mean(dim=(1, 2)).clamp_min(1e-12).unsqueeze(1)
 
 
 def _nearest(frame: torch.Tensor, map_x: np.ndarray, map_y: np.ndarray) -> torch.Tensor:
@@ -166,15 +196,24 @@ def wiener_refine(
                 map_x, map_y = np.round(grid[0] + flow[..., 0]), np.round(grid[1] + flow[..., 1])
                 noisy_stack.append(_nearest(buffer[index][0], map_x, map_y))
                 pilot_stack.append(_nearest(buffer[index][1], map_x, map_y))
+        colour = frame.shape[0] == 3
         if isinstance(sigma, NoiseLevelFunction):
-            variance = sigma(estimate).square()
+            variance = (opponent_sigma(sigma(estimate)) if colour else sigma(estimate)).square()
         else:
-            variance = torch.full_like(frame, float(sigma) ** 2)
-        if not bool((variance > 0).any()):  # no noise: nothing to filter
+            variance = torch.full_like(frame, float(sigma) ** 2)  # the same σ in every opponent channel
+        if not bool((variance > 0).any()) or min(frame.shape[1:]) < PATCH:  # nothing to filter, or no patch
             yield estimate
         else:
-            stacks = (torch.stack(noisy_stack), torch.stack(pilot_stack), variance.clamp_min(1e-12))
-            refined = wiener_estimate(*(stack.to(device) for stack in stacks), centre).cpu()
-            yield (MIX * refined + (1 - MIX) * estimate).clamp_(0, 1)
+            noisy_stack, pilot_stack = (torch.stack(stack).to(device) for stack in (noisy_stack, pilot_stack))
+            variance, opponent = variance.clamp_min(1e-12).to(device), OPPONENT.to(device)
+            if colour:
+                noisy_stack, pilot_stack = (
+                    torch.einsum("oc,nchw->nohw", opponent, s) for s in (noisy_stack, pilot_stack)
+                )
+            spectrum = noise_spectrum(noisy_stack[centre] - pilot_stack[centre], variance)
+            refined = wiener_estimate(noisy_stack, pilot_stack, variance, centre, spectrum)
+            if colour:  # back to R, G, B: the transform's inverse is its transpose
+                refined = torch.einsum("oc,ohw->chw", opponent, refined)
+            yield (MIX * refined.cpu() + (1 - MIX) * estimate).clamp_(0, 1)
         buffer.pop(current - RADIUS, None)
         current += 1
