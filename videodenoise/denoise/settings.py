@@ -15,7 +15,9 @@ fusion steered by the first pass's output (+0.13 dB at σ = 25 on the validation
 0.05 dB lost; benchmarks/results/passes), the first pass on the sparser stride-4 patch grid (it only
 steers fusion: within 0.01 dB on the validation pans at 0.67× the time; benchmarks/results/guide-stride),
 at two scales (benchmarks/results/scales), and ends with a Wiener filter whose pilot is that output
-(videodenoise.denoise.wiener: +0.26 dB at σ = 25 on the validation pans; benchmarks/results/wiener).
+(videodenoise.denoise.wiener: +0.26 dB at σ = 25 on the validation pans; benchmarks/results/wiener), in
+opponent colours and told the noise it measures (+0.21 dB more on eight validation clips;
+benchmarks/results/wiener-spectrum).
 `best` also applies weights of its own (`PRESET_WEIGHTS`): a wider DUST (576 atoms) trained on the default's
 recipe and fine-tuned at best's patch stride (+0.14 dB at σ = 25 on the validation pans over the default's
 weights so fine-tuned; benchmarks/results/capacity). `DenoiseSettings()` itself is the model alone, on
@@ -117,8 +119,9 @@ class DenoiseSettings:
     )
     wiener: bool = setting(
         False,
-        "Filter the noisy frames again, per 3D DCT coefficient of patches grouped along the flow, with the "
-        "denoised output as the Wiener filter's pilot, and mix 0.3 of that in (about 1.5× the time; needs σ).",
+        "Filter the noisy frames again, per 3D DCT coefficient of patches grouped along the flow (colour in "
+        "opponent colours, the noise as measured on each frame), with the denoised output as the Wiener filter's "
+        "pilot, and mix 0.3 of that in (about 1.5× the time; needs σ).",
     )
     calibrate: bool = setting(
         False,
