@@ -182,6 +182,9 @@ def test_the_stream_refuses_what_it_cannot_use():
         list(wiener.wiener_refine(clip, clip, None))
     with pytest.raises(DenoiseError, match="denoised frame of the noisy one's shape at 2"):
         list(wiener.wiener_refine(clip, clip[:2], 0.1))
+    # a flat frame measures no noise at all: it comes back as it is, not as 0 / 0
+    black = torch.zeros(5, 3, 24, 32)
+    torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(black, black, 0.1))), black)
     # no noise: the pilot comes back; frames under a patch: the pilot comes back
     torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(clip + 0.1, clip, 0.0))), clip)
     small = textured(2, 1, 6, 30)

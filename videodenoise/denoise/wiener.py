@@ -142,7 +142,8 @@ def noise_spectrum(residual: torch.Tensor, variance: torch.Tensor) -> torch.Tens
     spatial = torch.kron(dct_matrix(PATCH, residual.device), dct_matrix(PATCH, residual.device))
     patches = F.unfold(residual.unsqueeze(1), PATCH, stride=SPECTRUM_STRIDE)  # (C, 64, L)
     power = (spatial @ patches).square().mean(dim=2)
-    return power / variance.mean(dim=(1, 2)).clamp_min(1e-12).unsqueeze(1)
+    # a floor far under any noise: a channel without any (a flat frame) would otherwise give a gain of 0 / 0
+    return (power / variance.mean(dim=(1, 2)).clamp_min(1e-12).unsqueeze(1)).clamp_min(1e-6)
 
 
 def _nearest(frame: torch.Tensor, map_x: np.ndarray, map_y: np.ndarray) -> torch.Tensor:
