@@ -77,6 +77,13 @@ def dct_matrix(size: int, device: torch.device | str = "cpu") -> torch.Tensor:
     return torch.from_numpy(matrix.astype(np.float32)).to(device)
 
 
+@functools.cache
+def spatial_dct(device: torch.device | str = "cpu") -> torch.Tensor:
+    """The orthonormal 2D DCT of a PATCH×PATCH patch flattened row by row, (PATCH², PATCH²) on `device`
+    (built once per device)."""
+    return torch.kron(dct_matrix(PATCH, device), dct_matrix(PATCH, device))
+
+
 def wiener_estimate(
     noisy: torch.Tensor,
     pilot: torch.Tensor,
@@ -91,7 +98,7 @@ def wiener_estimate(
     if min(height, width) < PATCH:
         return pilot[centre].clone()
     device = noisy.device
-    spatial = torch.kron(dct_matrix(PATCH, device), dct_matrix(PATCH, device))  # (64, 64) on the flattened patch
+    spatial = spatial_dct(device)
     spectrum = torch.ones(channels, PATCH * PATCH, device=device) if spectrum is None else spectrum.to(device)
     out_rows, out_columns = height - PATCH + 1, width - PATCH + 1
     band_rows = max(1, BAND_PATCHES // out_columns)
@@ -139,7 +146,7 @@ def noise_spectrum(residual: torch.Tensor, variance: torch.Tensor) -> torch.Tens
     """The noise's spectrum S (C, PATCH²) from a frame's residual, noisy − pilot (C, H, W), and the σ² told
     (C, H, W): the mean square of each 2D DCT coefficient of the residual's patches, over the mean σ² told."""
     channels, height, width = residual.shape
-    spatial = torch.kron(dct_matrix(PATCH, residual.device), dct_matrix(PATCH, residual.device))
+    spatial = spatial_dct(residual.device)
     patches = F.unfold(residual.unsqueeze(1), PATCH, stride=SPECTRUM_STRIDE)  # (C, 64, L)
     power = (spatial @ patches).square().mean(dim=2)
     # a floor far under any noise: a channel without any (a flat frame) would otherwise give a gain of 0 / 0
