@@ -6,7 +6,9 @@ import sys
 from pathlib import Path
 
 import av
+import cv2
 import numpy as np
+import skimage.data
 import torch
 
 from videodenoise.cli.app import main
@@ -160,3 +162,13 @@ def randomise(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
         for parameter in model.parameters():
             parameter.add_(0.05 * torch.randn(parameter.shape, generator=generator))
     return model
+
+
+def panned_clip(frames: int = 4, step=(0.4, 0.7), height: int = 64, width: int = 80) -> torch.Tensor:
+    """A textured photograph panned by a sub-pixel step per frame (bicubic), (T, 1, H, W)."""
+    canvas = cv2.GaussianBlur(skimage.data.camera().astype(np.float32) / 255, (0, 0), 1.5)
+    pictures = []
+    for k in range(frames):
+        shift = np.float32([[1, 0, 230 + step[0] * k], [0, 1, 180 + step[1] * k]])
+        pictures.append(cv2.warpAffine(canvas, shift, (width, height), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP))
+    return torch.from_numpy(np.stack(pictures))[:, None]

@@ -3,10 +3,8 @@ flow (`align_clip`), in the models, `clean`, training and evaluation."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
-import skimage.data
 import torch
 
 import videodenoise.models.base as base
@@ -22,17 +20,7 @@ from videodenoise.models.registry import build_model, save_model
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
-from helpers import randomise, sigma_range_config
-
-
-def panned_clip(frames: int = 4, step=(0.4, 0.7), height: int = 64, width: int = 80) -> torch.Tensor:
-    """A textured photograph panned by a sub-pixel step per frame (bicubic), (T, 1, H, W)."""
-    canvas = cv2.GaussianBlur(skimage.data.camera().astype(np.float32) / 255, (0, 0), 1.5)
-    pictures = []
-    for k in range(frames):
-        shift = np.float32([[1, 0, 230 + step[0] * k], [0, 1, 180 + step[1] * k]])
-        pictures.append(cv2.warpAffine(canvas, shift, (width, height), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP))
-    return torch.from_numpy(np.stack(pictures))[:, None]
+from helpers import panned_clip, randomise, sigma_range_config
 
 
 def test_aligned_tokens_of_a_subpixel_pan_are_the_frames_own_patches():

@@ -19,8 +19,7 @@ from videodenoise.training.config import DataConfig, TrainConfig
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
-from helpers import randomise
-from test_aligned import panned_clip
+from helpers import panned_clip, randomise
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 CUDA = torch.device("cuda")
