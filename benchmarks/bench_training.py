@@ -21,6 +21,7 @@ from pathlib import Path
 
 import torch
 
+from videodenoise.devices import autocast
 from videodenoise.training.config import (
     MODES,  # noqa: E402
     DataConfig,
@@ -55,8 +56,9 @@ def final_layer_only_step(trainer: Trainer, clean: torch.Tensor) -> None:
     """The cheapest possible ERM step, for reference: no intermediate readouts at all (the trainer's
     ERM step reads out every layer so that it can log the per-layer training loss)."""
     trainer.adam.zero_grad(set_to_none=True)
-    noisy = trainer.noise(clean, generator=torch.Generator(device=trainer.device).manual_seed(trainer.step))
-    loss = ((trainer.model(noisy) - clean) ** 2).mean()
+    noisy, _, told, clean = trainer.inputs(clean, trainer.step, trainer.rank)  # the trainer's own noise and crop
+    with autocast(trainer.device, trainer.dtype):
+        loss = ((trainer.model(noisy, **told).float() - clean) ** 2).mean()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(trainer.model.parameters(), 1.0)
     trainer.adam.step()

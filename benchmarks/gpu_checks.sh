@@ -35,13 +35,15 @@ torch.cuda.get_device_name(0)); print('av', av.__version__, 'cooper', cooper.__v
 } 2>&1 | tee "$out/machine.log"
 
 step 100 cuda-tests.log "$python" -m pytest -q -p no:cacheprovider tests/test_cuda.py
-step 120 suite.log "$python" -m pytest -q -p no:cacheprovider -n 16 --timeout 90 --ignore tests/test_cuda.py tests
+# one thread per worker: 16 workers of 16 threads each ran a third of the suite in 120 s
+step 150 suite.log env OMP_NUM_THREADS=1 "$python" -m pytest -q -p no:cacheprovider -n 16 --timeout 90 -rfE --tb=short \
+    --ignore tests/test_cuda.py tests
 step 45 models.log "$python" benchmarks/bench_models.py --device cuda --frames 5 --repeats 5 --precisions fp32,bf16 \
     --token-sets temporal,aligned
-step 150 quality.log "$python" benchmarks/bench_quality.py --device cuda --frames 8 --sigmas 10,25,50 \
+step 240 quality.log "$python" benchmarks/bench_quality.py --device cuda --frames 8 --sigmas 10,25,50 \
     --methods models --modes known --out /tmp/gpu-quality \
     --checkpoint "fast-fp32=$B,precision=fp32" --checkpoint "fast-bf16=$B,precision=bf16" \
     --checkpoint "best-fp32=$B,quality=best,precision=fp32" --checkpoint "best-bf16=$B,quality=best,precision=bf16"
 cp /tmp/gpu-quality/quality.csv "$out/quality.csv" 2>/dev/null
-step 75 clean.log "$python" benchmarks/bench_clean.py --parts 1 --frames 30 --long-frames 100
+step 120 clean.log "$python" benchmarks/bench_clean.py --parts 1 --frames 30 --long-frames 100
 step 30 training.log "$python" benchmarks/bench_training.py --timing-only --device cuda
