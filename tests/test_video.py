@@ -13,8 +13,11 @@ import skimage
 import torch
 
 from videodenoise.errors import VideoReadError, VideoWriteError
+from videodenoise.io.readers import CorruptFrameWarning
 from videodenoise.io.video import open_video, probe_video, read_video
 from videodenoise.io.writers import VideoWriter, write_video
+
+from helpers import png_movie
 
 
 def smooth_clip(t: int = 12, channels: int = 3, height: int = 48, width: int = 64, seed: int = 0) -> torch.Tensor:
@@ -186,3 +189,27 @@ def test_unwritable_folder(tmp_path):
     locked.mkdir(mode=0o500)
     with pytest.raises(VideoWriteError, match="not writable"):
         VideoWriter(locked / "out.mp4")
+
+
+def test_a_corrupt_frame_costs_one_frame_however_many_cores_decode(tmp_path, monkeypatch):
+    """On a many-core machine FFmpeg would decode with many frame threads; a frame-threaded decoder drops the
+    frames in flight at a corrupt packet (a 12-frame clip came back empty on 16 cores). 16 threads asked for
+    here: the reader still loses only the corrupt frame, and keeps the others where they were."""
+    import av
+
+    clip = torch.stack([torch.full((3, 24, 32), k / 16) for k in range(12)])
+    source = png_movie(tmp_path / "broken.mov", clip, corrupt=[6])
+    opened = av.open
+
+    def sixteen_threads(*args, **kwargs):
+        container = opened(*args, **kwargs)
+        for stream in container.streams.video:
+            stream.thread_count = 16
+        return container
+
+    monkeypatch.setattr(av, "open", sixteen_threads)
+    with pytest.warns(CorruptFrameWarning, match="frame 6 of .* cannot be decoded"):
+        frames = read_video(source)
+    assert len(frames) == 12
+    levels = [round(float(frame.mean()) * 16) for frame in frames]
+    assert levels == [0, 1, 2, 3, 4, 5, 5, 7, 8, 9, 10, 11]  # frame 6: its neighbour's copy
