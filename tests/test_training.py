@@ -269,3 +269,21 @@ def test_warmup_then_cosine_learning_rates(root, tmp_path):
         rates.append(trainer.scheduler.get_last_lr()[0])
     expected = [1e-3 / 3, 2e-3 / 3, 1e-3] + [1e-3 * (1 + math.cos(math.pi * j / 5)) / 2 for j in range(6)]
     assert rates[:3] == pytest.approx(expected[:3]) and rates[3:] == pytest.approx(expected[3:], abs=1e-12)
+
+
+@pytest.mark.parametrize("device, backend", [("cpu", "gloo"), ("auto", "nccl"), ("cuda", "nccl")])
+def test_torchrun_on_a_gpu_machine_picks_the_backend_of_the_device_asked_for(monkeypatch, device, backend):
+    """`train --device cpu` under torchrun on a GPU machine needs gloo: NCCL carries no CPU tensors (it failed
+    so on an H200 machine when the backend followed whether a GPU was there)."""
+    import videodenoise.training.trainer as trainer_module
+
+    chosen = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(trainer_module, "distributed_environment", lambda: (1, 2, 1))
+    monkeypatch.setattr(trainer_module.dist, "is_initialized", lambda: False)
+    monkeypatch.setattr(trainer_module.dist, "init_process_group", lambda backend: chosen.append(backend))
+    monkeypatch.setattr(trainer_module.dist, "get_rank", lambda: 1)
+    monkeypatch.setattr(trainer_module.dist, "get_world_size", lambda: 2)
+    rank, world, resolved = trainer_module._distributed(device)
+    assert chosen == [backend] and (rank, world) == (1, 2)
+    assert resolved == (torch.device("cpu") if device == "cpu" else torch.device("cuda", 1))

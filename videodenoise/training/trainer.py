@@ -58,17 +58,16 @@ from videodenoise.training.runs import STATE_FORMAT, RunFolder
 from videodenoise.training.schedule import build_scheduler, load_scheduler
 
 
-def _distributed() -> tuple[int, int, int]:
-    """(rank, world size, local rank), initialising the process group when launched by torchrun."""
+def _distributed(device: str) -> tuple[int, int, torch.device]:
+    """(rank, world size, this process's device), initialising the process group when launched by torchrun:
+    NCCL for GPUs, gloo for the CPU (NCCL cannot carry CPU tensors, so `--device cpu` on a GPU machine is gloo)."""
     _, world, local_rank = distributed_environment()
+    resolved = resolve_device(device, local_rank)
     if world <= 1:
-        return 0, 1, 0
+        return 0, 1, resolved
     if not dist.is_initialized():
-        backend = (
-            "nccl" if torch.cuda.is_available() and os.environ.get("VIDEODENOISE_DEVICE", "auto") != "cpu" else "gloo"
-        )
-        dist.init_process_group(backend=backend)
-    return dist.get_rank(), dist.get_world_size(), local_rank or 0
+        dist.init_process_group(backend="nccl" if resolved.type == "cuda" else "gloo")
+    return dist.get_rank(), dist.get_world_size(), resolved
 
 
 class Trainer:
@@ -82,8 +81,7 @@ class Trainer:
         self.config = config
         self.run_dir = Path(run_dir)
         self.quiet = quiet
-        self.rank, self.world, local_rank = _distributed()
-        self.device = resolve_device(config.device, local_rank)
+        self.rank, self.world, self.device = _distributed(config.device)
         self.dtype = resolve_precision(config.precision, self.device)
         if _state is None and self.rank == 0:
             RunFolder.check_new(self.run_dir)  # checked now, created only once the run can start
