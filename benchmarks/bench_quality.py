@@ -405,7 +405,7 @@ def classical_methods(
 #   quality=best     clean's --quality best preset (videodenoise.denoise.settings.PRESETS; default fast)
 #   fusion=off       the model alone, without motion-compensated temporal fusion (clean --no-fusion)
 #   fusion_radius=N  fuse N neighbours each side instead of FusionSettings' default
-#   precision=bf16   the model under bfloat16 autocast (clean --precision bf16; on the CPU: fp32 by default)
+#   precision=bf16   the model under bfloat16 autocast (clean --precision bf16; fp32 by default)
 #   calibrate=on     choose the told σ scale per clip (clean --calibrate; videodenoise.denoise.calibration)
 #   mirrors=N        average the estimates of N mirror images (clean --mirrors)
 #   passes=2         denoise twice, fusion steered by the first pass (clean --passes 2)

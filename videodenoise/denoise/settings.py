@@ -134,7 +134,9 @@ class DenoiseSettings:
         "(noise-level rescaling) or none (applied as trained).",
     )
     device: str = setting("auto", "auto, cpu or cuda (under torchrun: the GPU of each local rank).")
-    precision: str = setting("auto", "auto (bf16 on GPU, fp32 on CPU), fp32 or bf16.")
+    # fp32, not auto, on a GPU too: on an H200 bf16 made `clean` no faster (the flow and fusion around the model
+    # set its pace) and cost 0.02-0.05 dB on average (benchmarks/results/gpu); fp32 also gives the CPU's frames
+    precision: str = setting("fp32", "fp32, bf16, or auto (bf16 on GPU, fp32 on CPU).")
 
     def __post_init__(self):
         check_fields(self, DenoiseError, "denoise setting")
