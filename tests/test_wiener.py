@@ -4,6 +4,7 @@ its exclusion of neighbours the pilot says differ, its stream, and the Denoiser'
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -149,7 +150,20 @@ def expected_frame(noisy, pilot, sigmas, t):
             torch.einsum("oc,ohw->chw", OPPONENT_ROWS, estimate),
             torch.einsum("oc,nohw->nchw", OPPONENT_ROWS, pilot),
         )
-    return (wiener.MIX * estimate + (1 - wiener.MIX) * pilot[t]).clamp(0, 1)
+    # the share: MIX_WHITE for white noise, falling to MIX as the RMS of log S goes from WHITE to COLOURED
+    deviation = float(np.sqrt(np.mean(np.log(spectrum) ** 2)))
+    ramp = np.interp(deviation, [wiener.WHITE, wiener.COLOURED], [wiener.MIX_WHITE, wiener.MIX])
+    return (float(ramp) * estimate + (1 - float(ramp)) * pilot[t]).clamp(0, 1)
+
+
+def test_the_mix_follows_how_white_the_measured_noise_is():
+    white = torch.ones(3, wiener.PATCH**2)
+    assert wiener.mix_share(white) == wiener.MIX_WHITE
+    # a camera's noise after H.264 in opponent colours: luminance's 2.8× the σ² told, the colour differences' ~0.1×
+    camera = torch.tensor([2.8, 0.1, 0.08]).view(3, 1).expand(3, wiener.PATCH**2)
+    assert wiener.mix_share(camera) == wiener.MIX
+    halfway = torch.full((1, wiener.PATCH**2), math.exp((wiener.WHITE + wiener.COLOURED) / 2))
+    assert wiener.mix_share(halfway) == pytest.approx((wiener.MIX + wiener.MIX_WHITE) / 2)
 
 
 def test_the_stream_refines_each_frame_from_its_neighbours():

@@ -1,7 +1,7 @@
 """Empirical Wiener refinement along the flow: a second estimate of every frame, mixed into the first.
 
     for refined in wiener_refine(noisy_frames, denoised_frames, sigma=25 / 255):
-        ...  # (C, H, W): MIX of the Wiener estimate, the rest the denoised frame
+        ...  # (C, H, W): a share of the Wiener estimate (`mix_share`), the rest the denoised frame
 
 The denoised frames (the pilot) say what the signal is; the noisy frames are filtered again with that
 knowledge, the way the second step of BM3D/BM4D filters with the first step's output, but grouped along
@@ -23,9 +23,15 @@ the optical flow instead of by block matching:
    filter would remove more than the noise. Back through the inverse DCT, frame t's patch is the estimate.
 3. Aggregate. Each pixel is the weighted mean of the patches over it, a patch weighing 1 / Σ σ²·S·gain²
    (BM3D's weight: the inverse of its estimate's noise variance; σ² here TOLD²·σ², the same up to a factor).
-4. Mix. The output is MIX times that estimate plus (1 − MIX) times the pilot. Alone the Wiener estimate is
-   worse than a strong pilot; the two err differently, and the mix has less error than either
-   (MIX, TOLD and EXCLUDE were chosen on pans over training photographs: `benchmarks/results/wiener/`).
+4. Mix. The output is a share m of that estimate plus (1 − m) times the pilot. Alone the Wiener estimate is
+   worse than a strong pilot; the two err differently, and the mix has less error than either. How much
+   the estimate deserves depends on the noise: where it is white, as the filter assumes, m = MIX_WHITE;
+   where the measured spectrum S is far from white (a camera's noise after a codec), m = MIX
+   (`mix_share`: m falls from MIX_WHITE to MIX as the RMS of log S over the frame's channels and
+   coefficients goes from WHITE to COLOURED; it measured 0.05-0.28 on Gaussian noise and 3.6-4.5 on the
+   camera model after H.264, `benchmarks/results/wiener-white/`). (MIX, TOLD and EXCLUDE were chosen on
+   pans over training photographs: `benchmarks/results/wiener/`; MIX_WHITE likewise,
+   `benchmarks/results/wiener-white/`.)
 
 σ is one number, or a `NoiseLevelFunction` read off the pilot frame (each pixel's σ per channel; a patch
 is told the mean of σ² over it). Colour frames are filtered channel by channel in opponent colours
@@ -62,7 +68,9 @@ PATCH = 8
 RADIUS = 2  # neighbours each side
 EXCLUDE = 1.0  # a neighbour's pilot patch further than this times σ (RMS) from the frame's is left out
 TOLD = 0.6  # the filter's gains are computed for this times σ (step 2)
-MIX = 0.3  # the Wiener estimate's share of the output
+MIX = 0.3  # the Wiener estimate's share of the output where the noise is far from white (step 4)
+MIX_WHITE = 0.5  # its share where the noise is white
+WHITE, COLOURED = 0.5, 1.5  # RMS of log S at which the share starts to fall from MIX_WHITE, and reaches MIX
 SPECTRUM_STRIDE = 4  # the residual's patches the noise spectrum is measured on: every 4th row and column
 BAND_PATCHES = 16_384  # patch positions filtered at once (about 60 MB of float32 per stack at 5 frames, 3 channels)
 
@@ -153,6 +161,14 @@ def noise_spectrum(residual: torch.Tensor, variance: torch.Tensor) -> torch.Tens
     return (power / variance.mean(dim=(1, 2)).clamp_min(1e-12).unsqueeze(1)).clamp_min(1e-6)
 
 
+def mix_share(spectrum: torch.Tensor) -> float:
+    """The Wiener estimate's share of the output (step 4) for a frame whose measured noise spectrum is S (C, PATCH²):
+    MIX_WHITE while the RMS of log S is at most WHITE, MIX from COLOURED on, linear between."""
+    deviation = float(spectrum.log().square().mean().sqrt())
+    whiteness = min(max((COLOURED - deviation) / (COLOURED - WHITE), 0.0), 1.0)
+    return MIX + (MIX_WHITE - MIX) * whiteness
+
+
 def _nearest(frame: torch.Tensor, map_x: np.ndarray, map_y: np.ndarray) -> torch.Tensor:
     """A (C, H, W) frame resampled at the nearest pixel to the coordinates (reflected at the borders)."""
     image = np.ascontiguousarray(frame.numpy().transpose(1, 2, 0))
@@ -222,6 +238,7 @@ def wiener_refine(
             refined = wiener_estimate(noisy_stack, pilot_stack, variance, centre, spectrum)
             if colour:  # back to R, G, B: the transform's inverse is its transpose
                 refined = torch.einsum("oc,ohw->chw", opponent, refined)
-            yield (MIX * refined.cpu() + (1 - MIX) * estimate).clamp_(0, 1)
+            mix = mix_share(spectrum)
+            yield (mix * refined.cpu() + (1 - mix) * estimate).clamp_(0, 1)
         buffer.pop(current - RADIUS, None)
         current += 1
