@@ -172,3 +172,32 @@ def panned_clip(frames: int = 4, step=(0.4, 0.7), height: int = 64, width: int =
         shift = np.float32([[1, 0, 230 + step[0] * k], [0, 1, 180 + step[1] * k]])
         pictures.append(cv2.warpAffine(canvas, shift, (width, height), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP))
     return torch.from_numpy(np.stack(pictures))[:, None]
+
+
+TINY_MODEL = {"layers": 3, "patch_size": 4, "stride": 2}
+
+
+def tiny_config(root: Path, **overrides):
+    """A tiny training run on a synthetic UCSD Ped2 replica at `root` (40×48 frames): a 3-layer DUST, constrained,
+    two epochs of 4 batches of 4 16×16 clips on the CPU; `overrides` replace TrainConfig fields."""
+    from videodenoise.training.config import DataConfig, TrainConfig
+
+    values = dict(
+        model="dust",
+        model_options=dict(TINY_MODEL),
+        mode="constrained",
+        data=DataConfig(
+            dataset="ucsd-ped2",
+            root=str(root),
+            clip_length=3,
+            crop=16,
+            val_crop=24,
+            samples_per_epoch=16,
+            val_clips_per_video=2,
+        ),
+        epochs=2,
+        batch_size=4,
+        device="cpu",
+    )
+    values.update(overrides)
+    return TrainConfig(**values)

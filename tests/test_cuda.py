@@ -15,11 +15,10 @@ from videodenoise.denoise.fusion import align_clip
 from videodenoise.denoise.settings import PRESETS
 from videodenoise.denoise.wiener import noise_spectrum, wiener_estimate
 from videodenoise.models.registry import build_model
-from videodenoise.training.config import DataConfig, TrainConfig
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
-from helpers import panned_clip, randomise
+from helpers import TINY_MODEL, panned_clip, randomise, tiny_config
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 CUDA = torch.device("cuda")
@@ -97,30 +96,11 @@ def test_clean_presets_give_on_the_gpu_what_they_give_on_the_cpu(preset):
 @pytest.mark.parametrize("mode", ["erm", "constrained"])
 def test_training_runs_on_the_gpu_in_bf16_and_resumes(tmp_path, model, mode):
     R.make_repackaged(tmp_path / "data", "ped2", size=(40, 48))
-    options = {"layers": 3, "patch_size": 4, "stride": 2, **({"width": 16} if model == "ut" else {})}
-    data = DataConfig(
-        dataset="ucsd-ped2",
-        root=str(tmp_path / "data"),
-        clip_length=3,
-        crop=16,
-        val_crop=24,
-        samples_per_epoch=16,
-        val_clips_per_video=2,
+    options = dict(TINY_MODEL, **({"width": 16} if model == "ut" else {}))
+    config = tiny_config(
+        tmp_path / "data", model=model, model_options=options, mode=mode, epochs=1, device="cuda", precision="bf16"
     )
-
-    def config(epochs: int) -> TrainConfig:
-        return TrainConfig(
-            model=model,
-            model_options=options,
-            mode=mode,
-            data=data,
-            epochs=epochs,
-            batch_size=4,
-            device="cuda",
-            precision="bf16",
-        )
-
-    summary = Trainer(config(1), tmp_path / "run", quiet=True).fit()
+    summary = Trainer(config, tmp_path / "run", quiet=True).fit()
     assert summary["device"].startswith("cuda") and summary["hardware"] == torch.cuda.get_device_name(CUDA)
     resumed = Trainer.resume(tmp_path / "run", quiet=True, epochs=2).fit()
     assert resumed["epochs_completed"] == 2 and resumed["steps"] == 2 * summary["steps"]

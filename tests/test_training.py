@@ -18,8 +18,7 @@ from videodenoise.training.runs import read_metrics
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
-
-TINY_MODEL = {"layers": 3, "patch_size": 4, "stride": 2}
+from helpers import TINY_MODEL, tiny_config
 
 
 @pytest.fixture(scope="module")
@@ -27,28 +26,6 @@ def root(tmp_path_factory):
     root = tmp_path_factory.mktemp("ped2")
     R.make_repackaged(root, "ped2", size=(40, 48))
     return root
-
-
-def tiny_config(root, **overrides) -> TrainConfig:
-    values = dict(
-        model="dust",
-        model_options=dict(TINY_MODEL),
-        mode="constrained",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=16,
-            val_crop=24,
-            samples_per_epoch=16,
-            val_clips_per_video=2,
-        ),
-        epochs=2,
-        batch_size=4,
-        device="cpu",
-    )
-    values.update(overrides)
-    return TrainConfig(**values)
 
 
 @pytest.mark.parametrize("mode", ["erm", "deep-supervision", "constrained"])
