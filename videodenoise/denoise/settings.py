@@ -121,7 +121,7 @@ class DenoiseSettings:
         False,
         "Filter the noisy frames again, per 3D DCT coefficient of patches grouped along the flow (colour in "
         "opponent colours, the noise as measured on each frame), with the denoised output as the Wiener filter's "
-        "pilot, and mix 0.3 of that in (about 1.5× the time; needs σ).",
+        "pilot, and mix 0.3 of that in, 0.5 where the noise measures white (about 1.5× the time; needs σ).",
     )
     calibrate: bool = setting(
         False,
