@@ -16,7 +16,8 @@ python=${PYTHON:-python3}
 if [ -n "${2:-}" ]; then "$python" -m pip install --quiet --no-deps --no-index "$2"/*.whl 2>&1 | tail -2; fi
 if [ -n "${3:-}" ]; then export VIDEODENOISE_CACHE=$3; fi
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
-B=videodenoise/checkpoints/dust-video-wide.safetensors
+F=videodenoise/checkpoints/dust-video.safetensors  # the fast preset's weights
+B=videodenoise/checkpoints/dust-video-wide.safetensors  # best's
 
 step() {  # step SECONDS LOG COMMAND...: run COMMAND under a time limit, its output to the terminal and LOG
     local limit=$1 log=$2
@@ -42,7 +43,7 @@ step 45 models.log "$python" benchmarks/bench_models.py --device cuda --frames 5
     --token-sets temporal,aligned
 step 240 quality.log "$python" benchmarks/bench_quality.py --device cuda --frames 8 --sigmas 10,25,50 \
     --methods models --modes known --out /tmp/gpu-quality \
-    --checkpoint "fast-fp32=$B,precision=fp32" --checkpoint "fast-bf16=$B,precision=bf16" \
+    --checkpoint "fast-fp32=$F,precision=fp32" --checkpoint "fast-bf16=$F,precision=bf16" \
     --checkpoint "best-fp32=$B,quality=best,precision=fp32" --checkpoint "best-bf16=$B,quality=best,precision=bf16"
 cp /tmp/gpu-quality/quality.csv "$out/quality.csv" 2>/dev/null
 step 120 clean.log "$python" benchmarks/bench_clean.py --parts 1 --frames 30 --long-frames 100

@@ -6,6 +6,7 @@ import os
 from fractions import Fraction
 from pathlib import Path
 
+import av
 import cv2
 import numpy as np
 import pytest
@@ -195,8 +196,6 @@ def test_a_corrupt_frame_costs_one_frame_however_many_cores_decode(tmp_path, mon
     """On a many-core machine FFmpeg would decode with many frame threads; a frame-threaded decoder drops the
     frames in flight at a corrupt packet (a 12-frame clip came back empty on 16 cores). 16 threads asked for
     here: the reader still loses only the corrupt frame, and keeps the others where they were."""
-    import av
-
     clip = torch.stack([torch.full((3, 24, 32), k / 16) for k in range(12)])
     source = png_movie(tmp_path / "broken.mov", clip, corrupt=[6])
     opened = av.open
