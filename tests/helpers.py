@@ -128,10 +128,12 @@ def size_change_stream(path: Path) -> Path:
     return path
 
 
-def sigma_range_config(root: Path, data: dict | None = None, **overrides):
-    """A tiny noise-conditional training run on a synthetic UCSD Ped2 replica at `root`: a 2-layer DUST by
-    ERM over σ ∈ [0, 0.2], one epoch of 2 batches of 4 16×16 clips on the CPU; `data` overrides
-    DataConfig fields, the rest TrainConfig fields."""
+TINY_MODEL = {"layers": 3, "patch_size": 4, "stride": 2}
+
+
+def tiny_config(root: Path, data: dict | None = None, **overrides):
+    """A tiny training run on a synthetic UCSD Ped2 replica at `root`: a 3-layer DUST, constrained, two epochs of 4
+    batches of 4 16×16 clips on the CPU; `data` overrides DataConfig fields, the rest TrainConfig fields."""
     from videodenoise.training.config import DataConfig, TrainConfig
 
     fields = dict(
@@ -140,19 +142,27 @@ def sigma_range_config(root: Path, data: dict | None = None, **overrides):
         clip_length=3,
         crop=16,
         val_crop=24,
-        samples_per_epoch=8,
-        val_clips_per_video=1,
+        samples_per_epoch=16,
+        val_clips_per_video=2,
     )
     values = dict(
         model="dust",
-        model_options=dict(layers=2, patch_size=4, stride=2),
-        mode="erm",
-        sigma_range=[0.0, 0.2],
-        epochs=1,
+        model_options=dict(TINY_MODEL),
+        mode="constrained",
+        epochs=2,
         batch_size=4,
         device="cpu",
     )
     return TrainConfig(**{**values, "data": DataConfig(**{**fields, **(data or {})}), **overrides})
+
+
+def sigma_range_config(root: Path, data: dict | None = None, **overrides):
+    """A tiny noise-conditional training run on a synthetic UCSD Ped2 replica at `root`: a 2-layer DUST by
+    ERM over σ ∈ [0, 0.2], one epoch of 2 batches of 4 16×16 clips on the CPU; `data` overrides
+    DataConfig fields, the rest TrainConfig fields."""
+    values = dict(model_options=dict(TINY_MODEL, layers=2), mode="erm", sigma_range=[0.0, 0.2], epochs=1)
+    fields = {"samples_per_epoch": 8, "val_clips_per_video": 1, **(data or {})}
+    return tiny_config(root, fields, **{**values, **overrides})
 
 
 def randomise(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
@@ -172,32 +182,3 @@ def panned_clip(frames: int = 4, step=(0.4, 0.7), height: int = 64, width: int =
         shift = np.float32([[1, 0, 230 + step[0] * k], [0, 1, 180 + step[1] * k]])
         pictures.append(cv2.warpAffine(canvas, shift, (width, height), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP))
     return torch.from_numpy(np.stack(pictures))[:, None]
-
-
-TINY_MODEL = {"layers": 3, "patch_size": 4, "stride": 2}
-
-
-def tiny_config(root: Path, **overrides):
-    """A tiny training run on a synthetic UCSD Ped2 replica at `root` (40×48 frames): a 3-layer DUST, constrained,
-    two epochs of 4 batches of 4 16×16 clips on the CPU; `overrides` replace TrainConfig fields."""
-    from videodenoise.training.config import DataConfig, TrainConfig
-
-    values = dict(
-        model="dust",
-        model_options=dict(TINY_MODEL),
-        mode="constrained",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=16,
-            val_crop=24,
-            samples_per_epoch=16,
-            val_clips_per_video=2,
-        ),
-        epochs=2,
-        batch_size=4,
-        device="cpu",
-    )
-    values.update(overrides)
-    return TrainConfig(**values)

@@ -38,7 +38,7 @@ from videodenoise.training.config import DataConfig, DescentConfig, TrainConfig
 from videodenoise.training.trainer import Trainer
 
 import replicas as R
-from helpers import run_cli
+from helpers import run_cli, tiny_config
 
 TINY_MODEL = {"layers": 2, "patch_size": 4, "stride": 2}
 
@@ -485,28 +485,6 @@ def test_json_without_repeated_keys_reads_as_before(tmp_path):
 # training that goes non-finite
 
 
-def tiny_config(root, **overrides) -> TrainConfig:
-    values = dict(
-        model="dust",
-        model_options=dict(TINY_MODEL),
-        mode="constrained",
-        data=DataConfig(
-            dataset="ucsd-ped2",
-            root=str(root),
-            clip_length=3,
-            crop=12,
-            val_crop=16,
-            samples_per_epoch=8,
-            val_clips_per_video=1,
-        ),
-        epochs=3,
-        batch_size=4,  # 2 steps per epoch
-        device="cpu",
-    )
-    values.update(overrides)
-    return TrainConfig(**values)
-
-
 def finite_files(run: Path) -> int:
     """Check that every weight the run folder holds is finite; returns last.pt's step."""
     state = torch.load(run / "last.pt", weights_only=True)
@@ -539,7 +517,13 @@ def test_training_that_goes_nan_stops_and_keeps_the_last_good_checkpoint(
 
     monkeypatch.setattr(Trainer, "train_step", poisoned)
     run = tmp_path / "run"
-    config = tiny_config(root, checkpoint_every=checkpoint_every)
+    config = tiny_config(
+        root,
+        data=dict(crop=12, val_crop=16, samples_per_epoch=8, val_clips_per_video=1),
+        model_options=dict(TINY_MODEL),
+        epochs=3,  # 2 steps an epoch
+        checkpoint_every=checkpoint_every,
+    )
     with pytest.raises(TrainingDivergedError) as caught:
         Trainer(config, run, quiet=True).fit()
     message = str(caught.value)

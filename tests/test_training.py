@@ -13,7 +13,7 @@ import torch
 
 from videodenoise.errors import ConfigError, DatasetError, VideodenoiseError
 from videodenoise.models.registry import load_model
-from videodenoise.training.config import DataConfig, TrainConfig
+from videodenoise.training.config import TrainConfig
 from videodenoise.training.runs import read_metrics
 from videodenoise.training.trainer import Trainer
 
@@ -212,9 +212,9 @@ def test_two_process_ddp_on_cpu(root, tmp_path):
             ConfigError,
             "unknown mode 'adversarial'; choose one of: erm, deep-supervision, constrained",
         ),
-        ({"data": DataConfig(dataset="ped3", root=".")}, DatasetError, "unknown dataset 'ped3'"),
-        ({"data": DataConfig(dataset="avenue", root="/no/such/root")}, DatasetError, "does not exist"),
-        ({"data": DataConfig(dataset="avenue", root=None)}, DatasetError, "needs a root folder"),
+        ({"data": dict(dataset="ped3", root=".")}, DatasetError, "unknown dataset 'ped3'"),
+        ({"data": dict(dataset="avenue", root="/no/such/root")}, DatasetError, "does not exist"),
+        ({"data": dict(dataset="avenue", root=None)}, DatasetError, "needs a root folder"),
         ({"device": "cuda"} if not torch.cuda.is_available() else {"device": "tpu"}, VideodenoiseError, "device"),
     ],
 )
