@@ -17,7 +17,8 @@ steers fusion: within 0.01 dB on the validation pans at 0.67× the time; benchma
 at two scales (benchmarks/results/scales), and ends with a Wiener filter whose pilot is that output
 (videodenoise.denoise.wiener: +0.26 dB at σ = 25 on the validation pans; benchmarks/results/wiener), in
 opponent colours and told the noise it measures (+0.21 dB more on eight validation clips;
-benchmarks/results/wiener-spectrum).
+benchmarks/results/wiener-spectrum), mixing half its estimate in where that noise measures white and 0.3
+elsewhere (+0.19 dB more; benchmarks/results/wiener-white-2).
 `best` also applies weights of its own (`PRESET_WEIGHTS`): a wider DUST (576 atoms) trained on the default's
 recipe and fine-tuned at best's patch stride (+0.14 dB at σ = 25 on the validation pans over the default's
 weights so fine-tuned; benchmarks/results/capacity). `DenoiseSettings()` itself is the model alone, on

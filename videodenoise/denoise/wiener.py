@@ -153,7 +153,6 @@ def wiener_estimate(
 def noise_spectrum(residual: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
     """The noise's spectrum S (C, PATCH²) from a frame's residual, noisy − pilot (C, H, W), and the σ² told
     (C, H, W): the mean square of each 2D DCT coefficient of the residual's patches, over the mean σ² told."""
-    channels, height, width = residual.shape
     spatial = spatial_dct(residual.device)
     patches = F.unfold(residual.unsqueeze(1), PATCH, stride=SPECTRUM_STRIDE)  # (C, 64, L)
     power = (spatial @ patches).square().mean(dim=2)
