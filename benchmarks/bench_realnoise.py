@@ -34,9 +34,10 @@ What is measured, and how (docs/realnoise.md says it in prose):
     function.
   - `nlm-opencv`: bench_quality's OpenCV temporal NLM (window 5) with h = 0.6·σ̂.
   - `cbm3d`: bench_quality's CBM3D with σ = σ̂, when the `bm3d` package imports.
-  - `ffmpeg:FILTER` for dctdnoiz, nlmeans, atadenoise and bm3d through PyAV's filter graph (frames in
-    as --ffmpeg-format, out as rgb24; the whole clip in order through one graph, so the temporal
-    atadenoise sees its neighbours; this build's nlmeans has no temporal option), each over the
+  - `ffmpeg:FILTER` for dctdnoiz, nlmeans, atadenoise, fftdnoiz (in 2D, and in 3D as fftdnoiz-temporal)
+    and bm3d through PyAV's filter graph (frames in as --ffmpeg-format, out as rgb24; the whole clip in
+    order through one graph, so the temporal filters see their neighbours; this build's nlmeans has no
+    temporal option), each over the
     strength sweep of FFMPEG_FILTERS (--ffmpeg-sweep NAME=v1,v2,... replaces one). Reported at the
     setting with the best mean PSNR over the clips of a condition (one setting for every clip, a
     practitioner tuning once per camera and codec) and at its best setting per clip (an oracle: a
@@ -93,7 +94,18 @@ ESTIMATORS: dict[str, tuple[str, Callable[[torch.Tensor], float]]] = {
     "nlf": ("estimate_clip_noise(clip).told_level", lambda clip: float(estimate_clip_noise(clip).told_level)),
     "one-sigma": ("estimate_clip_sigma(clip)", lambda clip: float(estimate_clip_sigma(clip))),
 }
-SKIPPABLE = ("sigma-sweep", "one-sigma", "nlm-opencv", "cbm3d", "dctdnoiz", "nlmeans", "atadenoise", "bm3d")
+SKIPPABLE = (
+    "sigma-sweep",
+    "one-sigma",
+    "nlm-opencv",
+    "cbm3d",
+    "dctdnoiz",
+    "nlmeans",
+    "atadenoise",
+    "fftdnoiz",
+    "fftdnoiz-temporal",
+    "bm3d",
+)
 FFMPEG_FORMATS = ("rgb24", "yuv444p")
 
 
@@ -143,16 +155,22 @@ def noise_fields(noise: CameraNoise) -> dict:
 class FfmpegFilter:
     """One of ffmpeg's denoisers and the sweep of its strength."""
 
-    name: str
+    name: str  # the method's name: ffmpeg:NAME
     parameter: str  # what the sweep varies, as ffmpeg names it
     values: tuple[float, ...]
     temporal: bool
     note: str
+    ffmpeg_name: str = ""  # the filter as ffmpeg names it, when not `name`
+    options: str = ""  # fixed options after the swept one
 
     def args(self, value: float) -> str:
         if self.name == "atadenoise":  # thresholds B and A of every plane
             return ":".join(f"{p}a={min(value / 2, 0.3):g}:{p}b={value:g}" for p in range(3))
-        return f"{self.parameter}={value:g}"
+        return f"{self.parameter}={value:g}" + (f":{self.options}" if self.options else "")
+
+    def apply(self, noisy: np.ndarray, value: float, pix_fmt: str = "rgb24", threads: int | None = None) -> np.ndarray:
+        """The filter at strength `value` on a uint8 (T, 3, H, W) clip (`ffmpeg_filter`)."""
+        return ffmpeg_filter(noisy, self.ffmpeg_name or self.name, self.args(value), pix_fmt, threads)
 
     def setting(self, value: float) -> str:
         return f"{self.parameter}={value:g}"
@@ -182,6 +200,22 @@ FFMPEG_FILTERS: dict[str, FfmpegFilter] = {
         True,
         "adaptive temporal averaging over up to 9 frames (default): threshold B = b and A = min(b/2, 0.3) "
         "(ffmpeg's default ratio; 0.3 is A's maximum) on every plane",
+    ),
+    "fftdnoiz": FfmpegFilter(
+        "fftdnoiz",
+        "sigma",
+        (6.5, 9.0, 13.0, 18.0, 25.0, 35.0, 50.0, 70.0, 100.0),
+        False,
+        "Wiener filtering of overlapping 2D FFT blocks (block 32, overlap 0.5: the defaults); sigma's maximum is 100",
+    ),
+    "fftdnoiz-temporal": FfmpegFilter(
+        "fftdnoiz-temporal",
+        "sigma",
+        (6.5, 9.0, 13.0, 18.0, 25.0, 35.0, 50.0, 70.0, 100.0),
+        True,
+        "fftdnoiz in 3D: each block with the previous and the next frame's (prev=1, next=1: the most it takes)",
+        ffmpeg_name="fftdnoiz",
+        options="prev=1:next=1",
     ),
     "bm3d": FfmpegFilter(
         "bm3d",
@@ -239,10 +273,10 @@ def ffmpeg_filter(
 
 def ffmpeg_method(spec: FfmpegFilter, value: float, pix_fmt: str, threads: int | None) -> quality.Method:
     def run(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, dict]:
-        out = ffmpeg_filter(noisy, spec.name, spec.args(value), pix_fmt, threads)
+        out = spec.apply(noisy, value, pix_fmt, threads)
         return out.astype(np.float32) / 255.0, {"sigma_used_255": ""}
 
-    return quality.Method(f"ffmpeg:{spec.name}", "ffmpeg", f"{spec.name} {spec.args(value)}", run)
+    return quality.Method(f"ffmpeg:{spec.name}", "ffmpeg", f"{spec.ffmpeg_name or spec.name} {spec.args(value)}", run)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -79,10 +79,10 @@ def best_ffmpeg(noisy: np.ndarray, clean: np.ndarray) -> tuple[np.ndarray, str, 
     best = None
     for spec in realnoise.FFMPEG_FILTERS.values():
         for value in spec.values:
-            out = realnoise.ffmpeg_filter(noisy, spec.name, spec.args(value))
+            out = spec.apply(noisy, value)
             psnr = quality.measure(out.astype(np.float32) / 255.0, clean)["psnr"]
             if best is None or psnr > best[2]:
-                best = (out, f"ffmpeg {spec.name} {spec.setting(value)}", psnr)
+                best = (out, f"ffmpeg {spec.ffmpeg_name or spec.name} {spec.args(value)}", psnr)
     return best
 
 

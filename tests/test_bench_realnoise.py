@@ -53,10 +53,15 @@ def test_ffmpeg_filters_keep_shape_and_dtype_and_change_a_noisy_clip(bench):
     for spec in bench.FFMPEG_FILTERS.values():
         value = spec.values[len(spec.values) // 2]
         for pix_fmt in bench.FFMPEG_FORMATS:
-            out = bench.ffmpeg_filter(noisy, spec.name, spec.args(value), pix_fmt)
+            out = spec.apply(noisy, value, pix_fmt)
             assert out.shape == noisy.shape and out.dtype == np.uint8, (spec.name, pix_fmt)
             assert not np.array_equal(out, noisy), (spec.name, pix_fmt)
     assert bench.FFMPEG_FILTERS["atadenoise"].args(1.2).startswith("0a=0.3:0b=1.2:1a=0.3")
+    temporal = bench.FFMPEG_FILTERS["fftdnoiz-temporal"]
+    assert temporal.args(25.0) == "sigma=25:prev=1:next=1" and temporal.temporal
+    # the 3D filter reads the neighbours: its middle frame differs from the 2D filter's at the same strength
+    spatial = bench.FFMPEG_FILTERS["fftdnoiz"].apply(noisy, 25.0)
+    assert not np.array_equal(temporal.apply(noisy, 25.0)[1], spatial[1])
     method = bench.ffmpeg_method(bench.FFMPEG_FILTERS["dctdnoiz"], 9.0, "rgb24", None)
     estimate, _ = method.run(noisy, 0.0)
     assert estimate.dtype == np.float32 and estimate.shape == noisy.shape and 0 <= estimate.min() <= estimate.max() <= 1
