@@ -168,6 +168,10 @@ class FfmpegFilter:
             return ":".join(f"{p}a={min(value / 2, 0.3):g}:{p}b={value:g}" for p in range(3))
         return f"{self.parameter}={value:g}" + (f":{self.options}" if self.options else "")
 
+    def command(self, value: float) -> str:
+        """The filter as ffmpeg takes it at strength `value`: "fftdnoiz sigma=25:prev=1:next=1"."""
+        return f"{self.ffmpeg_name or self.name} {self.args(value)}"
+
     def apply(self, noisy: np.ndarray, value: float, pix_fmt: str = "rgb24", threads: int | None = None) -> np.ndarray:
         """The filter at strength `value` on a uint8 (T, 3, H, W) clip (`ffmpeg_filter`)."""
         return ffmpeg_filter(noisy, self.ffmpeg_name or self.name, self.args(value), pix_fmt, threads)
@@ -276,7 +280,7 @@ def ffmpeg_method(spec: FfmpegFilter, value: float, pix_fmt: str, threads: int |
         out = spec.apply(noisy, value, pix_fmt, threads)
         return out.astype(np.float32) / 255.0, {"sigma_used_255": ""}
 
-    return quality.Method(f"ffmpeg:{spec.name}", "ffmpeg", f"{spec.ffmpeg_name or spec.name} {spec.args(value)}", run)
+    return quality.Method(f"ffmpeg:{spec.name}", "ffmpeg", spec.command(value), run)
 
 
 # ----------------------------------------------------------------------------------------------------

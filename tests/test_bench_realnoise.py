@@ -58,7 +58,7 @@ def test_ffmpeg_filters_keep_shape_and_dtype_and_change_a_noisy_clip(bench):
             assert not np.array_equal(out, noisy), (spec.name, pix_fmt)
     assert bench.FFMPEG_FILTERS["atadenoise"].args(1.2).startswith("0a=0.3:0b=1.2:1a=0.3")
     temporal = bench.FFMPEG_FILTERS["fftdnoiz-temporal"]
-    assert temporal.args(25.0) == "sigma=25:prev=1:next=1" and temporal.temporal
+    assert temporal.command(25.0) == "fftdnoiz sigma=25:prev=1:next=1" and temporal.temporal
     # the 3D filter reads the neighbours: its middle frame differs from the 2D filter's at the same strength
     spatial = bench.FFMPEG_FILTERS["fftdnoiz"].apply(noisy, 25.0)
     assert not np.array_equal(temporal.apply(noisy, 25.0)[1], spatial[1])
