@@ -908,9 +908,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def merge_runs(runs: list[list[dict]], tolerance: float = 1e-6) -> list[dict]:
-    """Several runs' rows as one: a method (with its checkpoint) that a later run measured replaces that
-    method's rows of every earlier run, so a run of only what changed (say, `clean` after a change to the
-    estimator, with `--skip` for ffmpeg's filters) updates a full one. Every method of a merged table
+    """Several runs' rows as one: a method (with its checkpoint) that a later run measured at a condition
+    replaces that method's rows of every earlier run at that condition, so a run of only what changed (say,
+    `clean` after a change to the estimator, with `--skip` for ffmpeg's filters) updates a full one, and runs
+    of different conditions add up. Every method of a merged table
     must have met the same noisy frames: each run's `noisy` rows must match the others' on every clip and
     condition they share (the noise is a pure function of the seed, clip, level, codec and CRF), or it
     is an error; `tolerance` (dB) lets runs from another CPU, whose pans or encodes differ by a hair, merge."""
@@ -927,8 +928,9 @@ def merge_runs(runs: list[list[dict]], tolerance: float = 1e-6) -> list[dict]:
                     f"(noisy PSNR {row['psnr']:.6f} against {noisy[key]:.6f}): its rows cannot be merged"
                 )
             noisy[key] = row["psnr"]
-        replaced = {(row["method"], row["checkpoint"]) for row in rows}
-        merged = [row for row in merged if (row["method"], row["checkpoint"]) not in replaced] + list(rows)
+        replaced = {(row["method"], row["checkpoint"], row["condition"]) for row in rows}
+        merged = [row for row in merged if (row["method"], row["checkpoint"], row["condition"]) not in replaced]
+        merged += rows
     return merged
 
 

@@ -214,6 +214,10 @@ def test_a_later_run_replaces_the_methods_it_measured_and_must_share_the_noise(b
     assert "on every clip at every condition (2 of 2)" in capsys.readouterr().out  # b: 33 dB now, not 24
     again = bench.quality.read_csv(tmp_path / "merged" / "realnoise.csv", bench.CSV_NUMERIC, bench.CSV_INTEGER)
     assert len(again) == len(merged) and (tmp_path / "merged" / "realnoise.log").read_text().startswith("merged from")
+    # a run of another condition adds its rows: both conditions' rows of every method stay
+    elsewhere = [r | {"condition": "d"} for r in second]
+    added = bench.merge_runs([merged, elsewhere])
+    assert sorted(r["condition"] for r in added if r["method"] == "clean:t") == ["c", "c", "d", "d"]
     # other noise: refused
     other = [r | {"psnr": 26.0} if r["method"] == "noisy" else r for r in second]
     with pytest.raises(SystemExit, match="other noisy frames"):
