@@ -82,7 +82,7 @@ def best_ffmpeg(noisy: np.ndarray, clean: np.ndarray) -> tuple[np.ndarray, str, 
             out = spec.apply(noisy, value)
             psnr = quality.measure(out.astype(np.float32) / 255.0, clean)["psnr"]
             if best is None or psnr > best[2]:
-                best = (out, f"ffmpeg {spec.command(value)}", psnr)
+                best = (out, f"ffmpeg {spec.name} {spec.setting(value)}", psnr)
     return best
 
 
