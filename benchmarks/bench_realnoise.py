@@ -168,13 +168,17 @@ class FfmpegFilter:
             return ":".join(f"{p}a={min(value / 2, 0.3):g}:{p}b={value:g}" for p in range(3))
         return f"{self.parameter}={value:g}" + (f":{self.options}" if self.options else "")
 
+    @property
+    def filter_name(self) -> str:
+        return self.ffmpeg_name or self.name
+
     def command(self, value: float) -> str:
         """The filter as ffmpeg takes it at strength `value`: "fftdnoiz sigma=25:prev=1:next=1"."""
-        return f"{self.ffmpeg_name or self.name} {self.args(value)}"
+        return f"{self.filter_name} {self.args(value)}"
 
     def apply(self, noisy: np.ndarray, value: float, pix_fmt: str = "rgb24", threads: int | None = None) -> np.ndarray:
         """The filter at strength `value` on a uint8 (T, 3, H, W) clip (`ffmpeg_filter`)."""
-        return ffmpeg_filter(noisy, self.ffmpeg_name or self.name, self.args(value), pix_fmt, threads)
+        return ffmpeg_filter(noisy, self.filter_name, self.args(value), pix_fmt, threads)
 
     def setting(self, value: float) -> str:
         return f"{self.parameter}={value:g}"
