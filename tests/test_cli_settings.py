@@ -156,7 +156,7 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
     got = seen["value"]
     assert isinstance(got, DenoiseSettings)
     assert (got.tile, got.stride, got.colour, got.patch_stride) == (0, 2, "rgb", 2)  # best's patch stride kept
-    assert got.fusion == FusionSettings(radius=3)
+    assert got.fusion == FusionSettings(radius=4)
     assert seen["path"] == SHIPPED / "dust-video-wide.safetensors"  # best's own weights
     with pytest.raises(Captured):
         run_cli(["clean", movie, "--no-fusion"], capsys, monkeypatch)

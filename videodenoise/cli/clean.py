@@ -15,7 +15,7 @@ from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettin
 from videodenoise.errors import VideodenoiseError
 
 QUALITY_HELP = (
-    "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing 7 frames "
+    "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing 9 frames "
     "instead of 5, twice (the second pass's fusion steered by the first's, a sparser pass), at two scales (the low "
     "frequencies from the frames halved), then a Wiener filter with that output as its pilot (--wiener; about 10× "
     "the time in all), and the told σ calibrated per video (--calibrate)."
