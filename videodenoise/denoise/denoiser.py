@@ -424,7 +424,7 @@ class Denoiser:
         rescale = "" if abs(scale - 1) < 1e-9 else f", rescaled to σ = {(told_level or self.sigma_train) * 255:.3g}"
         if self.fusion is not None:
             frames = 2 * self.fusion.settings.radius + 1
-            rescale += f"; each frame first fused with its motion-aligned neighbours ({frames} frames)"
+            rescale += f"; each frame first fused with its motion-aligned neighbours (up to {frames} frames)"
         if function is not None:
             what = f"noise estimated from {function.source}" if how == "estimated" else f"noise {how}"
             told = "" if level == function.level else f" (told: RMS {level * 255:.3g})"
