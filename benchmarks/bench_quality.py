@@ -456,11 +456,10 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["wiener"] = options["wiener"] == "on"
     if "guide_patch_stride" in options:
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
-    settings = denoise_settings(options.get("quality", "fast"), given)
-    if settings.fusion is not None:
-        radius, guided = options.get("fusion_radius"), options.get("guided_strength")
-        fusion = settings.fusion if radius is None else dataclasses.replace(settings.fusion, radius=int(radius))
-        fusion = fusion if guided is None else dataclasses.replace(fusion, guided_strength=float(guided))
+    radius = int(options["fusion_radius"]) if "fusion_radius" in options else None
+    settings = denoise_settings(options.get("quality", "fast"), given, fusion_radius=radius)
+    if settings.fusion is not None and "guided_strength" in options:
+        fusion = dataclasses.replace(settings.fusion, guided_strength=float(options["guided_strength"]))
         settings = dataclasses.replace(settings, fusion=fusion)
     model, metadata = load_checkpoint(path)
     sigma_range = None if options.get("range") == "off" else read_sigma_range(metadata, path)

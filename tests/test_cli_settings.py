@@ -165,6 +165,10 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
     with pytest.raises(Captured):
         run_cli(["clean", movie, "--quality", "best", "--checkpoint", movie], capsys, monkeypatch)
     assert seen["path"] == movie and seen["value"].patch_stride == 2  # weights given: those, with best's settings
+    for args, radius in ((["--fusion-radius", "6"], 6), (["--quality", "best", "--fusion-radius", "1"], 1)):
+        with pytest.raises(Captured):
+            run_cli(["clean", movie, *args], capsys, monkeypatch)
+        assert seen["value"].fusion == dataclasses.replace(FusionSettings(), radius=radius)  # the rest as preset
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fusion import MotionFusion, _interpolation_variance
 from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError, ModelError
+from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model, save_model
 
 from helpers import frames_read_ahead, run_cli, sigma_range_config
@@ -308,7 +309,7 @@ def test_quality_presets_are_what_clean_runs():
     alone = denoise_settings("fast", {"fusion": False})
     assert alone.fusion is None and alone.frames_kept == DEFAULT_STRIDE  # the model alone: centred windows
     best = denoise_settings("best", {})
-    assert best.fusion.radius == 3 and best.patch_stride == 2 and best.passes == 2
+    assert best.fusion.radius == 4 and best.patch_stride == 2 and best.passes == 2
     assert denoise_settings("best", {"fusion": False}).passes == 1  # the second pass steers fusion
     with pytest.raises(DenoiseError, match="fast, best"):
         denoise_settings("ultra", {})
@@ -470,3 +471,33 @@ def test_clean_runs_a_second_pass_only_with_fusion(tmp_path, capsys, monkeypatch
     code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--passes", "2"], capsys, monkeypatch)
     assert code == 1 and "Traceback" not in err
     assert err.strip() == "error: --passes 2 steers fusion by a first pass: it needs σ, not --sigma none"
+
+
+NEEDS_FUSION = "--fusion-radius sets how many neighbours fusion averages: it needs fusion and σ"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--no-fusion", "--fusion-radius", "3"], NEEDS_FUSION),
+        (["--sigma", "none", "--fusion-radius", "3"], NEEDS_FUSION),
+        (["--fusion-radius", "-1"], "the fusion radius must be >= 0 frames, got -1"),
+    ],
+)
+def test_clean_refuses_a_fusion_radius_it_cannot_use(tmp_path, capsys, monkeypatch, args, message):
+    movie = write_video(tmp_path / "in.mp4", torch.rand(3, 3, 16, 16))
+    code, out, err = run_cli(["clean", movie, *args], capsys, monkeypatch)
+    assert code == 1 and "Traceback" not in err
+    assert err.strip().startswith(f"error: {message}") and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "in.denoised.mp4").exists()
+
+
+def test_a_wider_fusion_radius_fuses_more_frames():
+    # a static scene under fresh noise per frame: each further neighbour averages more of it away
+    clip = torch.full((9, 1, 24, 24), 0.5)
+    noisy = (clip + 0.1 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(0))).clamp(0, 1)
+    errors = [
+        float((MotionFusion(FusionSettings(radius=r)).fuse_clip(noisy, sigma=0.1)[0][4] - clip[4]).pow(2).mean())
+        for r in (1, 2, 4)
+    ]
+    assert errors[0] > errors[1] > errors[2]

@@ -22,11 +22,19 @@ QUALITY_HELP = (
 )
 
 
-def denoise_settings(quality: str, given: dict, sigma_known: bool = True) -> DenoiseSettings:
+def denoise_settings(
+    quality: str, given: dict, sigma_known: bool = True, fusion_radius: int | None = None
+) -> DenoiseSettings:
     """The --quality preset with the options given on top; fusion, calibration, a second pass and a second
     scale need σ, so they are off without one (asked for with --sigma none, they are refused), and a second
-    pass is off without fusion unless asked for (then refused by the settings)."""
+    pass is off without fusion unless asked for (then refused by the settings). fusion_radius: --fusion-radius,
+    the neighbours fusion takes on each side instead of the preset's."""
     settings = preset(quality)
+    if fusion_radius is not None and (given.get("fusion") is False or not sigma_known):
+        raise VideodenoiseError(
+            "--fusion-radius sets how many neighbours fusion averages: it needs fusion and σ "
+            "(drop --no-fusion or --sigma none)"
+        )
     if not sigma_known:
         if given.get("calibrate"):
             raise VideodenoiseError("--calibrate chooses how much of σ the model is told: it needs σ, not --sigma none")
@@ -43,6 +51,8 @@ def denoise_settings(quality: str, given: dict, sigma_known: bool = True) -> Den
         given.setdefault("passes", 1)  # the preset's second pass steers fusion, which is off
     elif fusion is True and settings.fusion is None:
         given["fusion"] = FusionSettings()
+    if fusion_radius is not None:
+        given["fusion"] = dataclasses.replace(given.get("fusion") or settings.fusion, radius=fusion_radius)
     return dataclasses.replace(settings, **given)
 
 
@@ -98,6 +108,13 @@ def clean(
         help="Which video stream of the inputs, counted from 0 (default: the main one, as ffmpeg picks).",
     ),
     crf: int = typer.Option(17, "--crf", help="H.264 quality (lower is better and bigger)."),
+    fusion_radius: int | None = typer.Option(
+        None,
+        "--fusion-radius",
+        help="Neighbours fused on each side of a frame (default: the preset's, 2 for fast and 4 for best). More "
+        "average more noise away where the motion is found (a fixed camera, a slow pan), for one optical flow more "
+        "per neighbour and frame, and hold 2×N + 1 frames in memory.",
+    ),
     quiet: bool = typer.Option(
         False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."
     ),
@@ -117,7 +134,7 @@ def clean(
         raise VideodenoiseError(f"--crf must be from 0 (lossless) to {MAX_CRF}, got {crf}; 17 is visually lossless")
     if fps is not None and not fps > 0:
         raise VideodenoiseError(f"--fps must be a positive frame rate, got {fps:g}; e.g. --fps 25")
-    options = denoise_settings(quality, settings, sigma_known=sigma_value is not None)
+    options = denoise_settings(quality, settings, sigma_known=sigma_value is not None, fusion_radius=fusion_radius)
     # every input checked before any work; with several, a bad one is reported and the others go on
     failures: list = []
     plans = outputs.plan_outputs(
