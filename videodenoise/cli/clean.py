@@ -14,9 +14,11 @@ from videodenoise.cli.progress import frame_progress
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings, preset
 from videodenoise.errors import VideodenoiseError
 
+RADIUS = {name: settings.fusion.radius for name, settings in PRESETS.items()}  # each preset's fusion radius
 QUALITY_HELP = (
-    "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing 9 frames "
-    "instead of 5, twice (the second pass's fusion steered by the first's, a sparser pass), at two scales (the low "
+    "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing "
+    f"{2 * RADIUS['best'] + 1} frames instead of {2 * RADIUS['fast'] + 1}, twice (the second pass's fusion steered "
+    "by the first's, a sparser pass), at two scales (the low "
     "frequencies from the frames halved), then a Wiener filter with that output as its pilot (--wiener; about 10× "
     "the time in all), and the told σ calibrated per video (--calibrate)."
 )
@@ -111,7 +113,8 @@ def clean(
     fusion_radius: int | None = typer.Option(
         None,
         "--fusion-radius",
-        help="Neighbours fused on each side of a frame (default: the preset's, 2 for fast and 4 for best). More "
+        help=f"Neighbours fused on each side of a frame (default: the preset's, {RADIUS['fast']} for fast and "
+        f"{RADIUS['best']} for best). More "
         "average more noise away where the motion is found (a fixed camera, a slow pan), for one optical flow more "
         "per neighbour and frame, and hold 2×N + 1 frames in memory.",
     ),
