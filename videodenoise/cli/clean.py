@@ -114,9 +114,9 @@ def clean(
         None,
         "--fusion-radius",
         help=f"Neighbours fused on each side of a frame (default: the preset's, {RADIUS['fast']} for fast and "
-        f"{RADIUS['best']} for best). More "
-        "average more noise away where the motion is found (a fixed camera, a slow pan), for one optical flow more "
-        "per neighbour and frame, and hold 2×N + 1 frames in memory.",
+        f"{RADIUS['best']} for best). More average more noise away where the flow is right (a fixed camera); on a "
+        "moving, smooth picture a far neighbour's small misalignment blurs faint detail. One optical flow more per "
+        "neighbour and frame; 2×N + 1 frames held.",
     ),
     quiet: bool = typer.Option(
         False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."
