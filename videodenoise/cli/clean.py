@@ -14,11 +14,11 @@ from videodenoise.cli.progress import frame_progress
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings, preset
 from videodenoise.errors import VideodenoiseError
 
-RADIUS = {name: settings.fusion.radius for name, settings in PRESETS.items()}  # each preset's fusion radius
+PRESET_FUSION_RADIUS = {name: settings.fusion.radius for name, settings in PRESETS.items()}
 QUALITY_HELP = (
     "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing "
-    f"{2 * RADIUS['best'] + 1} frames instead of {2 * RADIUS['fast'] + 1}, twice (the second pass's fusion steered "
-    "by the first's, a sparser pass), at two scales (the low "
+    f"{2 * PRESET_FUSION_RADIUS['best'] + 1} frames instead of {2 * PRESET_FUSION_RADIUS['fast'] + 1}, twice (the "
+    "second pass's fusion steered by the first's, a sparser pass), at two scales (the low "
     "frequencies from the frames halved), then a Wiener filter with that output as its pilot (--wiener; about 10× "
     "the time in all), and the told σ calibrated per video (--calibrate)."
 )
@@ -113,10 +113,10 @@ def clean(
     fusion_radius: int | None = typer.Option(
         None,
         "--fusion-radius",
-        help=f"Neighbours fused on each side of a frame (default: the preset's, {RADIUS['fast']} for fast and "
-        f"{RADIUS['best']} for best). More average more noise away where the flow is right (a fixed camera); on a "
-        "moving, smooth picture a far neighbour's small misalignment blurs faint detail. One optical flow more per "
-        "neighbour and frame; 2×N + 1 frames held.",
+        help="Neighbours fused on each side of a frame (default: the preset's, "
+        f"{PRESET_FUSION_RADIUS['fast']} for fast and {PRESET_FUSION_RADIUS['best']} for best). More average more "
+        "noise away where the flow is right (a fixed camera); on a moving, smooth picture a far neighbour's small "
+        "misalignment blurs faint detail. One optical flow more per neighbour and frame; 2×N + 1 frames held.",
     ),
     quiet: bool = typer.Option(
         False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."

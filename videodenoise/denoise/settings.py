@@ -182,8 +182,10 @@ class DenoiseSettings:
         return self.window if self.fusion is not None else min(DEFAULT_STRIDE, self.window)
 
 
-# best fuses 4 neighbours each side: on 12-frame validation clips radius 4 gained +0.08 dB over 3 at σ = 25 and
-# radius 5 within 0.03 dB of 4, for 1 % more time (benchmarks/results/fusion-radius/, its rule fixed before the run)
+# best fuses 4 neighbours each side: on 12-frame validation clips radius 4 gained +0.08 dB over 3 at σ = 25 for
+# 1.01× the time, and 5, within 0.03 dB of 4, gave way by the rule fixed before the run. fast stays at 2: its single
+# pass lost 0.29 dB at 4 on pans over training photographs, and 3 takes 1.10× its time
+# (benchmarks/results/fusion-radius/)
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),
     "best": DenoiseSettings(
