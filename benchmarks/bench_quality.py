@@ -411,6 +411,7 @@ def classical_methods(
 #   passes=2         denoise twice, fusion steered by the first pass (clean --passes 2)
 #   guide_patch_stride=N  the first of two passes at this patch stride (clean --guide-patch-stride)
 #   guided_strength=X  the second pass's fusion bandwidth (FusionSettings.guided_strength)
+#   exposure=on      fusion scales each neighbour to the frame's exposure (FusionSettings.match_exposure)
 #   scales=2         also denoise at half size for the low frequencies (clean --scales 2)
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 CHECKPOINT_OPTIONS = (
@@ -427,6 +428,7 @@ CHECKPOINT_OPTIONS = (
     "passes",
     "guide_patch_stride",
     "guided_strength",
+    "exposure",
     "scales",
     "wiener",
 )
@@ -460,6 +462,9 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     settings = denoise_settings(options.get("quality", "fast"), given, fusion_radius=radius)
     if settings.fusion is not None and "guided_strength" in options:
         fusion = dataclasses.replace(settings.fusion, guided_strength=float(options["guided_strength"]))
+        settings = dataclasses.replace(settings, fusion=fusion)
+    if settings.fusion is not None and "exposure" in options:
+        fusion = dataclasses.replace(settings.fusion, match_exposure=options["exposure"] == "on")
         settings = dataclasses.replace(settings, fusion=fusion)
     model, metadata = load_checkpoint(path)
     sigma_range = None if options.get("range") == "off" else read_sigma_range(metadata, path)

@@ -501,3 +501,41 @@ def test_a_wider_fusion_radius_fuses_more_frames():
         for r in (1, 2, 4)
     ]
     assert errors[0] > errors[1] > errors[2]
+
+
+def test_exposure_gain_recovers_a_per_channel_gain_despite_noise_and_a_moving_object():
+    """A frame scaled by (0.9, 1.0, 1.1), with noise and a fifth of it replaced by something else: the gain
+    that brings it back to the reference is 1 / scale per channel, within 0.5 %."""
+    generator = np.random.default_rng(0)
+    reference = np.repeat(texture(128, 160).numpy().transpose(1, 2, 0), 3, axis=2) * 0.9
+    scale = np.array([0.9, 1.0, 1.1], np.float32)
+    other = reference * scale + generator.normal(0, SIGMA, reference.shape).astype(np.float32)
+    other[:, :32] = generator.uniform(0.1, 0.9, (128, 32, 3))  # an occlusion: these blocks say nothing
+    gain = fusion_module.exposure_gain(reference.astype(np.float32), other.astype(np.float32))
+    np.testing.assert_allclose(gain, 1 / scale, rtol=0.005)
+
+
+def test_exposure_gain_is_one_where_too_few_blocks_say():
+    """Black frames and frames smaller than 8 blocks give no evidence of a gain: 1."""
+    black = np.zeros((64, 64, 3), np.float32)
+    np.testing.assert_array_equal(fusion_module.exposure_gain(black, black + 0.01), np.ones(3))
+    small = np.full((32, 48, 1), 0.5, np.float32)
+    np.testing.assert_array_equal(fusion_module.exposure_gain(small, small * 1.5), np.ones(1))
+
+
+def test_matching_exposure_keeps_fusion_from_taking_on_a_neighbours_brightness():
+    """A static clip whose exposure rises 6 % a frame: fused without matching, the first frame (whose neighbours
+    are all brighter) takes on their brightness and its error is larger; matched, its mean is its own and its
+    error under unmatched fusion's and near that of three frames averaged (σ / √3)."""
+    frame = texture(96, 128).expand(3, -1, -1) * 0.8
+    clean = torch.stack([frame * (1 + 0.06 * t) for t in range(5)])
+    noisy = clean + SIGMA * torch.randn(clean.shape, generator=torch.Generator().manual_seed(1))
+    errors, shifts = {}, {}
+    for matched in (False, True):
+        fused, noise = MotionFusion(FusionSettings(match_exposure=matched)).fuse_clip(noisy, SIGMA)
+        errors[matched] = float((fused[0] - clean[0]).pow(2).mean().sqrt())
+        shifts[matched] = float((fused[0] - clean[0]).mean())
+        assert noise.shape == (5, 96, 128)
+    assert shifts[False] > 0.01 and abs(shifts[True]) < 0.002
+    assert errors[True] < 0.9 * errors[False]
+    assert errors[True] < 0.6 * SIGMA

@@ -54,6 +54,14 @@ away the expected squared difference, and with it the bandwidth, is (1 − c^k) 
 is left of the noise adds the shared part: σ²·(Σ w²·v + Σ_(i≠j) w_i·w_j·c^|t_i − t_j|) / (Σ w)², over
 the frame and its neighbours at times t. c = 0 is fusion as above.
 
+Exposure. A camera's auto-exposure, a cloud or mains-flickering light scale a whole frame's intensity from one
+frame to the next. The flow does not mind (DIS normalises its patches' means), but step 3 then reads the
+change as a difference in content: it gives a neighbour a weight it should not, and the average takes on its
+brightness; the farther in time, the larger the change. With `match_exposure`, each aligned neighbour is first
+multiplied by the gain, per channel, that brings it to the frame's exposure (`exposure_gain`), and its noise
+variance factor v by the gain squared. A gain rather than an offset: exposure scales linear light, and a power-law
+gamma turns a scale into a scale.
+
 Guides. Steps 1 and 3 read the noisy frames, so at σ = 25 the flow and the weights are themselves
 noisy. Given guides (one frame per frame, nearly noise-free: a first pass's estimate, or in a benchmark
 the clean frames), the flow is the guides', and a neighbour's weight is `guided_mix` times one read
@@ -84,6 +92,9 @@ from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import DenoiseError
 
 MIN_FLOW_SIDE = 16  # DIS refuses frames of under 12 px a side (and some longer thin ones)
+EXPOSURE_BLOCK = 16  # side of the blocks whose means exposure_gain compares: their noise is σ/16
+EXPOSURE_RANGE = (0.04, 0.96)  # block means outside it say little of a gain (near black) or are clipped
+EXPOSURE_LIMITS = (0.5, 2.0)  # a larger change is a cut, not an exposure, and its weights are ~0 anyway
 TINY_VARIANCE = 1e-12  # a σ = 0 pixel of a map: only an identical neighbour is averaged in, not NaN
 GRAIN_POWER = 1.0  # the bandwidth grows as grain^GRAIN_POWER (module notes; chosen on validation clips)
 
@@ -337,6 +348,12 @@ class MotionFusion:
                     guide, np.concatenate([other, evidence[1][index]], 2), other_guide
                 )
                 warped, seen = both[..., :channels], both[..., channels:]
+            if self.settings.match_exposure:
+                gain = exposure_gain(image, warped)
+                warped = warped * gain
+                if evidence is not None:
+                    seen = seen * gain
+                shrink = shrink * np.float32(np.mean(np.square(gain)))
             if mix < 1:  # the noisy frames' evidence: their difference less the noise expected in it
                 excess = np.maximum(difference(warped, image) - fresh * variance * (1 + shrink), 0)
                 weight = np.exp(-excess / (fresh * noisy_bandwidth))
@@ -355,6 +372,32 @@ class MotionFusion:
         fused = total / weight_sum[..., None]
         left = np.sqrt(noise_power) / weight_sum
         return fused, (sigma * (left if np.ndim(sigma) < 3 else left[..., None])).astype(np.float32)
+
+
+def exposure_gain(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """The gain per channel ((C,) float32) that brings `other` (H×W×C, aligned onto `reference`) to the
+    reference's exposure: the median, over EXPOSURE_BLOCK-pixel blocks whose means lie in EXPOSURE_RANGE in both,
+    of the ratio of the two block means. A block mean's noise is σ / 16, so each ratio is nearly noise-free, and
+    the median ignores the blocks that a moving object or an occlusion changed, up to half of them. 1 where too
+    few blocks say (a dark or small frame); clipped to EXPOSURE_LIMITS."""
+    height, width, channels = reference.shape
+    rows, columns = height // EXPOSURE_BLOCK, width // EXPOSURE_BLOCK
+    gains = np.ones(channels, np.float32)
+    if rows * columns < 8:
+        return gains
+
+    def block_means(image: np.ndarray) -> np.ndarray:  # (blocks, C)
+        blocks = image[: rows * EXPOSURE_BLOCK, : columns * EXPOSURE_BLOCK]
+        return blocks.reshape(rows, EXPOSURE_BLOCK, columns, EXPOSURE_BLOCK, channels).mean(axis=(1, 3))
+
+    ours, theirs = block_means(reference).reshape(-1, channels), block_means(other).reshape(-1, channels)
+    low, high = EXPOSURE_RANGE
+    usable = (ours > low) & (ours < high) & (theirs > low) & (theirs < high)
+    for channel in range(channels):
+        chosen = usable[:, channel]
+        if chosen.sum() >= 8:
+            gains[channel] = np.median(ours[chosen, channel] / theirs[chosen, channel])
+    return np.clip(gains, *EXPOSURE_LIMITS).astype(np.float32)
 
 
 def _frame_sigma(sigma: Sigma, frame: torch.Tensor) -> float | np.ndarray:

@@ -56,6 +56,8 @@ class FusionSettings:
     # times the noisy frames' (0.35 and 0.5: on the validation pans, benchmarks/results/passes)
     guided_strength: float = 0.35
     guided_mix: float = 0.5
+    # scale each aligned neighbour to the frame's exposure, a gain per channel (fusion's notes, "Exposure")
+    match_exposure: bool = False
 
     def __post_init__(self):
         check_fields(self, DenoiseError, "fusion setting")
