@@ -13,7 +13,9 @@ same patch location in the other frames (the models' temporal token set) cannot:
 its neighbours and averaged with them, pixel by pixel, where they agree:
 
 1. Flow. Dense optical flow (OpenCV's DIS) from the frame to each neighbour within `radius` frames,
-   computed on the grey frames lightly blurred (`flow_blur` px) so the noise does not steer it.
+   computed on the grey frames lightly blurred (`flow_blur` px) so the noise does not steer it. With
+   `chain_flows`, only consecutive frames' flows are computed (each pair once for the stream), and a
+   neighbour k frames away is reached through the frames between: its flow is the chain of k of them.
 2. Warp. Each neighbour is resampled onto the frame along the flow (bilinear). Resampling at a
    fractional offset (fx, fy) averages four noisy pixels, which leaves the noise variance times
    v = ((1 − fx)² + fx²)·((1 − fy)² + fy²), between ¼ and 1: known exactly, so it is accounted for.
@@ -137,18 +139,33 @@ class FrameAligner:
 
     def align(self, guide: np.ndarray, other: np.ndarray, other_guide: np.ndarray) -> Alignment:
         """`other` (H×W×C, with its guide) resampled onto the frame whose guide is `guide`."""
-        height, width = guide.shape
-        if (height, width) not in self._grids:  # every frame of a video has the same size: built once
-            self._grids[height, width] = np.meshgrid(
-                np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)
-            )
-        columns, rows = self._grids[height, width]
-        flow = self.optical_flow(guide, other_guide)
+        return self.warp(other, self.optical_flow(guide, other_guide))
+
+    def warp(self, other: np.ndarray, flow: np.ndarray) -> Alignment:
+        """`other` (H×W×C) resampled along a flow (H, W, 2) from the frame it is aligned onto."""
+        columns, rows = self._grid(flow.shape[:2])
         map_x, map_y = columns + flow[..., 0], rows + flow[..., 1]
         warped = cv2.remap(other, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         if warped.ndim == 2:
             warped = warped[..., None]
         return Alignment(warped, _interpolation_variance(map_x) * _interpolation_variance(map_y), map_x, map_y)
+
+    def chain(self, flow: np.ndarray, onward: np.ndarray) -> np.ndarray:
+        """The flow from a frame A to C, given `flow` from A to B and `onward` from B to C: each pixel goes
+        where A's flow takes it in B, and on along B's flow there (read bilinearly, the border replicated)."""
+        columns, rows = self._grid(flow.shape[:2])
+        carried = cv2.remap(
+            onward, columns + flow[..., 0], rows + flow[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        return flow + carried
+
+    def _grid(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """The pixel coordinates (columns, rows) of a frame of this (H, W); every frame of a video has the
+        same size, so they are built once."""
+        if shape not in self._grids:
+            height, width = shape
+            self._grids[shape] = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+        return self._grids[shape]
 
     def optical_flow(self, guide: np.ndarray, other: np.ndarray) -> np.ndarray:
         """(H, W, 2) flow with guide(x) ≈ other(x + flow(x)); frames under MIN_FLOW_SIDE a side are
@@ -234,6 +251,7 @@ class MotionFusion:
         """
         radius = self.settings.radius
         buffer: dict[int, tuple[np.ndarray, ...]] = {}  # index → (H×W×C frame, flow guide[, H×W×C guide])
+        steps: dict[tuple[int, int], np.ndarray] = {}  # chain_flows: (i, i ± 1) → the flow between them
         levels: dict[int, float | np.ndarray] = {}  # index → its σ (a number, H×W or H×W×C)
         source, loaded, done, current = iter(frames), 0, False, 0
         guide_source = None if guides is None else iter(guides)
@@ -256,12 +274,14 @@ class MotionFusion:
                 loaded += 1
             if current >= loaded:
                 return
-            offsets = [i - current for i in range(current - radius, current + radius + 1) if i in buffer]
-            neighbours = [(*buffer[current + k][:2], k) for k in offsets if k != 0]
+            offsets = [
+                i - current for i in range(current - radius, current + radius + 1) if i in buffer and i != current
+            ]
+            neighbours = [(buffer[current + k][0], flow, k) for k, flow in self._flows(buffer, current, offsets, steps)]
             evidence = None
             if guide_source is not None:
-                evidence = (buffer[current][2], [buffer[current + k][2] for k in offsets if k != 0])
-            fused, noise = self.fuse(buffer[current][:2], neighbours, levels.pop(current), grain, carried, evidence)
+                evidence = (buffer[current][2], [buffer[current + k][2] for _, _, k in neighbours])
+            fused, noise = self.fuse(buffer[current][0], neighbours, levels.pop(current), grain, carried, evidence)
             if noise.ndim == 3:
                 noise = noise.transpose(2, 0, 1)
             yield (
@@ -269,7 +289,32 @@ class MotionFusion:
                 torch.from_numpy(np.ascontiguousarray(noise)),
             )
             buffer.pop(current - radius, None)
+            for pair in [pair for pair in steps if min(pair) < current - radius]:
+                del steps[pair]
             current += 1
+
+    def _flows(
+        self, buffer: dict[int, tuple[np.ndarray, ...]], current: int, offsets: list[int], steps: dict
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        """(offset, flow from frame `current` to that neighbour) for each offset, on the frames' flow guides
+        (`buffer[i][1]`). With `chain_flows`, a neighbour k frames away is reached through the k − 1 frames
+        between, chaining the flows between consecutive frames (`steps`, (i, i ± 1) → flow, each computed
+        once for the whole stream): two dense flows a frame instead of 2·radius."""
+        if not self.settings.chain_flows:
+            for k in offsets:
+                yield k, self.aligner.optical_flow(buffer[current][1], buffer[current + k][1])
+            return
+        for direction in (-1, 1):
+            flow = None
+            for k in sorted((k for k in offsets if k * direction > 0), key=abs):
+                frame = current + k - direction  # the frame before this neighbour on the way out
+                if (frame, frame + direction) not in steps:
+                    steps[frame, frame + direction] = self.aligner.optical_flow(
+                        buffer[frame][1], buffer[frame + direction][1]
+                    )
+                step = steps[frame, frame + direction]
+                flow = step if flow is None else self.aligner.chain(flow, step)
+                yield k, flow
 
     def fuse_clip(
         self,
@@ -291,20 +336,20 @@ class MotionFusion:
     # ---- one frame -------------------------------------------------------------------------------
     def fuse(
         self,
-        centre: tuple[np.ndarray, np.ndarray],
+        image: np.ndarray,
         neighbours: list[tuple[np.ndarray, np.ndarray, int]],
         sigma: float | np.ndarray,
         grain: float = 1.0,
         carried: float = 0.0,
         evidence: tuple[np.ndarray, list[np.ndarray]] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(fused H×W×C image, noise map) of one frame given its neighbours (from `FrameAligner.prepare`;
-        the neighbours with how many frames after the frame they are, negative before). sigma: the frame's
-        σ, one number (→ an H×W map) or an H×W or H×W×C map (→ a map of that shape); grain: the noise's
-        luminance grain; carried: the share of its noise a frame carries over (module notes).
+        """(fused H×W×C image, noise map) of one frame (H×W×C) given its neighbours: each H×W×C, with the
+        flow (H, W, 2) from the frame to it and how many frames after the frame it is, negative before. sigma:
+        the frame's σ, one number (→ an H×W map) or an H×W or H×W×C map (→ a map of that shape); grain: the
+        noise's luminance grain; carried: the share of its noise a frame carries over (module notes).
 
         evidence: None, or guides (the frame's H×W×C image, and each neighbour's), nearly noise-free,
-        whose flow guides `centre` and `neighbours` then hold: the flow is theirs and a weight mixes one read
+        which the flows were then computed on: a weight mixes one read
         from their squared difference, with no noise to expect in it, with the noisy frames' (module
         notes, `guided_mix`); the noisy frames are still what is averaged, and the noise map is as above."""
         if not (math.isfinite(grain) and grain > 0):
@@ -312,8 +357,7 @@ class MotionFusion:
         if not 0 <= carried < 1:
             raise DenoiseError(f"the carried share of the noise must lie in [0, 1), got {carried}")
         widen = np.float32(grain**GRAIN_POWER)
-        image, guide = centre
-        height, width = guide.shape
+        height, width = image.shape[:2]
         if np.ndim(sigma) == 0:
             if sigma <= 0 or not neighbours:
                 return image, np.full((height, width), max(float(sigma), 0.0), dtype=np.float32)
@@ -339,14 +383,12 @@ class MotionFusion:
         def difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # squared, over channels and the box
             return cv2.boxFilter(np.square(a - b).mean(axis=2), -1, (self.settings.box,) * 2)
 
-        for index, (other, other_guide, offset) in enumerate(neighbours):
+        for index, (other, flow, offset) in enumerate(neighbours):
             fresh = np.float32(1 - carried ** abs(offset))  # the share of the noise the two do not share
             if evidence is None:
-                warped, shrink, _, _ = self.aligner.align(guide, other, other_guide)
+                warped, shrink, _, _ = self.aligner.warp(other, flow)
             else:  # the neighbour and its guide along the guides' flow, in one resampling
-                both, shrink, _, _ = self.aligner.align(
-                    guide, np.concatenate([other, evidence[1][index]], 2), other_guide
-                )
+                both, shrink, _, _ = self.aligner.warp(np.concatenate([other, evidence[1][index]], 2), flow)
                 warped, seen = both[..., :channels], both[..., channels:]
             if self.settings.match_exposure:
                 gain = exposure_gain(image, warped)

@@ -58,6 +58,9 @@ class FusionSettings:
     guided_mix: float = 0.5
     # scale each aligned neighbour to the frame's exposure, a gain per channel (fusion's notes, "Exposure")
     match_exposure: bool = False
+    # reach a neighbour k frames away through the frames between, chaining consecutive frames' flows
+    # (fusion's notes, step 1): two dense flows a frame instead of 2·radius
+    chain_flows: bool = False
 
     def __post_init__(self):
         check_fields(self, DenoiseError, "fusion setting")
