@@ -412,6 +412,7 @@ def classical_methods(
 #   guide_patch_stride=N  the first of two passes at this patch stride (clean --guide-patch-stride)
 #   guided_strength=X  the second pass's fusion bandwidth (FusionSettings.guided_strength)
 #   exposure=on      fusion scales each neighbour to the frame's exposure (FusionSettings.match_exposure)
+#   chain=on         fusion reaches far neighbours along consecutive frames' flows (FusionSettings.chain_flows)
 #   scales=2         also denoise at half size for the low frequencies (clean --scales 2)
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 CHECKPOINT_OPTIONS = (
@@ -429,6 +430,7 @@ CHECKPOINT_OPTIONS = (
     "guide_patch_stride",
     "guided_strength",
     "exposure",
+    "chain",
     "scales",
     "wiener",
 )
@@ -463,9 +465,10 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     if settings.fusion is not None and "guided_strength" in options:
         fusion = dataclasses.replace(settings.fusion, guided_strength=float(options["guided_strength"]))
         settings = dataclasses.replace(settings, fusion=fusion)
-    if settings.fusion is not None and "exposure" in options:
-        fusion = dataclasses.replace(settings.fusion, match_exposure=options["exposure"] == "on")
-        settings = dataclasses.replace(settings, fusion=fusion)
+    switches = {"exposure": "match_exposure", "chain": "chain_flows"}  # option → FusionSettings field, on/off
+    if settings.fusion is not None and any(option in options for option in switches):
+        chosen = {field: options[option] == "on" for option, field in switches.items() if option in options}
+        settings = dataclasses.replace(settings, fusion=dataclasses.replace(settings.fusion, **chosen))
     model, metadata = load_checkpoint(path)
     sigma_range = None if options.get("range") == "off" else read_sigma_range(metadata, path)
     denoiser = Denoiser(model, settings, sigma_train=read_sigma_train(metadata, path), sigma_range=sigma_range)

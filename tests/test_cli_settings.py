@@ -11,7 +11,7 @@ import torch
 import typer.main
 
 from videodenoise.cli.app import app
-from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
+from videodenoise.denoise.settings import PRESETS, DenoiseSettings
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.io.writers import write_video
 from videodenoise.models.checkpoints import SHIPPED
@@ -156,7 +156,7 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
     got = seen["value"]
     assert isinstance(got, DenoiseSettings)
     assert (got.tile, got.stride, got.colour, got.patch_stride) == (0, 2, "rgb", 2)  # best's patch stride kept
-    assert got.fusion == FusionSettings(radius=4)
+    assert got.fusion == PRESETS["best"].fusion  # best's fusion kept
     assert seen["path"] == SHIPPED / "dust-video-wide.safetensors"  # best's own weights
     with pytest.raises(Captured):
         run_cli(["clean", movie, "--no-fusion"], capsys, monkeypatch)
@@ -165,10 +165,13 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
     with pytest.raises(Captured):
         run_cli(["clean", movie, "--quality", "best", "--checkpoint", movie], capsys, monkeypatch)
     assert seen["path"] == movie and seen["value"].patch_stride == 2  # weights given: those, with best's settings
-    for args, radius in ((["--fusion-radius", "6"], 6), (["--quality", "best", "--fusion-radius", "1"], 1)):
+    for args, preset_name, radius in (
+        (["--fusion-radius", "6"], "fast", 6),
+        (["--quality", "best", "--fusion-radius", "1"], "best", 1),
+    ):
         with pytest.raises(Captured):
             run_cli(["clean", movie, *args], capsys, monkeypatch)
-        assert seen["value"].fusion == dataclasses.replace(FusionSettings(), radius=radius)  # the rest as preset
+        assert seen["value"].fusion == dataclasses.replace(PRESETS[preset_name].fusion, radius=radius)  # the rest kept
 
 
 @pytest.mark.parametrize(

@@ -428,11 +428,11 @@ def exposure_gain(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
     if rows * columns < 8:
         return gains
 
-    def block_means(image: np.ndarray) -> np.ndarray:  # (blocks, C)
+    def block_means(image: np.ndarray) -> np.ndarray:  # (blocks, C); area resampling averages each block
         blocks = image[: rows * EXPOSURE_BLOCK, : columns * EXPOSURE_BLOCK]
-        return blocks.reshape(rows, EXPOSURE_BLOCK, columns, EXPOSURE_BLOCK, channels).mean(axis=(1, 3))
+        return cv2.resize(blocks, (columns, rows), interpolation=cv2.INTER_AREA).reshape(-1, channels)
 
-    ours, theirs = block_means(reference).reshape(-1, channels), block_means(other).reshape(-1, channels)
+    ours, theirs = block_means(reference), block_means(other)
     low, high = EXPOSURE_RANGE
     usable = (ours > low) & (ours < high) & (theirs > low) & (theirs < high)
     for channel in range(channels):

@@ -7,8 +7,8 @@ The presets are faster or better (the README's quality table): both fuse every f
 with its motion-aligned neighbours first (`videodenoise.denoise.fusion`), then keep all frames of each
 window, since once a frame holds its neighbours, centring windows (stride 3, 5/3× the model's work)
 gained nothing on the validation clips of benchmarks/tune_fusion.py (disjoint windows: +0.01 dB at
-0.66× the time for fast, ±0.015 dB at 0.87× for best). `best` fuses 3 neighbours a side (+0.09 dB
-there, 6 flows a frame instead of 4), cuts 4× as many patches, and chooses the told σ per video
+0.66× the time for fast, ±0.015 dB at 0.87× for best). `best` fuses 4 neighbours a side, each scaled to
+the frame's exposure first (the comment on PRESETS), cuts 4× as many patches, and chooses the told σ per video
 (`videodenoise.denoise.calibration`: +0.36 dB at σ = 25 on the validation pans, a fixed cost per video
 that the fast preset does not pay; benchmarks/results/calibration), and runs twice, the second pass's
 fusion steered by the first pass's output (+0.13 dB at σ = 25 on the validation pans, nowhere more than
@@ -188,13 +188,15 @@ class DenoiseSettings:
 
 
 # best fuses 4 neighbours each side: on 12-frame validation clips radius 4 gained +0.08 dB over 3 at σ = 25 for
-# 1.01× the time, and 5, within 0.03 dB of 4, gave way by the rule fixed before the run. fast stays at 2: its single
-# pass lost 0.29 dB at 4 on pans over training photographs, and 3 takes 1.10× its time
-# (benchmarks/results/fusion-radius/)
+# 1.01× the time, and 5, within 0.03 dB of 4, gave way by the rule fixed before the run
+# (benchmarks/results/fusion-radius/); and it matches each neighbour's exposure first: +0.12 dB at σ = 25 there, 8 of
+# 8 clips ahead, for 1.04× the time (benchmarks/results/exposure/). fast stays at 2 neighbours, unmatched: matched it
+# gained +0.048 dB at σ = 25, under the rule's +0.05, and 3 or 4 matched neighbours (+0.32, +0.44) took 1.14× and
+# 1.25× its time, over the rule's 1.08× (issue 19's speed target is the default's time)
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),
     "best": DenoiseSettings(
-        fusion=FusionSettings(radius=4),
+        fusion=FusionSettings(radius=4, match_exposure=True),
         patch_stride=2,
         calibrate=True,
         passes=2,
