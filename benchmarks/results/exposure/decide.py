@@ -1,8 +1,10 @@
-"""The README's rule applied to the validation runs: python benchmarks/results/exposure/decide.py (from the
+"""The README's rules applied to the validation runs: python benchmarks/results/exposure/decide.py (from the
 repository root). Prints each arm's mean PSNR per condition, its seconds per frame over the Gaussian rows, the
-gaps to the shipped arm paired by clip (95 % t interval over the clips) and the decisions for fast and best."""
+gaps to the shipped arm paired by clip (95 % t interval over the clips) and the decisions: fast and best
+(round 1), fast along chained flows (round 2)."""
 
 import csv
+import os
 import statistics
 
 from scipy import stats
@@ -12,6 +14,7 @@ TOLERANCE, GAIN = 0.03, 0.05
 PRESET_ARMS = {  # preset → (shipped arm, candidates from the smallest radius up, time bound)
     "fast": ("shipped", ("r2", "r3", "r4"), 1.08),
     "best": ("b-shipped", ("b-r4",), 1.05),
+    "fast-chained": ("shipped", ("c2", "c3", "c4"), 1.08),  # round 2 (README)
 }
 
 
@@ -37,6 +40,9 @@ def gap(a: dict[str, float], b: dict[str, float]) -> str:
 
 
 for preset, (shipped, candidates, time_bound) in PRESET_ARMS.items():
+    if not os.path.exists(f"{HERE}/validation-{preset}/quality.csv"):
+        print(f"== {preset}: not run yet")
+        continue
     table = rows(preset)
     conditions = sorted({c for _, c in table if c != "seconds"})
     means = {key: statistics.mean(v.values()) for key, v in table.items()}
