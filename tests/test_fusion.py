@@ -305,11 +305,12 @@ def test_quality_presets_are_what_clean_runs():
     from videodenoise.denoise.settings import DEFAULT_STRIDE, DEFAULT_WINDOW
 
     fast = denoise_settings("fast", {})
-    assert fast.fusion == FusionSettings() and fast.frames_kept == DEFAULT_WINDOW  # fused frames: disjoint windows
+    assert fast.fusion == FusionSettings(radius=4, match_exposure=True, chain_flows=True)
+    assert fast.frames_kept == DEFAULT_WINDOW  # fused frames: disjoint windows
     alone = denoise_settings("fast", {"fusion": False})
     assert alone.fusion is None and alone.frames_kept == DEFAULT_STRIDE  # the model alone: centred windows
     best = denoise_settings("best", {})
-    assert best.fusion.radius == 4 and best.patch_stride == 2 and best.passes == 2
+    assert best.fusion == FusionSettings(radius=4, match_exposure=True) and best.patch_stride == 2 and best.passes == 2
     assert denoise_settings("best", {"fusion": False}).passes == 1  # the second pass steers fusion
     with pytest.raises(DenoiseError, match="fast, best"):
         denoise_settings("ultra", {})
