@@ -305,7 +305,7 @@ def test_quality_presets_are_what_clean_runs():
     from videodenoise.denoise.settings import DEFAULT_STRIDE, DEFAULT_WINDOW
 
     fast = denoise_settings("fast", {})
-    assert fast.fusion == FusionSettings(radius=4, match_exposure=True, chain_flows=True)
+    assert fast.fusion == FusionSettings()
     assert fast.frames_kept == DEFAULT_WINDOW  # fused frames: disjoint windows
     alone = denoise_settings("fast", {"fusion": False})
     assert alone.fusion is None and alone.frames_kept == DEFAULT_STRIDE  # the model alone: centred windows

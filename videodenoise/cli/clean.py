@@ -15,18 +15,10 @@ from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettin
 from videodenoise.errors import VideodenoiseError
 
 PRESET_FUSION_RADIUS = {name: settings.fusion.radius for name, settings in PRESETS.items()}
-BEST_FUSES = (  # how best's fusion differs from fast's, read from the presets
-    f"fusing {2 * PRESET_FUSION_RADIUS['best'] + 1} frames instead of {2 * PRESET_FUSION_RADIUS['fast'] + 1}"
-    if PRESET_FUSION_RADIUS["best"] != PRESET_FUSION_RADIUS["fast"]
-    else f"fusing {2 * PRESET_FUSION_RADIUS['best'] + 1} frames as fast does"
-) + (
-    " but along direct optical flows"
-    if PRESETS["fast"].fusion.chain_flows and not PRESETS["best"].fusion.chain_flows
-    else ""
-)
 QUALITY_HELP = (
-    "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), "
-    f"{BEST_FUSES}, twice (the second pass's fusion steered by the first's, a sparser pass), at two scales (the low "
+    "fast, or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing "
+    f"{2 * PRESET_FUSION_RADIUS['best'] + 1} frames instead of {2 * PRESET_FUSION_RADIUS['fast'] + 1}, twice (the "
+    "second pass's fusion steered by the first's, a sparser pass), at two scales (the low "
     "frequencies from the frames halved), then a Wiener filter with that output as its pilot (--wiener; about 10× "
     "the time in all), and the told σ calibrated per video (--calibrate)."
 )
@@ -123,8 +115,8 @@ def clean(
         "--fusion-radius",
         help="Neighbours fused on each side of a frame (default: the preset's, "
         f"{PRESET_FUSION_RADIUS['fast']} for fast and {PRESET_FUSION_RADIUS['best']} for best). More average more "
-        "noise away where the flow is right (a fixed camera, a steady pan); fusion's weights leave out what it does "
-        "not explain. A warp more per neighbour and frame (and with best an optical flow); 2×N + 1 frames held.",
+        "noise away where the flow is right (a fixed camera, a steady pan); where parts move on their own, far "
+        "neighbours can cost. One optical flow more per neighbour and frame; 2×N + 1 frames held.",
     ),
     quiet: bool = typer.Option(
         False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."
