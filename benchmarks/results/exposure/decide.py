@@ -7,7 +7,7 @@ import csv
 import os
 import statistics
 
-from scipy import stats
+from videodenoise.evaluation.statistics import paired_difference
 
 HERE = "benchmarks/results/exposure"
 TOLERANCE, GAIN = 0.03, 0.05
@@ -33,10 +33,10 @@ def rows(preset: str) -> dict[tuple[str, str], dict[str, float]]:
 
 
 def gap(a: dict[str, float], b: dict[str, float]) -> str:
-    values = [a[c] - b[c] for c in sorted(b)]
-    mean = statistics.mean(values)
-    half = stats.t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
-    return f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}], {sum(v > 0 for v in values)} of {len(values)} ahead"
+    clips = sorted(b)
+    d = paired_difference([a[c] for c in clips], [b[c] for c in clips])
+    ahead = sum(a[c] > b[c] for c in clips)
+    return f"{d.mean:+.2f} [{d.low:+.2f}, {d.high:+.2f}], {ahead} of {len(clips)} ahead"
 
 
 for preset, (shipped, candidates, time_bound) in PRESET_ARMS.items():

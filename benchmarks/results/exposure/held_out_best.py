@@ -7,7 +7,7 @@ import csv
 import statistics
 import sys
 
-from scipy import stats
+from videodenoise.evaluation.statistics import paired_difference
 
 OURS, BEFORE = "exposure-auto", "r4-auto"
 HERE, RADIUS = "benchmarks/results/exposure/held-out", "benchmarks/results/fusion-radius/held-out"
@@ -27,9 +27,8 @@ def per_clip(gaps: dict[str, float]) -> str:
 
 
 def interval(values: list[float]) -> str:
-    mean = statistics.mean(values)
-    half = stats.t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
-    return f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}], {sum(v > 0 for v in values)} of {len(values)} ahead"
+    d = paired_difference(values, [0.0] * len(values))
+    return f"{d.mean:+.2f} [{d.low:+.2f}, {d.high:+.2f}], {sum(v > 0 for v in values)} of {len(values)} ahead"
 
 
 def same_noise(a: dict, b: dict, label: str) -> None:
