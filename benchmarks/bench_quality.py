@@ -435,6 +435,13 @@ CHECKPOINT_OPTIONS = (
     "wiener",
 )
 
+# the options that set a FusionSettings field directly: option → (field, how its value is read)
+FUSION_OPTIONS = {
+    "guided_strength": ("guided_strength", float),
+    "exposure": ("match_exposure", lambda value: value == "on"),
+    "chain": ("chain_flows", lambda value: value == "on"),
+}
+
 
 def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     """The denoiser `clean` builds, changed by a --checkpoint's options."""
@@ -462,12 +469,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
     radius = int(options["fusion_radius"]) if "fusion_radius" in options else None
     settings = denoise_settings(options.get("quality", "fast"), given, fusion_radius=radius)
-    if settings.fusion is not None and "guided_strength" in options:
-        fusion = dataclasses.replace(settings.fusion, guided_strength=float(options["guided_strength"]))
-        settings = dataclasses.replace(settings, fusion=fusion)
-    switches = {"exposure": "match_exposure", "chain": "chain_flows"}  # option → FusionSettings field, on/off
-    if settings.fusion is not None and any(option in options for option in switches):
-        chosen = {field: options[option] == "on" for option, field in switches.items() if option in options}
+    chosen = {field: read(options[option]) for option, (field, read) in FUSION_OPTIONS.items() if option in options}
+    if settings.fusion is not None and chosen:
         settings = dataclasses.replace(settings, fusion=dataclasses.replace(settings.fusion, **chosen))
     model, metadata = load_checkpoint(path)
     sigma_range = None if options.get("range") == "off" else read_sigma_range(metadata, path)
