@@ -27,8 +27,11 @@ def test_bf16_on_a_cpu_warns_only_when_the_cpu_emulates_it(fast, monkeypatch):
         assert len(messages) == 1 and "--precision fp32 is faster" in messages[0]
 
 
-def test_the_cpu_check_answers_on_this_machine():
+def test_the_cpu_checks_answer_on_this_machine(monkeypatch):
     assert isinstance(devices.cpu_has_fast_bfloat16(), bool)
+    assert isinstance(devices.cpu_has_avx512(), bool)
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX2")
+    assert devices.cpu_has_avx512() is False
 
 
 def test_an_unknown_precision_is_a_clear_error():

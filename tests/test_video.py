@@ -16,6 +16,7 @@ import torch
 from videodenoise.errors import VideoReadError, VideoWriteError
 from videodenoise.io.readers import CorruptFrameWarning
 from videodenoise.io.video import open_video, probe_video, read_video
+import videodenoise.io.writers as writers
 from videodenoise.io.writers import VideoWriter, write_video
 
 from helpers import png_movie
@@ -66,6 +67,24 @@ def test_h264_round_trip_within_small_error_and_metadata_kept(tmp_path):
     grey = read_video(tmp_path / "grey.mp4", channels=1)
     assert grey.shape == (20, 1, 48, 64)
     assert psnr(grey, grey_clip) > 40 and (grey - grey_clip).abs().mean() < 0.01  # CRF 17
+
+
+def test_h264_output_is_the_same_on_every_run(tmp_path):
+    # a noisy pan over a photograph: on an AVX-512 CPU libx264's own AVX-512 code gave 5 different
+    # outputs in 6 writes of these frames (see writers.h264_options); every run must give the same
+    photo = torch.from_numpy(skimage.data.astronaut()).permute(2, 0, 1).float() / 255
+    frames = torch.stack([photo[:, 40 + 2 * k : 280 + 2 * k, 60 + 3 * k : 380 + 3 * k] for k in range(30)])
+    noise = 0.08 * torch.randn(frames.shape, generator=torch.Generator().manual_seed(0))
+    clip = ((frames + noise).clamp(0, 1) * 255).round() / 255
+    decoded = [read_video(write_video(tmp_path / f"run{run}.mp4", clip, fps=25)) for run in range(3)]
+    assert all(torch.equal(decoded[0], other) for other in decoded[1:])
+
+
+def test_libx264_is_held_to_avx2_only_where_the_cpu_has_avx512(monkeypatch):
+    monkeypatch.setattr(writers, "cpu_has_avx512", lambda: True)
+    assert writers.h264_options(17) == {"crf": "17", "preset": "medium", "x264-params": "asm=avx2"}
+    monkeypatch.setattr(writers, "cpu_has_avx512", lambda: False)  # naming AVX2 to a CPU without it would crash
+    assert writers.h264_options(23) == {"crf": "23", "preset": "medium"}
 
 
 def test_h264_odd_size_keeps_the_size(tmp_path):

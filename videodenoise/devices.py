@@ -54,6 +54,15 @@ def cpu_has_fast_bfloat16() -> bool:
         return True
 
 
+def cpu_has_avx512() -> bool:
+    """Whether this CPU runs AVX-512 code, as torch's kernel dispatch sees it (False where torch cannot say,
+    or where ATEN_CPU_CAPABILITY lowers it)."""
+    try:
+        return torch.backends.cpu.get_cpu_capability().startswith("AVX512")
+    except (AttributeError, RuntimeError):
+        return False
+
+
 def use_threads(count: int) -> None:
     """Run torch's and OpenCV's CPU work on `count` threads (both default to one per core). Fewer pays when
     other jobs share the machine: torch's threads wait on each other for a core (`demo` beside one busy

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from videodenoise.devices import cpu_has_avx512
 from videodenoise.errors import OutputError, VideoWriteError
 from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_name
 from videodenoise.io.audio import mux_audio
@@ -149,7 +150,7 @@ class VideoWriter:
         stream.pix_fmt, dropped = pixel_format(self.codec, colour, alpha, self.properties.bit_depth, width, height)
         lost += dropped
         if self.codec == "h264":
-            stream.options = {"crf": str(self.crf), "preset": "medium"}
+            stream.options = h264_options(self.crf)
         context, properties = stream.codec_context, self.properties
         if properties.sample_aspect_ratio:
             context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 records it in its bitstream
@@ -275,6 +276,18 @@ class VideoWriter:
             except Exception:  # the container may be unusable after the error that brought us here
                 pass
         self._output.discard()
+
+
+def h264_options(crf: int) -> dict[str, str]:
+    """libx264's options for `crf`. On a CPU with AVX-512, libx264 (as PyAV bundles it) gave different bits
+    from run to run for the same frames, in its macroblock-tree rate control's AVX-512 code: 7 distinct
+    outputs in 8 encodes of the same 40 noisy 320×240 frames. Held to its AVX2 code it gave one, the same
+    as its SSE4 code, at the same speed (docs/io.md, "Reproducible output"). AVX-512 implies AVX2, and
+    libx264 takes the named instruction sets as given, so the restriction is only set where AVX-512 is."""
+    options = {"crf": str(crf), "preset": "medium"}
+    if cpu_has_avx512():
+        options["x264-params"] = "asm=avx2"
+    return options
 
 
 def pixel_format(codec: str, colour: int, alpha: bool, bits: int, width: int, height: int) -> tuple[str, list[str]]:
