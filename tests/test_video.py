@@ -13,10 +13,10 @@ import pytest
 import skimage
 import torch
 
+import videodenoise.io.writers as writers
 from videodenoise.errors import VideoReadError, VideoWriteError
 from videodenoise.io.readers import CorruptFrameWarning
 from videodenoise.io.video import open_video, probe_video, read_video
-import videodenoise.io.writers as writers
 from videodenoise.io.writers import VideoWriter, write_video
 
 from helpers import png_movie
