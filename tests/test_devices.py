@@ -37,3 +37,20 @@ def test_the_cpu_checks_answer_on_this_machine(monkeypatch):
 def test_an_unknown_precision_is_a_clear_error():
     with pytest.raises(VideodenoiseError, match="unknown precision 'fp8'; choose one of: auto, fp32, bf16"):
         devices.resolve_precision("fp8", torch.device("cpu"))
+
+
+def test_the_l2_cache_is_read_from_sysfs(tmp_path):
+    for index, (level, kind, size) in enumerate(
+        [(1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "2048K")]
+    ):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(f"{level}\n")
+        (folder / "type").write_text(f"{kind}\n")
+        (folder / "size").write_text(f"{size}\n")
+    assert devices.cpu_cache_bytes(2, tmp_path) == 2 << 20
+    assert devices.cpu_cache_bytes(1, tmp_path) == 48 << 10  # the data cache, not the instruction cache
+    assert devices.cpu_cache_bytes(3, tmp_path) is None
+    assert devices.cpu_cache_bytes(2, tmp_path / "missing") is None
+    (tmp_path / "index2" / "size").write_text("garbled\n")
+    assert devices.cpu_cache_bytes(2, tmp_path) is None

@@ -211,6 +211,13 @@ def test_a_noise_map_runs_divided_by_each_tokens_sigma_and_equals_the_per_token_
         torch.testing.assert_close(a, b, rtol=0, atol=2e-6)
 
 
+def test_cpu_bands_follow_the_l2_cache_within_the_sizes_measured():
+    assert base.band_bytes(2 << 20) == 8 << 20  # the Intel Xeon's 2 MiB a core
+    assert base.band_bytes(512 << 10) == 2 << 20  # an EPYC core's 0.5 MiB
+    assert base.band_bytes(None) == 2 << 20  # unknown: the size used before
+    assert base.band_bytes(64 << 10) == 2 << 20 and base.band_bytes(32 << 20) == 16 << 20
+
+
 def test_cpu_bands_are_sized_in_bytes_so_bfloat16_bands_hold_twice_the_rows(monkeypatch):
     model = build_model("dust", channels=1)
     tokens, _ = extract_patches(torch.rand(1, 5, 1, 200, 128), 8, 4)  # 51 rows of 33 × 5 tokens, 256 wide

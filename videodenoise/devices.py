@@ -1,10 +1,11 @@
 """Choosing the device, numeric precision and CPU threads from the `--device`, `--precision` and `--threads`
-options."""
+options, and what the CPU offers (bfloat16, AVX-512, cache sizes) where the code adapts to it."""
 
 from __future__ import annotations
 
 import contextlib
 import warnings
+from pathlib import Path
 
 import torch
 
@@ -61,6 +62,23 @@ def cpu_has_avx512() -> bool:
         return torch.backends.cpu.get_cpu_capability().startswith("AVX512")
     except (AttributeError, RuntimeError):
         return False
+
+
+def cpu_cache_bytes(level: int, root: Path = Path("/sys/devices/system/cpu/cpu0/cache")) -> int | None:
+    """The size of one core's level-`level` data (or unified) cache in bytes, as Linux's sysfs lists it under
+    `root`; None where it does not (another OS, a container hiding it)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        for index in sorted(root.glob("index*")):
+            if (index / "level").read_text().strip() != str(level):
+                continue
+            if (index / "type").read_text().strip() not in ("Data", "Unified"):
+                continue
+            size = (index / "size").read_text().strip()
+            return int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def use_threads(count: int) -> None:

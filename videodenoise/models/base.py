@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
+from videodenoise.devices import cpu_cache_bytes
 from videodenoise.errors import ModelError
 from videodenoise.models.config import PatchConfig
 from videodenoise.models.layers import (
@@ -21,15 +22,26 @@ from videodenoise.models.layers import (
     spatial_offsets,
 )
 
+
 # On the CPU the layers run on bands of patch rows whose widest tensor takes about this many bytes.
 # The layers' elementwise steps (shrinkage, the attention's mixing and gains) cost about as much as
-# their matrix products, and run fastest on tensors that stay in cache: on the 2-core AMD EPYC, 2 MiB
-# bands beat 8 MiB ones by 18-41 % for the grey models in float32, and bfloat16 autocast (2 bytes an
-# element) runs near its fastest at 2 MiB too (benchmarks/bench_models.py --band-bytes; results in
-# benchmarks/results/speed). Far larger fresh tensors are also mmap'ed and page-faulted in on every
-# op. Bands are exact: the temporal token set never crosses rows, and a spatio-temporal one gets a
-# halo wide enough for every layer. Off the CPU a whole clip is one band.
-CPU_BAND_BYTES = 1 << 21
+# their matrix products, and run fastest on tensors that stay near the core, so the best band follows
+# the CPU's caches (bench_models.py --band-bytes; benchmarks/results/speed, "Band size from the L2
+# cache"). On the 2-core Intel Xeon with 2 MiB of L2 a core, 8 MiB bands beat 2 MiB ones by 5-17 % for
+# all four default models (`clean` 1.12× as fast), and 16 MiB ones lost again. On the 2-core AMD EPYC
+# (its L2 not recorded; EPYC cores have 0.5 or 1 MiB) 2 MiB was fastest for the grey models (DUST level
+# with 4 MiB, UT 15 % ahead of it), 8-30 % faster than 8 MiB. Four times one core's L2 gives 8 MiB on the
+# Xeon and 2 MiB on an EPYC core of 0.5 MiB; an unknown cache keeps 2 MiB, and the rule stays within the
+# 2-16 MiB measured. Bands are exact: the temporal token set never crosses rows, and a spatio-temporal
+# one gets a halo wide enough for every layer. Off the CPU a whole clip is one band.
+def band_bytes(l2_cache: int | None) -> int:
+    """The CPU band size (bytes of a band's widest tensor) for one core's L2 cache size (None: unknown)."""
+    if l2_cache is None:
+        return 2 << 20
+    return min(16 << 20, max(2 << 20, 4 * l2_cache))
+
+
+CPU_BAND_BYTES = band_bytes(cpu_cache_bytes(2))
 
 
 class UnrolledDenoiser(nn.Module):
