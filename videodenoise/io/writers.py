@@ -150,7 +150,7 @@ class VideoWriter:
         stream.pix_fmt, dropped = pixel_format(self.codec, colour, alpha, self.properties.bit_depth, width, height)
         lost += dropped
         if self.codec == "h264":
-            stream.options = h264_options(self.crf)
+            configure_h264(stream, self.crf)
         context, properties = stream.codec_context, self.properties
         if properties.sample_aspect_ratio:
             context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 records it in its bitstream
@@ -278,16 +278,22 @@ class VideoWriter:
         self._output.discard()
 
 
-def h264_options(crf: int) -> dict[str, str]:
-    """libx264's options for `crf`. On a CPU with AVX-512, libx264 (as PyAV bundles it) gave different bits
-    from run to run for the same frames, in its macroblock-tree rate control's AVX-512 code: 7 distinct
-    outputs in 8 encodes of the same 40 noisy 320×240 frames. Held to its AVX2 code it gave one, the same
-    as its SSE4 code, at the same speed (docs/io.md, "Reproducible output"). AVX-512 implies AVX2, and
-    libx264 takes the named instruction sets as given, so the restriction is only set where AVX-512 is."""
+def configure_h264(stream, crf: int) -> None:
+    """libx264's settings for `crf`, chosen so that the same frames give the same bits on every run.
+
+    As PyAV bundles and opens it, libx264 did not: PyAV asks for slice threads (x264's sliced-threads mode),
+    and on a CPU with AVX-512 libx264 runs its AVX-512 code. On the same frames each gave different bits from
+    run to run: up to 7 outputs in 8 encodes of a noisy 8-bit clip (AVX-512), up to 3 in 5 of a 10-bit one
+    (slice threads, even held to AVX2). x264's own frame threads with its AVX2 code gave one output in each of
+    44 encodes of five clips (8 and 10 bits, 4:2:0 and 4:4:4) at the same speed. Turning off its
+    macroblock-tree rate control also did, but changed what a CRF gives (48 % more bytes on a denoised clip).
+    AVX-512 implies AVX2, and libx264 takes the named instruction sets as given, so it is only held to AVX2
+    where the CPU has AVX-512."""
     options = {"crf": str(crf), "preset": "medium"}
     if cpu_has_avx512():
         options["x264-params"] = "asm=avx2"
-    return options
+    stream.options = options
+    stream.codec_context.thread_type = "FRAME"
 
 
 def pixel_format(codec: str, colour: int, alpha: bool, bits: int, width: int, height: int) -> tuple[str, list[str]]:
