@@ -1,6 +1,6 @@
 """`clean` keeps everything but the noise, ffmpeg's behaviour as the reference: files with rotation,
-variable frame rate, audio before the first frame, 10- and 16-bit pictures, alpha, a pixel aspect
-ratio, colour tags, several video streams, and awkward names, written here with PyAV and denoised by an
+variable frame rate, audio before the first frame, 10- and 16-bit pictures, alpha, interlacing, a pixel
+aspect ratio, colour tags, several video streams, and awkward names, written here with PyAV and denoised by an
 identity model, so that what comes out can be compared with what went in."""
 
 from __future__ import annotations
@@ -85,6 +85,24 @@ def test_sample_aspect_ratio_and_colour_tags_are_kept_and_used(tmp_path):
     with pytest.warns(UserWarning, match="FFV1 cannot hold its pixel aspect ratio 4/3"):
         lossless = denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None, format="lossless")
     assert (open_video(lossless.output).read() - original).abs().max() <= 1 / 255 + 1e-6
+
+
+@pytest.mark.parametrize("order", ["tff", "bff"])
+def test_interlaced_video_comes_out_interlaced_with_the_same_field_first(tmp_path, order):
+    params = {"x264-params": f"interlaced=1:{order}=1"}
+    source = encode(tmp_path / "dvr.mp4", [picture(k) for k in range(4)], setup=lambda s: setattr(s, "options", params))
+    field_order = {"tff": 2, "bff": 3}[order]  # FFmpeg's AVFieldOrder: top, bottom field coded and shown first
+    assert open_video(source).properties().field_order == field_order
+    for output, format in (("out.mp4", None), ("out.mkv", "lossless")):
+        result = denoise_video(source, tmp_path / output, identity(), sigma=None, format=format)
+        with av.open(str(result.output)) as container:
+            assert container.streams.video[0].codec_context.field_order == field_order
+            assert next(container.decode(video=0)).interlaced_frame == (format is None)  # FFV1: a stream tag
+    with pytest.warns(UserWarning, match=f"a PNG frame folder cannot hold its interlacing \\({order[0]}"):
+        denoise_video(source, tmp_path / "frames", identity(), sigma=None)
+    progressive = encode(tmp_path / "phone.mp4", [picture(k) for k in range(4)])
+    with av.open(str(denoise_video(progressive, None, identity(), sigma=None).output)) as container:
+        assert container.streams.video[0].codec_context.field_order == 1
 
 
 def test_the_main_video_stream_is_the_one_ffmpeg_picks(tmp_path):

@@ -81,6 +81,7 @@ class PyAVReader(VideoReader):
                 color_primaries=int(context.color_primaries or 2),
                 time_base=chosen.time_base,
                 start_time=chosen.start_time,
+                field_order=int(context.field_order or 0),
             )
         if n_frames <= 0 or width <= 0 or height <= 0:
             raise VideoReadError(f"'{self.path}' holds no decodable video frames")
@@ -127,6 +128,7 @@ class PyAVReader(VideoReader):
             alpha=self.info.alpha,
             time_base=Fraction(tags["time_base"]) if tags["time_base"] else None,
             start=int(tags["start_time"]) if tags["start_time"] is not None else None,
+            field_order=tags["field_order"],
         )
 
     def _build_pts_index(self, container, stream) -> list[int]:

@@ -67,7 +67,9 @@ class VideoProperties:
     sample_aspect_ratio: the width of a pixel over its height (None: square). The colour tags are
     FFmpeg's enumerations (AVColorRange: 0 unknown, 1 limited, 2 full; AVColorSpace, AVColorTransfer-
     Characteristic, AVColorPrimaries: 2 unknown). time_base and start: the stream's clock and its
-    first timestamp, in which every frame's own timestamp is counted (None: a frame folder)."""
+    first timestamp, in which every frame's own timestamp is counted (None: a frame folder).
+    field_order: FFmpeg's AVFieldOrder, whether the pictures are interlaced (0 unknown, 1 progressive;
+    2 and 5 top field shown first, 3 and 4 bottom field first)."""
 
     rotation: int = 0
     sample_aspect_ratio: Fraction | None = None
@@ -79,6 +81,7 @@ class VideoProperties:
     alpha: bool = False
     time_base: Fraction | None = None
     start: int | None = None
+    field_order: int = 0
 
 
 # ----------------------------------------------------------------------------------------------

@@ -28,6 +28,9 @@ H264_CONTAINERS = {".mp4", ".mkv", ".mov", ".m4v", ".avi"}
 
 
 MAX_CRF = 51  # libx264's 8-bit CRF range is 0-51
+# FFmpeg's AVFieldOrder values of interlaced pictures, by the field shown first (2 TT, 3 BB, 4 TB, 5 BT)
+INTERLACED = {2: "top field first", 3: "bottom field first", 4: "bottom field first", 5: "top field first"}
+TOP_FIELD_FIRST = (2, 5)
 
 
 class VideoWriter:
@@ -134,6 +137,8 @@ class VideoWriter:
         if self.codec == "png":
             if self.properties.sample_aspect_ratio not in (None, 1):
                 lost.append(f"its pixel aspect ratio {self.properties.sample_aspect_ratio}")
+            if self.properties.field_order in INTERLACED:
+                lost.append(f"its interlacing ({INTERLACED[self.properties.field_order]})")
             self._warn(lost)
             return
         try:
@@ -149,9 +154,11 @@ class VideoWriter:
             stream.codec_context.gop_size = self.keyframe_interval
         stream.pix_fmt, dropped = pixel_format(self.codec, colour, alpha, self.properties.bit_depth, width, height)
         lost += dropped
-        if self.codec == "h264":
-            configure_h264(stream, self.crf)
         context, properties = stream.codec_context, self.properties
+        if self.codec == "h264":
+            configure_h264(stream, self.crf, properties.field_order)
+        elif properties.field_order in INTERLACED:  # FFV1 in Matroska records the field order per stream
+            context.field_order = properties.field_order
         if properties.sample_aspect_ratio:
             context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 records it in its bitstream
             if self.codec == "ffv1" and properties.sample_aspect_ratio != 1:
@@ -278,8 +285,10 @@ class VideoWriter:
         self._output.discard()
 
 
-def configure_h264(stream, crf: int) -> None:
-    """libx264's settings for `crf`, chosen so that the same frames give the same bits on every run.
+def configure_h264(stream, crf: int, field_order: int = 0) -> None:
+    """libx264's settings for `crf` and an input's field order (`VideoProperties.field_order`: interlaced
+    pictures are coded as interlaced, the field shown first kept), chosen so that the same frames give the
+    same bits on every run.
 
     As PyAV bundles and opens it, libx264 did not: PyAV asks for slice threads (x264's sliced-threads mode),
     and on a CPU with AVX-512 libx264 runs its AVX-512 code. On the same frames each gave different bits from
@@ -290,8 +299,11 @@ def configure_h264(stream, crf: int) -> None:
     AVX-512 implies AVX2, and libx264 takes the named instruction sets as given, so it is only held to AVX2
     where the CPU has AVX-512."""
     options = {"crf": str(crf), "preset": "medium"}
-    if cpu_has_avx512():
-        options["x264-params"] = "asm=avx2"
+    params = ["asm=avx2"] if cpu_has_avx512() else []
+    if field_order in INTERLACED:
+        params.append("interlaced=1:" + ("tff=1" if field_order in TOP_FIELD_FIRST else "bff=1"))
+    if params:
+        options["x264-params"] = ":".join(params)
     stream.options = options
     stream.codec_context.thread_type = "FRAME"
 
