@@ -17,6 +17,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DenoiseError, VideoReadError
@@ -94,15 +95,58 @@ def test_interlaced_video_comes_out_interlaced_with_the_same_field_first(tmp_pat
     field_order = {"tff": 2, "bff": 3}[order]  # FFmpeg's AVFieldOrder: top, bottom field coded and shown first
     assert open_video(source).properties().field_order == field_order
     for output, format in (("out.mp4", None), ("out.mkv", "lossless")):
-        result = denoise_video(source, tmp_path / output, identity(), sigma=None, format=format)
+        with pytest.warns(UserWarning, match=f"is interlaced \\({order[0]}.*denoising its fields \\(--fields\\)"):
+            result = denoise_video(source, tmp_path / output, identity(), sigma=None, format=format)
         with av.open(str(result.output)) as container:
             assert container.streams.video[0].codec_context.field_order == field_order
             assert next(container.decode(video=0)).interlaced_frame == (format is None)  # FFV1: a stream tag
-    with pytest.warns(UserWarning, match=f"a PNG frame folder cannot hold its interlacing \\({order[0]}"):
+    with pytest.warns(UserWarning) as caught:
         denoise_video(source, tmp_path / "frames", identity(), sigma=None)
+    messages = " | ".join(str(warning.message) for warning in caught)
+    assert f"a PNG frame folder cannot hold its interlacing ({order[0]}" in messages and "--fields" in messages
     progressive = encode(tmp_path / "phone.mp4", [picture(k) for k in range(4)])
     with av.open(str(denoise_video(progressive, None, identity(), sigma=None).output)) as container:
         assert container.streams.video[0].codec_context.field_order == 1
+
+
+class Recording(Identity):
+    """An identity that keeps the height of every picture it is handed."""
+
+    def __init__(self):
+        super().__init__()
+        self.heights: list[int] = []
+
+    def forward(self, clip: torch.Tensor) -> torch.Tensor:
+        self.heights += [clip.shape[-2]] * clip.shape[1]
+        return clip
+
+
+@pytest.mark.parametrize("order", ["tff", "bff"])
+def test_fields_are_denoised_in_the_order_taken_and_woven_back_exactly(tmp_path, order):
+    params = {"x264-params": f"interlaced=1:{order}=1"}
+    source = encode(tmp_path / "dvr.mp4", [picture(k) for k in range(5)], setup=lambda s: setattr(s, "options", params))
+    model = Recording()
+    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=0, fields=True))
+    result = denoise_video(source, tmp_path / "out.mkv", denoiser, sigma=None, format="lossless")
+    assert model.heights and set(model.heights) == {24}  # 48-line frames, seen as 24-line fields
+    assert torch.equal(open_video(result.output).read(), open_video(source).read())  # woven back line for line
+    progressive = encode(tmp_path / "phone.mp4", [picture(k) for k in range(5)])
+    model.heights.clear()
+    denoise_video(progressive, tmp_path / "still.mkv", denoiser, sigma=None, format="lossless")
+    assert set(model.heights) == {48}  # progressive video stays frames, whatever the setting
+
+
+def test_fields_split_in_time_order_and_weave_back():
+    frames = torch.arange(2 * 3 * 4 * 5, dtype=torch.float32).reshape(2, 3, 4, 5)
+    for top_first in (True, False):
+        fields = list(split_fields(frames, top_first))
+        first, second = (
+            (frames[0, :, 0::2], frames[0, :, 1::2]) if top_first else (frames[0, :, 1::2], frames[0, :, 0::2])
+        )
+        assert len(fields) == 4 and torch.equal(fields[0], first) and torch.equal(fields[1], second)
+        assert torch.equal(torch.stack(list(weave_fields(fields, top_first))), frames)
+    with pytest.raises(DenoiseError, match="fields of two heights; denoise it as frames"):
+        list(split_fields([torch.zeros(3, 5, 4)], True))
 
 
 def test_the_main_video_stream_is_the_one_ffmpeg_picks(tmp_path):

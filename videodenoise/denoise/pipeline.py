@@ -22,6 +22,7 @@ import torch
 
 from videodenoise.denoise.calibration import Calibration, calibration_span, choose_told_scale
 from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.readers import short_error
@@ -76,10 +77,12 @@ def stream_pairs(
     frames: Iterable[torch.Tensor],
     sigma: float | NoiseLevelFunction | None,
     channels: int | None = None,
+    top_field_first: bool | None = None,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(input frame, denoised frame) in order, holding only the inputs whose output is still to come.
     channels: the picture's channels, the first of each frame (None: all); the rest (an alpha
-    channel) passes by the model."""
+    channel) passes by the model. top_field_first: None denoises frames; else their fields, in the order
+    they were taken (`videodenoise.denoise.fields`)."""
     pending: dict[int, torch.Tensor] = {}
 
     def remembered() -> Iterator[torch.Tensor]:
@@ -87,7 +90,12 @@ def stream_pairs(
             pending[index] = frame
             yield frame if channels is None else frame[:channels]
 
-    for index, denoised in enumerate(denoiser.denoise_frames(remembered(), sigma)):
+    if top_field_first is None:
+        denoised_frames = denoiser.denoise_frames(remembered(), sigma)
+    else:
+        fields = denoiser.denoise_frames(split_fields(remembered(), top_field_first), sigma)
+        denoised_frames = weave_fields(fields, top_field_first)
+    for index, denoised in enumerate(denoised_frames):
         yield pending.pop(index), denoised
 
 
@@ -214,11 +222,22 @@ def denoise_plan(
     # the frames keep their own timestamps, so the audio keeps its own too
     audio_offset = 0.0 if properties.time_base is not None else None
 
+    # the top field first, the bottom field first, or None: frames (progressive video, or fields not asked for)
+    fields_first = properties.top_field_first if denoiser.settings.fields and properties.interlaced else None
+    if properties.interlaced and fields_first is None:
+        warnings.warn(
+            f"'{plan.input}' is interlaced ({'top' if properties.top_field_first else 'bottom'} field first) and is "
+            "denoised as whole frames; where things move, denoising its fields (--fields) does better",
+            stacklevel=2,
+        )
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
     calibration = None
     if denoiser.settings.calibrate and sigma_value is not None:
-        calibration = choose_told_scale(denoiser, calibration_frames(reader, info), sigma_value)
+        chosen_on = calibration_frames(reader, info)
+        if fields_first is not None:  # what the model will see
+            chosen_on = torch.stack(list(split_fields(chosen_on, fields_first)))
+        calibration = choose_told_scale(denoiser, chosen_on, sigma_value)
         sigma_value = calibration.applied_to(sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
@@ -256,7 +275,7 @@ def denoise_plan(
         done = write_frames(
             options,
             [view for _, _, view in outputs],
-            stream_pairs(denoiser, frames(), sigma_value, channels=info.channels),
+            stream_pairs(denoiser, frames(), sigma_value, channels=info.channels, top_field_first=fields_first),
             None if progress is None else lambda count: progress(count, info.n_frames),
             timestamps,
         )

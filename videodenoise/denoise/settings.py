@@ -134,6 +134,12 @@ class DenoiseSettings:
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
         "predicts a left-out neighbouring frame, on 5 frames from its middle; white noise only, not a codec's.",
     )
+    fields: bool = setting(
+        False,
+        "Denoise a video its file says is interlaced field by field: each frame's two fields (half its height) in "
+        "the order they were taken, then woven back. +2.2 dB on a synthetic interlaced clip with motion, -0.8 on a "
+        "nearly still one; progressive video is denoised as frames either way.",
+    )
     scaling: str = setting(
         "rescale",
         "How a model meets another noise level than it was trained at: rescale "

@@ -83,6 +83,15 @@ class VideoProperties:
     start: int | None = None
     field_order: int = 0
 
+    @property
+    def interlaced(self) -> bool:
+        return self.field_order in (2, 3, 4, 5)
+
+    @property
+    def top_field_first(self) -> bool:
+        """Whether the top field (lines 0, 2, …) is shown first: AV_FIELD_TT and AV_FIELD_BT."""
+        return self.field_order in (2, 5)
+
 
 # ----------------------------------------------------------------------------------------------
 # Readers

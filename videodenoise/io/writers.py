@@ -28,9 +28,6 @@ H264_CONTAINERS = {".mp4", ".mkv", ".mov", ".m4v", ".avi"}
 
 
 MAX_CRF = 51  # libx264's 8-bit CRF range is 0-51
-# FFmpeg's AVFieldOrder values of interlaced pictures, by the field shown first (2 TT, 3 BB, 4 TB, 5 BT)
-INTERLACED = {2: "top field first", 3: "bottom field first", 4: "bottom field first", 5: "top field first"}
-TOP_FIELD_FIRST = (2, 5)
 
 
 class VideoWriter:
@@ -137,8 +134,9 @@ class VideoWriter:
         if self.codec == "png":
             if self.properties.sample_aspect_ratio not in (None, 1):
                 lost.append(f"its pixel aspect ratio {self.properties.sample_aspect_ratio}")
-            if self.properties.field_order in INTERLACED:
-                lost.append(f"its interlacing ({INTERLACED[self.properties.field_order]})")
+            if self.properties.interlaced:
+                first = "top" if self.properties.top_field_first else "bottom"
+                lost.append(f"its interlacing ({first} field first)")
             self._warn(lost)
             return
         try:
@@ -156,8 +154,8 @@ class VideoWriter:
         lost += dropped
         context, properties = stream.codec_context, self.properties
         if self.codec == "h264":
-            configure_h264(stream, self.crf, properties.field_order)
-        elif properties.field_order in INTERLACED:  # FFV1 in Matroska records the field order per stream
+            configure_h264(stream, self.crf, properties)
+        elif properties.interlaced:  # FFV1 in Matroska records the field order per stream
             context.field_order = properties.field_order
         if properties.sample_aspect_ratio:
             context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 records it in its bitstream
@@ -285,10 +283,9 @@ class VideoWriter:
         self._output.discard()
 
 
-def configure_h264(stream, crf: int, field_order: int = 0) -> None:
-    """libx264's settings for `crf` and an input's field order (`VideoProperties.field_order`: interlaced
-    pictures are coded as interlaced, the field shown first kept), chosen so that the same frames give the
-    same bits on every run.
+def configure_h264(stream, crf: int, properties: VideoProperties | None = None) -> None:
+    """libx264's settings for `crf` and an input's properties (interlaced pictures are coded as interlaced,
+    the field shown first kept), chosen so that the same frames give the same bits on every run.
 
     As PyAV bundles and opens it, libx264 did not: PyAV asks for slice threads (x264's sliced-threads mode),
     and on a CPU with AVX-512 libx264 runs its AVX-512 code. On the same frames each gave different bits from
@@ -300,8 +297,8 @@ def configure_h264(stream, crf: int, field_order: int = 0) -> None:
     where the CPU has AVX-512."""
     options = {"crf": str(crf), "preset": "medium"}
     params = ["asm=avx2"] if cpu_has_avx512() else []
-    if field_order in INTERLACED:
-        params.append("interlaced=1:" + ("tff=1" if field_order in TOP_FIELD_FIRST else "bff=1"))
+    if properties is not None and properties.interlaced:
+        params.append("interlaced=1:" + ("tff=1" if properties.top_field_first else "bff=1"))
     if params:
         options["x264-params"] = ":".join(params)
     stream.options = options
