@@ -1,7 +1,7 @@
 """`clean` keeps everything but the noise, ffmpeg's behaviour as the reference: files with rotation,
 variable frame rate, audio before the first frame, 10- and 16-bit pictures, alpha, interlacing, a pixel
-aspect ratio, colour tags, several video streams, and awkward names, written here with PyAV and denoised by an
-identity model, so that what comes out can be compared with what went in."""
+aspect ratio, colour tags, container tags, several video streams, and awkward names, written here with
+PyAV and denoised by an identity model, so that what comes out can be compared with what went in."""
 
 from __future__ import annotations
 
@@ -147,6 +147,28 @@ def test_fields_split_in_time_order_and_weave_back():
         assert torch.equal(torch.stack(list(weave_fields(fields, top_first))), frames)
     with pytest.raises(DenoiseError, match="fields of two heights; denoise it as frames"):
         list(split_fields([torch.zeros(3, 5, 4)], True))
+
+
+@pytest.mark.parametrize("audio", [None, 1.0])
+def test_the_container_tags_are_kept(tmp_path, audio):
+    # a camera's recording time and place, as ffmpeg copies them by default; the muxer's own (brands,
+    # encoder) are the output's
+    tags = {"creation_time": "2026-11-30T21:14:05.000000Z", "title": "gate camera 3", "location": "+48.8584+002.2945/"}
+    source = encode(
+        tmp_path / "cam.mp4",
+        [picture(k) for k in range(3)],
+        setup=lambda stream: stream.container.metadata.update(tags),
+        audio_seconds=audio,
+    )
+    assert tags.items() <= dict(open_video(source).properties().metadata).items()  # (mov adds location-eng)
+    for output, format in (("out.mp4", None), ("out.mkv", "lossless")):
+        result = denoise_video(source, tmp_path / output, identity(), sigma=None, format=format)
+        with av.open(str(result.output)) as container:
+            kept = {name.lower(): value for name, value in container.metadata.items()}  # Matroska: TITLE, ENCODER
+            assert kept["title"] == tags["title"] and kept["creation_time"].startswith("2026-11-30T21:14:05")
+            assert kept["location"] == tags["location"] and kept["encoder"].startswith("Lavf")  # the output's own
+    with pytest.warns(UserWarning, match="a PNG frame folder cannot hold its tags \\(creation_time, title, location"):
+        denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
 
 
 def test_the_main_video_stream_is_the_one_ffmpeg_picks(tmp_path):

@@ -6,7 +6,7 @@ import os
 
 from videodenoise.errors import VideoWriteError
 from videodenoise.io.pyav_reader import main_video_stream
-from videodenoise.io.readers import av_path, short_error
+from videodenoise.io.readers import av_path, container_tags, short_error
 
 
 def mux_audio(
@@ -36,6 +36,7 @@ def mux_audio(
         ):
             video_stream = video_in.streams.video[0]
             out_video = out.add_stream_from_template(video_stream)
+            out.metadata.update(container_tags(video_in.metadata))
             if offset is None:
                 offset = 0.0
                 first = main_video_stream(audio_in) if audio_in.streams.video else None

@@ -16,7 +16,14 @@ from pathlib import Path
 import numpy as np
 
 from videodenoise.errors import VideoReadError
-from videodenoise.io.readers import CorruptFrameWarning, VideoInfo, VideoProperties, VideoReader, av_path
+from videodenoise.io.readers import (
+    CorruptFrameWarning,
+    VideoInfo,
+    VideoProperties,
+    VideoReader,
+    av_path,
+    container_tags,
+)
 
 
 def main_video_stream(container, index: int | None = None):
@@ -82,6 +89,7 @@ class PyAVReader(VideoReader):
                 time_base=chosen.time_base,
                 start_time=chosen.start_time,
                 field_order=int(context.field_order or 0),
+                metadata=tuple(container_tags(container.metadata).items()),
             )
         if n_frames <= 0 or width <= 0 or height <= 0:
             raise VideoReadError(f"'{self.path}' holds no decodable video frames")
@@ -129,6 +137,7 @@ class PyAVReader(VideoReader):
             time_base=Fraction(tags["time_base"]) if tags["time_base"] else None,
             start=int(tags["start_time"]) if tags["start_time"] is not None else None,
             field_order=tags["field_order"],
+            metadata=tags["metadata"],
         )
 
     def _build_pts_index(self, container, stream) -> list[int]:

@@ -59,6 +59,13 @@ class VideoInfo:
         return Fraction(self.fps or default or 25.0).limit_denominator(1001)
 
 
+def container_tags(metadata: dict[str, str]) -> dict[str, str]:
+    """A container's tags without those its muxer writes of its own (which brands, which encoder; any case:
+    Matroska's are upper case): what the video carries, and an output keeps."""
+    muxers = {"major_brand", "minor_version", "compatible_brands", "encoder"}
+    return {name: value for name, value in metadata.items() if name.lower() not in muxers}
+
+
 @dataclass(frozen=True)
 class VideoProperties:
     """What a video carries besides its pixels, which an output keeps (`VideoWriter(properties=...)`).
@@ -69,7 +76,9 @@ class VideoProperties:
     Characteristic, AVColorPrimaries: 2 unknown). time_base and start: the stream's clock and its
     first timestamp, in which every frame's own timestamp is counted (None: a frame folder).
     field_order: FFmpeg's AVFieldOrder, whether the pictures are interlaced (0 unknown, 1 progressive;
-    2 and 5 top field shown first, 3 and 4 bottom field first)."""
+    2 and 5 top field shown first, 3 and 4 bottom field first). metadata: the container's own tags
+    (creation time, title, location…) as (name, value) pairs, which ffmpeg copies by default; the muxer's
+    bookkeeping (brands, encoder) is left out."""
 
     rotation: int = 0
     sample_aspect_ratio: Fraction | None = None
@@ -82,6 +91,7 @@ class VideoProperties:
     time_base: Fraction | None = None
     start: int | None = None
     field_order: int = 0
+    metadata: tuple[tuple[str, str], ...] = ()
 
     @property
     def interlaced(self) -> bool:

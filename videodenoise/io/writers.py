@@ -137,12 +137,15 @@ class VideoWriter:
             if self.properties.interlaced:
                 first = "top" if self.properties.top_field_first else "bottom"
                 lost.append(f"its interlacing ({first} field first)")
+            if self.properties.metadata:
+                lost.append(f"its tags ({', '.join(name for name, _ in self.properties.metadata)})")
             self._warn(lost)
             return
         try:
             self._container = av.open(av_path(self.partial), mode="w")
         except (av.FFmpegError, OSError) as error:
             raise VideoWriteError(f"cannot write '{self.path}': {short_error(error)}") from None
+        self._container.metadata.update(dict(self.properties.metadata))  # the muxer keeps what its format holds
         stream = self._container.add_stream("libx264" if self.codec == "h264" else "ffv1", rate=self.rate)
         stream.width, stream.height = width, height
         self._clock = self.properties.time_base or 1 / self.rate
