@@ -116,7 +116,11 @@ class Identity(Recorder):
 
 
 def indexed_frames(n: int, size: int = 8) -> list[torch.Tensor]:
-    return [torch.full((1, size, size), k / 64) for k in range(n)]
+    """Frame k holds k/64, but for its last pixel: a window of equal values would not reach the model."""
+    frames = [torch.full((1, size, size), k / 64) for k in range(n)]
+    for frame in frames:
+        frame[0, -1, -1] = 1.0
+    return frames
 
 
 @pytest.fixture(scope="module")
@@ -337,6 +341,27 @@ def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, co
     denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=72, overlap=36, colour=colour), sigma_train=25 / 255)
     for sigma in (None, 10 / 255, 50 / 255):
         assert (denoiser.denoise_clip(noisy, sigma) - noisy).abs().max() < 1e-5
+
+
+def test_a_grey_picture_in_a_colour_file_stays_grey_and_the_model_sees_its_luminance_only():
+    # a camera's night mode: grey pictures in colour frames, whose colour differences are flat zero
+    model, seen = build_model("dust", channels=1), []
+    model.register_forward_pre_hook(lambda module, args: seen.append(args[0].shape[0]))
+    noisy = add_noise(moving_clip(t=5, channels=1, height=48, width=64), 25 / 255).expand(-1, 3, -1, -1)
+    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=32, overlap=16))
+    for sigma in (25 / 255, torch.full((5, 48, 64), 25 / 255)):
+        seen.clear()
+        out = denoiser.denoise_clip(noisy, 25 / 255) if not torch.is_tensor(sigma) else None
+        if out is None:  # a noise map, as fusion tells it
+            out = denoiser.denoise_window(noisy, 25 / 255, noise_map=sigma)
+        assert (out - out.mean(dim=1, keepdim=True)).abs().max() < 1e-6  # no tint (the model's bias gave 1e-3)
+        assert seen and set(seen) == {1}  # one clip a tile: the luminance, not the two flat colour differences
+    flat = torch.full((5, 3, 48, 64), 0.25)
+    assert (denoiser.denoise_clip(flat, 25 / 255) - flat).abs().max() < 1e-6  # a flat screen: nothing to remove
+    seen.clear()
+    colour = add_noise(moving_clip(t=5, channels=3, height=48, width=64), 25 / 255)
+    denoiser.denoise_clip(colour, 25 / 255)
+    assert set(seen) == {3}
 
 
 def test_denoising_is_deterministic():

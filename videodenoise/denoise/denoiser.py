@@ -76,7 +76,7 @@ from videodenoise.denoise.calibration import calibrate_told_scale, calibration_s
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
-from videodenoise.denoise.tiling import mirror, mirror_coordinates, model_margin, ramp, reflect, round_up, tile_spans
+from videodenoise.denoise.tiling import blend_tiles, mirror, mirror_coordinates, model_margin, reflect, round_up
 from videodenoise.denoise.wiener import wiener_refine
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
@@ -93,6 +93,7 @@ from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 # frames on the [0, 1] scale with unclipped noise stay well under this; 8-bit values do not
 OUT_OF_SCALE = 4.0
+FLAT = 1e-6  # a clip whose values span no more is flat (the opponent transform of a grey picture leaves 3e-8)
 
 
 class Denoiser:
@@ -447,8 +448,18 @@ class Denoiser:
         coordinates: for a model attending over aligned frames, the window's `clip_coordinates`; each
         tile gets the whole frames warped onto its pixels."""
         height, width = batch.shape[-2:]
-        tiles, weight_sum = self._tiling(height, width)
         is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
+        # a clip whose pixels are all equal (the colour differences of a grey picture in a colour file, as a
+        # camera's night mode writes it; a black screen) holds neither noise nor detail: it is kept as it is,
+        # not handed to the model, which would add its bias there (up to 0.002 on a flat clip) in its time
+        flat = batch.flatten(1).amax(1) - batch.flatten(1).amin(1) <= FLAT
+        if flat.any():
+            out = batch[:, start : start + count].to(torch.float32, copy=True)
+            if not flat.all():
+                live = sigma[~flat] if is_map else sigma
+                out[~flat] = self._apply_tiled(batch[~flat], start, count, live, coordinates)
+            return out
+        tiles, weight_sum = self._tiling(height, width)
 
         def told(top=0, bottom=height, left=0, right=width) -> dict:
             told = (
@@ -473,20 +484,11 @@ class Denoiser:
 
     def _tiling(self, height: int, width: int) -> tuple[list, torch.Tensor]:
         """The tiles of a frame size with their blend weights, and the weights' sum (cached)."""
-        key = (height, width)
-        if key not in self._weights:
-            rows = tile_spans(height, self.tile, self.overlap, self.align)
-            cols = tile_spans(width, self.tile, self.overlap, self.align)
-            tiles, weight_sum = [], torch.zeros(height, width, device=self.device)
-            for top, bottom in rows:
-                for left, right in cols:
-                    vertical = ramp(top, bottom, height, self.overlap, self.margin)
-                    horizontal = ramp(left, right, width, self.overlap, self.margin)
-                    weight = (vertical[:, None] * horizontal[None, :]).to(self.device)
-                    weight_sum[top:bottom, left:right] += weight
-                    tiles.append(((top, bottom, left, right), weight))
-            self._weights[key] = (tiles, weight_sum)
-        return self._weights[key]
+        if (height, width) not in self._weights:
+            self._weights[height, width] = blend_tiles(
+                height, width, self.tile, self.overlap, self.align, self.margin, self.device
+            )
+        return self._weights[height, width]
 
 
 def check_clip_frames(clip) -> None:

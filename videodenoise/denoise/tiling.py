@@ -71,6 +71,20 @@ def ramp(start: int, stop: int, length: int, overlap: int, margin: int) -> torch
     return weight
 
 
+def blend_tiles(
+    height: int, width: int, tile: int | None, overlap: int, align: int, margin: int, device
+) -> tuple[list, torch.Tensor]:
+    """The tiles of a frame ((top, bottom, left, right), blend weight) and the weights' sum, (H, W)."""
+    tiles, weight_sum = [], torch.zeros(height, width, device=device)
+    for top, bottom in tile_spans(height, tile, overlap, align):
+        for left, right in tile_spans(width, tile, overlap, align):
+            vertical, horizontal = ramp(top, bottom, height, overlap, margin), ramp(left, right, width, overlap, margin)
+            weight = (vertical[:, None] * horizontal[None, :]).to(device)
+            weight_sum[top:bottom, left:right] += weight
+            tiles.append(((top, bottom, left, right), weight))
+    return tiles, weight_sum
+
+
 def mirror(x, axes: tuple[int, ...]):
     """x flipped along `axes` (its own inverse); one σ or None as it is."""
     return x.flip(axes) if axes and isinstance(x, torch.Tensor) else x
