@@ -1,6 +1,6 @@
 """`clean` keeps everything but the noise, ffmpeg's behaviour as the reference: files with rotation,
 variable frame rate, audio before the first frame, 10- and 16-bit pictures, alpha, interlacing, a pixel
-aspect ratio, colour tags, container tags, several video streams, and awkward names, written here with
+aspect ratio, colour tags, HDR metadata, container tags, several video streams, and awkward names, written here with
 PyAV and denoised by an identity model, so that what comes out can be compared with what went in."""
 
 from __future__ import annotations
@@ -169,6 +169,30 @@ def test_the_container_tags_are_kept(tmp_path, audio):
             assert kept["location"] == tags["location"] and kept["encoder"].startswith("Lavf")  # the output's own
     with pytest.warns(UserWarning, match="a PNG frame folder cannot hold its tags \\(creation_time, title, location"):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
+
+
+def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):
+    hdr = (
+        "mastering-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,50):cll=1000,400:"
+        "colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
+    )
+    frames = [picture(k, peak=65535) for k in range(3)]
+    source = encode(
+        tmp_path / "hdr.mp4",
+        frames,
+        pix_fmt="yuv420p10le",
+        layout="rgb48le",
+        setup=lambda s: setattr(s, "options", {"x264-params": hdr}),
+    )
+    expected = (0.68, 0.32, 0.265, 0.69, 0.15, 0.06, 0.3127, 0.329, 1000.0, 0.005)  # BT.2020 red … white, cd/m²
+    properties = open_video(source).properties()
+    assert properties.mastering_display == pytest.approx(expected) and properties.light_level == (1000, 400)
+    result = denoise_video(source, None, identity(), sigma=None)
+    kept = open_video(result.output).properties()
+    assert kept.mastering_display == pytest.approx(expected) and kept.light_level == (1000, 400)
+    assert kept.bit_depth == 10 and kept.color_trc == 16  # SMPTE ST 2084 (PQ), as the colour tags always were
+    with pytest.warns(UserWarning, match="FFV1 cannot hold its HDR metadata"):
+        denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None, format="lossless")
 
 
 def test_the_main_video_stream_is_the_one_ffmpeg_picks(tmp_path):

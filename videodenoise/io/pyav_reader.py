@@ -8,6 +8,7 @@ packets' presentation timestamps, built by demuxing alone (no decoding).
 
 from __future__ import annotations
 
+import struct
 import warnings
 from collections.abc import Iterator
 from fractions import Fraction
@@ -117,12 +118,13 @@ class PyAVReader(VideoReader):
         """What the file carries besides its pixels (decodes the first frame for its rotation)."""
         import av
 
-        rotation = 0
+        rotation, hdr = 0, {}
         with av.open(av_path(self.path)) as container:
             stream = container.streams[self.stream_index]
             for frame in _decode_packets(container, stream):
                 if not isinstance(frame, _LostFrame):
                     rotation = int(round(frame.rotation or 0)) % 360
+                    hdr = hdr_metadata(frame)
                     break
         tags = self._tags
         return VideoProperties(
@@ -138,6 +140,7 @@ class PyAVReader(VideoReader):
             start=int(tags["start_time"]) if tags["start_time"] is not None else None,
             field_order=tags["field_order"],
             metadata=tags["metadata"],
+            **hdr,
         )
 
     def _build_pts_index(self, container, stream) -> list[int]:
@@ -234,6 +237,23 @@ class _LostFrame:
 
     def __init__(self, pts: int | None):
         self.pts = pts
+
+
+def hdr_metadata(frame) -> dict:
+    """A decoded frame's HDR10 static metadata as `VideoProperties` fields: FFmpeg's AVMasteringDisplayMetadata
+    (ten AVRationals, red, green, blue, white point, then min and max luminance; two flags) and
+    AVContentLightMetadata (two unsigned ints), read from the side data's bytes."""
+    found = {}
+    for side in frame.side_data:
+        data = bytes(side)
+        if side.type.name == "MASTERING_DISPLAY_METADATA" and len(data) >= 88:
+            values = struct.unpack_from("<20i2i", data)
+            ratios = [n / d if d else 0.0 for n, d in zip(values[0:20:2], values[1:20:2])]
+            if values[20] and values[21]:  # has primaries, has luminance
+                found["mastering_display"] = (*ratios[:8], ratios[9], ratios[8])
+        elif side.type.name == "CONTENT_LIGHT_LEVEL" and len(data) >= 8:
+            found["light_level"] = struct.unpack_from("<2I", data)
+    return found
 
 
 def _decode_packets(container, stream) -> Iterator:

@@ -78,7 +78,9 @@ class VideoProperties:
     field_order: FFmpeg's AVFieldOrder, whether the pictures are interlaced (0 unknown, 1 progressive;
     2 and 5 top field shown first, 3 and 4 bottom field first). metadata: the container's own tags
     (creation time, title, location…) as (name, value) pairs, which ffmpeg copies by default; the muxer's
-    bookkeeping (brands, encoder) is left out."""
+    bookkeeping (brands, encoder) is left out. mastering_display and light_level: HDR10's static metadata,
+    as H.264 and HEVC carry it: the mastering display's red, green, blue and white point chromaticities
+    (x, y pairs) and its largest and smallest luminance in cd/m², and the content's MaxCLL and MaxFALL (cd/m²)."""
 
     rotation: int = 0
     sample_aspect_ratio: Fraction | None = None
@@ -92,6 +94,8 @@ class VideoProperties:
     start: int | None = None
     field_order: int = 0
     metadata: tuple[tuple[str, str], ...] = ()
+    mastering_display: tuple[float, ...] | None = None  # Rx, Ry, Gx, Gy, Bx, By, Wx, Wy, max, min
+    light_level: tuple[int, int] | None = None
 
     @property
     def interlaced(self) -> bool:

@@ -139,6 +139,8 @@ class VideoWriter:
                 lost.append(f"its interlacing ({first} field first)")
             if self.properties.metadata:
                 lost.append(f"its tags ({', '.join(name for name, _ in self.properties.metadata)})")
+            if self.properties.mastering_display or self.properties.light_level:
+                lost.append("its HDR metadata (mastering display, light level)")
             self._warn(lost)
             return
         try:
@@ -160,6 +162,9 @@ class VideoWriter:
             configure_h264(stream, self.crf, properties)
         elif properties.interlaced:  # FFV1 in Matroska records the field order per stream
             context.field_order = properties.field_order
+        if self.codec == "ffv1" and (properties.mastering_display or properties.light_level):
+            # Matroska records it per stream, which PyAV cannot set: say so rather than lose it quietly
+            lost.append("its HDR metadata (mastering display, light level; the default mp4 keeps it)")
         if properties.sample_aspect_ratio:
             context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 records it in its bitstream
             if self.codec == "ffv1" and properties.sample_aspect_ratio != 1:
@@ -302,6 +307,12 @@ def configure_h264(stream, crf: int, properties: VideoProperties | None = None) 
     params = ["asm=avx2"] if cpu_has_avx512() else []
     if properties is not None and properties.interlaced:
         params.append("interlaced=1:" + ("tff=1" if properties.top_field_first else "bff=1"))
+    if properties is not None and properties.mastering_display:  # in H.264's units: x, y in 1/50000, cd/m² in 1/10⁴
+        rx, ry, gx, gy, bx, by, wx, wy = (round(value * 50000) for value in properties.mastering_display[:8])
+        brightest, darkest = (round(value * 10000) for value in properties.mastering_display[8:])
+        params.append(f"mastering-display=G({gx},{gy})B({bx},{by})R({rx},{ry})WP({wx},{wy})L({brightest},{darkest})")
+    if properties is not None and properties.light_level:
+        params.append("cll={},{}".format(*properties.light_level))
     if params:
         options["x264-params"] = ":".join(params)
     stream.options = options
