@@ -115,7 +115,7 @@ class PyAVReader(VideoReader):
         }.get((channels == 1, alpha, bits > 8), "rgba64le" if bits > 8 else "rgba")
 
     def properties(self) -> VideoProperties:
-        """What the file carries besides its pixels (decodes the first frame for its rotation)."""
+        """What the file carries besides its pixels (decodes the first frame for its rotation and HDR metadata)."""
         import av
 
         rotation, hdr = 0, {}

@@ -293,7 +293,8 @@ class VideoWriter:
 
 def configure_h264(stream, crf: int, properties: VideoProperties | None = None) -> None:
     """libx264's settings for `crf` and an input's properties (interlaced pictures are coded as interlaced,
-    the field shown first kept), chosen so that the same frames give the same bits on every run.
+    the field shown first kept; HDR10's static metadata goes into the stream's SEI), chosen so that the same
+    frames give the same bits on every run.
 
     As PyAV bundles and opens it, libx264 did not: PyAV asks for slice threads (x264's sliced-threads mode),
     and on a CPU with AVX-512 libx264 runs its AVX-512 code. On the same frames each gave different bits from
@@ -303,15 +304,16 @@ def configure_h264(stream, crf: int, properties: VideoProperties | None = None) 
     macroblock-tree rate control also did, but changed what a CRF gives (48 % more bytes on a denoised clip).
     AVX-512 implies AVX2, and libx264 takes the named instruction sets as given, so it is only held to AVX2
     where the CPU has AVX-512."""
+    properties = properties or VideoProperties()
     options = {"crf": str(crf), "preset": "medium"}
     params = ["asm=avx2"] if cpu_has_avx512() else []
-    if properties is not None and properties.interlaced:
+    if properties.interlaced:
         params.append("interlaced=1:" + ("tff=1" if properties.top_field_first else "bff=1"))
-    if properties is not None and properties.mastering_display:  # in H.264's units: x, y in 1/50000, cd/m² in 1/10⁴
+    if properties.mastering_display:  # in H.264's units: x and y in 1/50000, cd/m² in 1/10000
         rx, ry, gx, gy, bx, by, wx, wy = (round(value * 50000) for value in properties.mastering_display[:8])
         brightest, darkest = (round(value * 10000) for value in properties.mastering_display[8:])
         params.append(f"mastering-display=G({gx},{gy})B({bx},{by})R({rx},{ry})WP({wx},{wy})L({brightest},{darkest})")
-    if properties is not None and properties.light_level:
+    if properties.light_level:
         params.append("cll={},{}".format(*properties.light_level))
     if params:
         options["x264-params"] = ":".join(params)
