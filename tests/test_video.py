@@ -71,9 +71,9 @@ def test_h264_round_trip_within_small_error_and_metadata_kept(tmp_path):
 
 @pytest.mark.parametrize("bits", [8, 10])
 def test_h264_output_is_the_same_on_every_run(tmp_path, bits):
-    # a noisy pan over a photograph: libx264 as PyAV opens it gave 5 different 8-bit outputs in 6 writes of
-    # these frames on an AVX-512 CPU, and 4 in 5 at 10 bits (see writers.configure_h264); every run must
-    # give the same
+    # a noisy pan over a photograph: libx264 as PyAV opens it gave different outputs from write to write of
+    # these frames on an AVX-512 CPU, at 8 and at 10 bits (see writers.configure_h264); every run must give
+    # the same
     photo = torch.from_numpy(skimage.data.astronaut()).permute(2, 0, 1).float() / 255
     frames = torch.stack([photo[:, 40 + 2 * k : 280 + 2 * k, 60 + 3 * k : 380 + 3 * k] for k in range(30)])
     noise = 0.08 * torch.randn(frames.shape, generator=torch.Generator().manual_seed(0))

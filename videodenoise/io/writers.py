@@ -297,13 +297,12 @@ def configure_h264(stream, crf: int, properties: VideoProperties | None = None) 
     frames give the same bits on every run.
 
     As PyAV bundles and opens it, libx264 did not: PyAV asks for slice threads (x264's sliced-threads mode),
-    and on a CPU with AVX-512 libx264 runs its AVX-512 code. On the same frames each gave different bits from
-    run to run: up to 7 outputs in 8 encodes of a noisy 8-bit clip (AVX-512), up to 3 in 5 of a 10-bit one
-    (slice threads, even held to AVX2). x264's own frame threads with its AVX2 code gave one output in each of
-    44 encodes of five clips (8 and 10 bits, 4:2:0 and 4:4:4) at the same speed. Turning off its
-    macroblock-tree rate control also did, but changed what a CRF gives (48 % more bytes on a denoised clip).
-    AVX-512 implies AVX2, and libx264 takes the named instruction sets as given, so it is only held to AVX2
-    where the CPU has AVX-512."""
+    and on a CPU with AVX-512 libx264 runs its AVX-512 code. Eight encodes of the same frames gave 4 or 5
+    different outputs for three of four clips; held to its AVX2 code, 2 for a 10-bit one; x264's own frame
+    threads with its AVX2 code, one for each clip, at the same size. Turning off its macroblock-tree rate
+    control was repeatable too, but changed what a CRF gives (51 % more bytes for a denoised clip).
+    (benchmarks/results/h264-repeatability.) AVX-512 implies AVX2, and libx264 takes the named instruction
+    sets as given, so it is only held to AVX2 where the CPU has AVX-512."""
     properties = properties or VideoProperties()
     options = {"crf": str(crf), "preset": "medium"}
     params = ["asm=avx2"] if cpu_has_avx512() else []
