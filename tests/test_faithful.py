@@ -22,8 +22,9 @@ from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DenoiseError, VideoReadError
 from videodenoise.io.atomic import temporary_name
+from videodenoise.io.readers import VideoProperties
 from videodenoise.io.video import open_video
-from videodenoise.io.writers import write_video
+from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models.registry import build_model, save_model
 
 from helpers import encode, picture, run_cli, size_change_stream
@@ -119,6 +120,24 @@ class Recording(Identity):
     def forward(self, clip: torch.Tensor) -> torch.Tensor:
         self.heights += [clip.shape[-2]] * clip.shape[1]
         return clip
+
+
+def test_interlaced_heights_h264_cannot_code_as_interlaced_come_out_progressive_and_say_so(tmp_path):
+    # NTSC's 486 lines: fields of 243 lines, whose 4:2:0 chroma is not whole; libx264 refuses to code them interlaced
+    tagged = VideoProperties(field_order=3)
+    with VideoWriter(tmp_path / "ntsc.mkv", fps=25, codec="ffv1", properties=tagged) as writer:
+        for k in range(3):
+            writer.write(torch.from_numpy(picture(k, height=486, width=64)).permute(2, 0, 1).float() / 255)
+    with pytest.warns(UserWarning) as caught:
+        result = denoise_video(tmp_path / "ntsc.mkv", tmp_path / "out.mp4", identity(), sigma=None)
+    said = " | ".join(str(warning.message) for warning in caught)
+    assert "H.264 cannot hold its interlacing (bottom field first; 486 lines cannot be coded interlaced)" in said
+    assert "--format lossless keeps bit depth, alpha and interlacing" in said
+    with av.open(str(result.output)) as container:
+        assert container.streams.video[0].codec_context.field_order == 1 and container.streams.video[0].frames == 3
+    with pytest.warns(UserWarning, match="denoising its fields \\(--fields\\) does better"):
+        lossless = denoise_video(tmp_path / "ntsc.mkv", tmp_path / "out.mkv", identity(), sigma=None, format="lossless")
+    assert open_video(lossless.output).properties().field_order == 3
 
 
 @pytest.mark.parametrize("order", ["tff", "bff"])

@@ -8,6 +8,7 @@ name. The input's audio is copied in when the video is closed.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Sequence
@@ -159,6 +160,12 @@ class VideoWriter:
         lost += dropped
         context, properties = stream.codec_context, self.properties
         if self.codec == "h264":
+            # libx264 codes interlaced pictures whose fields have whole lines of chroma: a height divisible by 4
+            # in 4:2:0 (not NTSC's 486), by 2 in 4:4:4
+            if properties.interlaced and height % (4 if stream.pix_fmt.startswith("yuv420") else 2):
+                first = "top" if properties.top_field_first else "bottom"
+                lost.append(f"its interlacing ({first} field first; {height} lines cannot be coded interlaced)")
+                properties = dataclasses.replace(properties, field_order=1)
             configure_h264(stream, self.crf, properties)
         elif properties.interlaced:  # FFV1 in Matroska records the field order per stream
             context.field_order = properties.field_order
@@ -182,7 +189,7 @@ class VideoWriter:
             formats = {"h264": "H.264", "ffv1": "FFV1", "png": "a PNG frame folder"}
             warnings.warn(
                 f"{formats[self.codec]} cannot hold {' and '.join(lost)} of the input: '{self.path}' is written "
-                "without it (--format lossless keeps bit depth and alpha)",
+                "without it (--format lossless keeps bit depth, alpha and interlacing)",
                 stacklevel=4,
             )
 
