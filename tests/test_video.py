@@ -96,11 +96,11 @@ class FakeStream:
 def test_libx264_runs_frame_threads_held_to_avx2_only_where_the_cpu_has_avx512(monkeypatch):
     stream = FakeStream()
     monkeypatch.setattr(writers, "cpu_has_avx512", lambda: True)
-    writers.configure_h264(stream, 17)
+    writers.configure_h264(stream, 17, VideoProperties())
     assert stream.options == {"crf": "17", "preset": "medium", "x264-params": "asm=avx2"}
     assert stream.codec_context.thread_type == "FRAME"
     monkeypatch.setattr(writers, "cpu_has_avx512", lambda: False)  # naming AVX2 to a CPU without it would crash
-    writers.configure_h264(stream, 23)
+    writers.configure_h264(stream, 23, VideoProperties())
     assert stream.options == {"crf": "23", "preset": "medium"}
 
 

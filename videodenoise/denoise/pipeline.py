@@ -226,8 +226,8 @@ def denoise_plan(
     fields_first = properties.top_field_first if denoiser.settings.fields and properties.interlaced else None
     if properties.interlaced and fields_first is None:
         warnings.warn(
-            f"'{plan.input}' is interlaced ({'top' if properties.top_field_first else 'bottom'} field first) and is "
-            "denoised as whole frames; where things move, denoising its fields (--fields) does better",
+            f"'{plan.input}' is interlaced ({properties.field_first}) and is denoised as whole frames;"
+            " where things move, denoising its fields (--fields) does better",
             stacklevel=2,
         )
     start = time.perf_counter()

@@ -106,6 +106,11 @@ class VideoProperties:
         """Whether the top field (lines 0, 2, …) is shown first: AV_FIELD_TT and AV_FIELD_BT."""
         return self.field_order in (2, 5)
 
+    @property
+    def field_first(self) -> str:
+        """Which field is shown first, in words: "top field first" or "bottom field first"."""
+        return "top field first" if self.top_field_first else "bottom field first"
+
 
 # ----------------------------------------------------------------------------------------------
 # Readers

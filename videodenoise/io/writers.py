@@ -136,8 +136,7 @@ class VideoWriter:
             if self.properties.sample_aspect_ratio not in (None, 1):
                 lost.append(f"its pixel aspect ratio {self.properties.sample_aspect_ratio}")
             if self.properties.interlaced:
-                first = "top" if self.properties.top_field_first else "bottom"
-                lost.append(f"its interlacing ({first} field first)")
+                lost.append(f"its interlacing ({self.properties.field_first})")
             if self.properties.metadata:
                 lost.append(f"its tags ({', '.join(name for name, _ in self.properties.metadata)})")
             if self.properties.mastering_display or self.properties.light_level:
@@ -163,8 +162,7 @@ class VideoWriter:
             # libx264 codes interlaced pictures whose fields have whole lines of chroma: a height divisible by 4
             # in 4:2:0 (not NTSC's 486), by 2 in 4:4:4
             if properties.interlaced and height % (4 if stream.pix_fmt.startswith("yuv420") else 2):
-                first = "top" if properties.top_field_first else "bottom"
-                lost.append(f"its interlacing ({first} field first; {height} lines cannot be coded interlaced)")
+                lost.append(f"its interlacing ({properties.field_first}; {height} lines cannot be coded interlaced)")
                 properties = dataclasses.replace(properties, field_order=1)
             configure_h264(stream, self.crf, properties)
         elif properties.interlaced:  # FFV1 in Matroska records the field order per stream
@@ -298,7 +296,7 @@ class VideoWriter:
         self._output.discard()
 
 
-def configure_h264(stream, crf: int, properties: VideoProperties | None = None) -> None:
+def configure_h264(stream, crf: int, properties: VideoProperties) -> None:
     """libx264's settings for `crf` and an input's properties (interlaced pictures are coded as interlaced,
     the field shown first kept; HDR10's static metadata goes into the stream's SEI), chosen so that the same
     frames give the same bits on every run.
@@ -310,7 +308,6 @@ def configure_h264(stream, crf: int, properties: VideoProperties | None = None) 
     control was repeatable too, but changed what a CRF gives (51 % more bytes for a denoised clip).
     (benchmarks/results/h264-repeatability.) AVX-512 implies AVX2, and libx264 takes the named instruction
     sets as given, so it is only held to AVX2 where the CPU has AVX-512."""
-    properties = properties or VideoProperties()
     options = {"crf": str(crf), "preset": "medium"}
     params = ["asm=avx2"] if cpu_has_avx512() else []
     if properties.interlaced:
