@@ -415,6 +415,8 @@ def classical_methods(
 #   chain=on         fusion reaches far neighbours along consecutive frames' flows (FusionSettings.chain_flows)
 #   scales=2         also denoise at half size for the low frequencies (clean --scales 2)
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
+#   wiener_stride=N  that filter's patches every N pixels (clean --wiener-stride)
+#   wiener_flow=P    the DIS preset of that filter's flow (clean --wiener-flow)
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -433,6 +435,8 @@ CHECKPOINT_OPTIONS = (
     "chain",
     "scales",
     "wiener",
+    "wiener_stride",
+    "wiener_flow",
 )
 
 # the options that set a FusionSettings field directly: option → (field, how its value is read)
@@ -454,7 +458,7 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["patch_stride"] = int(options["patch_stride"])
     if "window_stride" in options:
         given["stride"] = int(options["window_stride"])
-    given.update({key: options[key] for key in ("colour", "precision") if key in options})  # passed on as given
+    given.update({key: options[key] for key in ("colour", "precision", "wiener_flow") if key in options})  # as given
     if "calibrate" in options:
         given["calibrate"] = options["calibrate"] == "on"
     if "mirrors" in options:
@@ -465,6 +469,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["scales"] = int(options["scales"])
     if "wiener" in options:
         given["wiener"] = options["wiener"] == "on"
+    if "wiener_stride" in options:
+        given["wiener_stride"] = int(options["wiener_stride"])
     if "guide_patch_stride" in options:
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
     radius = int(options["fusion_radius"]) if "fusion_radius" in options else None

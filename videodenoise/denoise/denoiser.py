@@ -244,7 +244,8 @@ class Denoiser:
             out = self._passes(frames, sigma, guides)
         else:  # the guides steer the full size; the half size makes its own
             out = two_scales(lambda f, s: self._passes(f, s, guides), self._coarse.denoise_frames, frames, sigma)
-        yield from out if noisy is None else wiener_refine(noisy, out, sigma, self.device)
+        stride, flow = self.settings.wiener_stride, self.settings.wiener_flow
+        yield from out if noisy is None else wiener_refine(noisy, out, sigma, self.device, stride, flow)
 
     def _passes(self, frames, sigma, guides) -> Iterator[torch.Tensor]:
         """`denoise_frames` at one scale."""

@@ -129,6 +129,16 @@ class DenoiseSettings:
         "opponent colours, the noise as measured on each frame), with the denoised output as the Wiener filter's "
         "pilot, and mix 0.3 of that in, 0.5 where the noise measures white (about 1.5× the time; needs σ).",
     )
+    wiener_stride: int = setting(
+        1,
+        "With --wiener: filter the patches at every this many pixels down and across (1: every position; 4: "
+        "1/16 of them, about a tenth of the filter's time).",
+    )
+    wiener_flow: str = setting(
+        "medium",
+        "With --wiener: the OpenCV DIS preset of the flow between the denoised frames that groups the patches "
+        f"({', '.join(FLOW_PRESETS)}).",
+    )
     calibrate: bool = setting(
         False,
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
@@ -178,6 +188,10 @@ class DenoiseSettings:
                 "a second pass steers fusion by the first pass's output: it needs fusion (and σ); "
                 "use passes=1 (--passes 1)"
             )
+        if not 1 <= self.wiener_stride <= 8:
+            raise DenoiseError(f"wiener_stride must be from 1 to 8 pixels (a patch side), got {self.wiener_stride}")
+        if self.wiener_flow not in FLOW_PRESETS:
+            raise DenoiseError(f"unknown flow preset '{self.wiener_flow}'; choose one of: {', '.join(FLOW_PRESETS)}")
         if self.scales not in (1, 2):
             raise DenoiseError(f"scales must be 1 or 2 (the full size, and half of it), got {self.scales}")
         if self.colour not in COLOURS:

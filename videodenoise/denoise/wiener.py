@@ -61,6 +61,7 @@ import torch.nn.functional as F
 
 from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.fusion import FrameAligner
+from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import DenoiseError
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
@@ -98,30 +99,37 @@ def wiener_estimate(
     variance: torch.Tensor,
     centre: int,
     spectrum: torch.Tensor | None = None,
+    stride: int = 1,
 ) -> torch.Tensor:
     """Steps 1-3 for one frame: noisy and pilot stacks (N, C, H, W) aligned onto frame `centre`, the frame's
     noise variance per pixel and channel (C, H, W), and the noise's spectrum S (C, PATCH²; None: white, all
-    ones) → the Wiener estimate of that frame (C, H, W)."""
+    ones) → the Wiener estimate of that frame (C, H, W). stride: the patches' positions, every `stride`-th row
+    and column (1: every position); the frame is first extended by reflection at the bottom and right to a
+    whole number of strides, so every pixel is covered."""
     frames, channels, height, width = noisy.shape
     if min(height, width) < PATCH:
         return pilot[centre].clone()
-    device = noisy.device
+    if stride > 1:
+        extra = (0, -(width - PATCH) % stride, 0, -(height - PATCH) % stride)  # left, right, top, bottom
+        noisy, pilot = (F.pad(stack, extra, mode="reflect") for stack in (noisy, pilot))
+        variance = F.pad(variance[None], extra, mode="reflect")[0]
+    device, (padded_height, padded_width) = noisy.device, noisy.shape[2:]
     spatial = spatial_dct(device)
     spectrum = torch.ones(channels, PATCH * PATCH, device=device) if spectrum is None else spectrum.to(device)
-    out_rows, out_columns = height - PATCH + 1, width - PATCH + 1
+    out_rows, out_columns = (padded_height - PATCH) // stride + 1, (padded_width - PATCH) // stride + 1
     band_rows = max(1, BAND_PATCHES // out_columns)
-    numerator, denominator = (torch.zeros(channels, height, width, device=device) for _ in range(2))
+    numerator, denominator = (torch.zeros(channels, padded_height, padded_width, device=device) for _ in range(2))
 
     def coefficients(images: torch.Tensor, order: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, L, C, 64)
-        n, c, h, w = images.shape
-        columns = spatial @ F.unfold(images.reshape(n * c, 1, h, w), PATCH).view(n, c, PATCH * PATCH, -1)
-        return columns.permute(0, 3, 1, 2)[:, order]  # the 2D DCTs, a position's in one row, in `order`
+        windows = images.unfold(2, PATCH, stride).unfold(3, PATCH, stride).permute(0, 2, 3, 1, 4, 5)  # a view
+        patches = windows[:, order // out_columns, order % out_columns]  # (N, L, C, PATCH, PATCH) in `order`: one copy
+        return patches.flatten(3) @ spatial.T  # the 2D DCTs, a position's in one row
 
     for top in range(0, out_rows, band_rows):
-        rows = slice(top, min(top + band_rows, out_rows) + PATCH - 1)
-        sigma2 = F.avg_pool2d(variance[None, :, rows], PATCH, stride=1)[0].flatten(1).T  # (L, C): σ² over a patch
+        rows = slice(top * stride, (min(top + band_rows, out_rows) - 1) * stride + PATCH)
+        sigma2 = F.avg_pool2d(variance[None, :, rows], PATCH, stride)[0].flatten(1).T  # (L, C): σ² over a patch
         difference = (pilot[:, :, rows] - pilot[centre, :, rows]).square().mean(dim=1, keepdim=True)
-        distance = F.avg_pool2d(difference, PATCH, stride=1).flatten(1)  # (N, L): mean square over each patch
+        distance = F.avg_pool2d(difference, PATCH, stride).flatten(1)  # (N, L): mean square over each patch
         kept = distance <= EXCLUDE**2 * sigma2.mean(dim=1)  # the centre frame: distance 0, always kept
         bits = torch.arange(frames, device=device).unsqueeze(1)
         groups = (kept.long() << bits).sum(dim=0)  # which frames each patch keeps, as bits
@@ -144,10 +152,11 @@ def wiener_estimate(
             weight[span] = 1.0 / (TOLD**2 * (s2 * gain.square_()).sum(dim=(0, 3))).clamp_min(1e-12)
         unsorted = order.argsort()  # each position's place in the sorted order, to fold them where they lie
         estimate, weight = (estimate * weight.unsqueeze(2))[unsorted], weight[unsorted]
-        size = (rows.stop - rows.start, width)
-        numerator[:, rows] += F.fold(estimate.permute(1, 2, 0), size, PATCH)[:, 0]
-        denominator[:, rows] += F.fold(weight.T.unsqueeze(1).expand(-1, PATCH * PATCH, -1), size, PATCH)[:, 0]
-    return numerator / denominator
+        size = (rows.stop - rows.start, padded_width)
+        numerator[:, rows] += F.fold(estimate.permute(1, 2, 0), size, PATCH, stride=stride)[:, 0]
+        spread = weight.T.unsqueeze(1).expand(-1, PATCH * PATCH, -1)
+        denominator[:, rows] += F.fold(spread, size, PATCH, stride=stride)[:, 0]
+    return (numerator / denominator)[:, :height, :width]
 
 
 def noise_spectrum(residual: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
@@ -180,13 +189,20 @@ def wiener_refine(
     pilot: Iterable[torch.Tensor],
     sigma: float | NoiseLevelFunction,
     device: torch.device | str = "cpu",
+    stride: int = 1,
+    flow_preset: str = "medium",
 ) -> Iterator[torch.Tensor]:
     """Yield each frame refined (C, H, W, on the CPU), in order, from the noisy frames and their denoised pilot
     (one per noisy frame, same shape), holding 2·RADIUS + 1 of each; see the module notes. device: where the
-    filter's arithmetic runs (the flow, the resampling and the frames held stay on the CPU)."""
+    filter's arithmetic runs (the flow, the resampling and the frames held stay on the CPU); stride: the
+    patches' positions, every `stride`-th row and column (`wiener_estimate`); flow_preset: the OpenCV DIS
+    preset of the flow between pilot frames."""
     if sigma is None:
         raise DenoiseError("the Wiener refinement needs the noise level: pass sigma (or 'auto'), or wiener=False")
-    aligner, grid = FrameAligner(), None  # grid: the pixel coordinates (x, y) of a frame, built once
+    if not 1 <= stride <= PATCH:
+        raise DenoiseError(f"the Wiener filter's patch stride must be from 1 to {PATCH} pixels, got {stride}")
+    aligner = FrameAligner(FusionSettings(flow_preset=flow_preset))
+    grid = None  # the pixel coordinates (x, y) of a frame, built once
     noisy_source, pilot_source = iter(noisy), iter(pilot)
     buffer: dict[int, tuple[torch.Tensor, torch.Tensor, np.ndarray]] = {}  # index → (noisy, pilot, flow guide)
     loaded, done, current = 0, False, 0
@@ -234,7 +250,7 @@ def wiener_refine(
                     torch.einsum("oc,nchw->nohw", opponent, s) for s in (noisy_stack, pilot_stack)
                 )
             spectrum = noise_spectrum(noisy_stack[centre] - pilot_stack[centre], variance)
-            refined = wiener_estimate(noisy_stack, pilot_stack, variance, centre, spectrum)
+            refined = wiener_estimate(noisy_stack, pilot_stack, variance, centre, spectrum, stride)
             if colour:  # back to R, G, B: the transform's inverse is its transpose
                 refined = torch.einsum("oc,ohw->chw", opponent, refined)
             mix = mix_share(spectrum)
