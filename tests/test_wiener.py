@@ -22,15 +22,24 @@ from helpers import frames_read_ahead, run_cli
 
 
 def reference_estimate(
-    noisy: np.ndarray, pilot: np.ndarray, variance: np.ndarray, centre: int, spectrum: np.ndarray | None = None
+    noisy: np.ndarray,
+    pilot: np.ndarray,
+    variance: np.ndarray,
+    centre: int,
+    spectrum: np.ndarray | None = None,
+    stride: int = 1,
 ) -> np.ndarray:
-    """The module notes' steps 1-3, one patch at a time, with scipy's orthonormal DCT."""
+    """The module notes' steps 1-3, one patch at a time, with scipy's orthonormal DCT; at a stride, the patches
+    every `stride` pixels of the frames extended by reflection to a whole number of strides."""
     frames, channels, height, width = noisy.shape
     p = wiener.PATCH
+    extra = ((0, 0), (0, 0), (0, -(height - p) % stride), (0, -(width - p) % stride))
+    noisy, pilot = np.pad(noisy, extra, mode="reflect"), np.pad(pilot, extra, mode="reflect")
+    variance = np.pad(variance, extra[1:], mode="reflect")
     spectrum = np.ones((channels, p, p)) if spectrum is None else spectrum.reshape(channels, p, p)
-    numerator, denominator = np.zeros((channels, height, width)), np.zeros((channels, height, width))
-    for top in range(height - p + 1):
-        for left in range(width - p + 1):
+    numerator, denominator = np.zeros(noisy.shape[1:]), np.zeros(noisy.shape[1:])
+    for top in range(0, noisy.shape[2] - p + 1, stride):
+        for left in range(0, noisy.shape[3] - p + 1, stride):
             window = (slice(None), slice(None), slice(top, top + p), slice(left, left + p))
             z, y = noisy[window], pilot[window]
             sigma2 = variance[:, top : top + p, left : left + p].mean(axis=(1, 2))  # per channel
@@ -45,7 +54,7 @@ def reference_estimate(
                 weight = 1.0 / (noise * gain**2).sum()
                 numerator[c, top : top + p, left : left + p] += weight * estimate
                 denominator[c, top : top + p, left : left + p] += weight
-    return numerator / denominator
+    return (numerator / denominator)[:, :height, :width]
 
 
 def reference_spectrum(residual: np.ndarray, variance: np.ndarray) -> np.ndarray:
@@ -76,9 +85,13 @@ def test_dct_matrix_is_scipys_orthonormal_dct():
         np.testing.assert_allclose(matrix.numpy(), expected, atol=1e-6)
 
 
-@pytest.mark.parametrize("channels, coloured", [(1, False), (3, False), (3, True)])
-def test_estimate_equals_the_patch_by_patch_reference(channels, coloured, monkeypatch):
-    monkeypatch.setattr(wiener, "BAND_PATCHES", 7)  # several bands of patch rows, one of them partial
+@pytest.mark.parametrize(
+    "channels, coloured, stride",
+    [(1, False, 1), (3, False, 1), (3, True, 1), (1, False, 4), (3, True, 2), (3, True, 3), (1, False, 8)],
+)
+def test_estimate_equals_the_patch_by_patch_reference(channels, coloured, stride, monkeypatch):
+    # 13 × 11 frames: at strides 2 and 4 their patches fit whole strides one way only, at 3 and 8 neither
+    monkeypatch.setattr(wiener, "BAND_PATCHES", 7 if stride < 4 else 2)  # several bands, one of them partial
     clean = textured(3, channels, 13, 11)
     generator = torch.Generator().manual_seed(1)
     noisy = clean + 0.1 * torch.randn(clean.shape, generator=generator)
@@ -86,9 +99,10 @@ def test_estimate_equals_the_patch_by_patch_reference(channels, coloured, monkey
     pilot[2, :, :6] += 0.5  # one neighbour differs over part of the frame: excluded there
     variance = 0.01 * (1 + torch.rand(channels, 13, 11, generator=generator))
     spectrum = 0.2 + 2 * torch.rand(channels, wiener.PATCH**2, generator=generator) if coloured else None
-    computed = wiener.wiener_estimate(noisy, pilot, variance, centre=1, spectrum=spectrum)
+    computed = wiener.wiener_estimate(noisy, pilot, variance, centre=1, spectrum=spectrum, stride=stride)
     arrays = [a.double().numpy() for a in (noisy, pilot, variance)]
-    expected = reference_estimate(*arrays, 1, None if spectrum is None else spectrum.double().numpy())
+    expected = reference_estimate(*arrays, 1, None if spectrum is None else spectrum.double().numpy(), stride)
+    assert computed.shape == clean.shape[1:]
     np.testing.assert_allclose(computed.numpy(), expected, atol=2e-5)
 
 
@@ -203,6 +217,9 @@ def test_the_stream_refuses_what_it_cannot_use():
     torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(clip + 0.1, clip, 0.0))), clip)
     small = textured(2, 1, 6, 30)
     torch.testing.assert_close(torch.stack(list(wiener.wiener_refine(small + 0.1, small, 0.1))), small)
+    for stride in (0, 9):  # patches further apart than their side would leave pixels out
+        with pytest.raises(DenoiseError, match=f"patch stride must be from 1 to 8 pixels, got {stride}"):
+            list(wiener.wiener_refine(clip, clip, 0.1, stride=stride))
 
 
 def test_the_denoiser_refines_its_own_output():
@@ -213,6 +230,12 @@ def test_the_denoiser_refines_its_own_output():
     plain = Denoiser(model, settings).denoise_clip(clip, sigma=0.05)
     refined = Denoiser(model, dataclasses.replace(settings, wiener=True)).denoise_clip(clip, sigma=0.05)
     torch.testing.assert_close(refined, torch.stack(list(wiener.wiener_refine(clip, plain, 0.05))))
+    # its stride and flow preset reach the filter
+    sparse = dataclasses.replace(settings, wiener=True, wiener_stride=4, wiener_flow="ultrafast")
+    refined = Denoiser(model, sparse).denoise_clip(clip, sigma=0.05)
+    expected = wiener.wiener_refine(clip, plain, 0.05, stride=4, flow_preset="ultrafast")
+    torch.testing.assert_close(refined, torch.stack(list(expected)))
+    assert not torch.allclose(refined, torch.stack(list(wiener.wiener_refine(clip, plain, 0.05))))
     with pytest.raises(DenoiseError, match="needs the noise level"):
         Denoiser(model, DenoiseSettings(device="cpu", wiener=True)).denoise_clip(clip, sigma=None)
 
@@ -223,6 +246,10 @@ def test_clean_takes_wiener_only_with_sigma(tmp_path, capsys, monkeypatch):
     assert denoise_settings("fast", {"wiener": True}).wiener
     assert PRESETS["best"].wiener and not PRESETS["fast"].wiener  # best's since benchmarks/results/wiener
     assert not denoise_settings("fast", {}, sigma_known=False).wiener
+    with pytest.raises(DenoiseError, match="wiener_stride must be from 1 to 8 pixels"):
+        DenoiseSettings(wiener_stride=0)
+    with pytest.raises(DenoiseError, match="unknown flow preset 'slow'; choose one of: ultrafast, fast, medium"):
+        DenoiseSettings(wiener_flow="slow")
     code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--wiener"], capsys, monkeypatch)
     assert code == 1 and "Traceback" not in err
     assert err.strip() == "error: --wiener filters with σ as the noise level: it needs σ, not --sigma none"

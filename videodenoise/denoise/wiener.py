@@ -113,6 +113,9 @@ def wiener_estimate(
         extra = (0, -(width - PATCH) % stride, 0, -(height - PATCH) % stride)  # left, right, top, bottom
         noisy, pilot = (F.pad(stack, extra, mode="reflect") for stack in (noisy, pilot))
         variance = F.pad(variance[None], extra, mode="reflect")[0]
+    # patches are gathered from strided views: frames laid out in order keep each patch's rows close together
+    # (an opponent-colour stack from einsum has its channels outermost)
+    noisy, pilot = noisy.contiguous(), pilot.contiguous()
     device, (padded_height, padded_width) = noisy.device, noisy.shape[2:]
     spatial = spatial_dct(device)
     spectrum = torch.ones(channels, PATCH * PATCH, device=device) if spectrum is None else spectrum.to(device)
@@ -133,7 +136,7 @@ def wiener_estimate(
         kept = distance <= EXCLUDE**2 * sigma2.mean(dim=1)  # the centre frame: distance 0, always kept
         bits = torch.arange(frames, device=device).unsqueeze(1)
         groups = (kept.long() << bits).sum(dim=0)  # which frames each patch keeps, as bits
-        order = groups.argsort()  # positions sorted by group, so each group is one slice of the sorted stacks
+        order = groups.argsort(stable=True)  # positions by group, so each group is one slice of the sorted stacks
         z, p, sigma2 = coefficients(noisy[:, :, rows], order), coefficients(pilot[:, :, rows], order), sigma2[order]
         estimate, weight = torch.empty_like(z[centre]), torch.empty_like(sigma2)  # (L, C, 64), (L, C), sorted
         labels, counts = groups[order].unique_consecutive(return_counts=True)
