@@ -413,6 +413,7 @@ def classical_methods(
 #   guided_strength=X  the second pass's fusion bandwidth (FusionSettings.guided_strength)
 #   exposure=on      fusion scales each neighbour to the frame's exposure (FusionSettings.match_exposure)
 #   chain=on         fusion reaches far neighbours along consecutive frames' flows (FusionSettings.chain_flows)
+#   flow=P           fusion's DIS preset: ultrafast, fast or medium (FusionSettings.flow_preset)
 #   scales=2         also denoise at half size for the low frequencies (clean --scales 2)
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 #   wiener_stride=N  that filter's patches every N pixels (clean --wiener-stride)
@@ -433,6 +434,7 @@ CHECKPOINT_OPTIONS = (
     "guided_strength",
     "exposure",
     "chain",
+    "flow",
     "scales",
     "wiener",
     "wiener_stride",
@@ -444,6 +446,7 @@ FUSION_OPTIONS = {
     "guided_strength": ("guided_strength", float),
     "exposure": ("match_exposure", lambda value: value == "on"),
     "chain": ("chain_flows", lambda value: value == "on"),
+    "flow": ("flow_preset", str),
 }
 
 

@@ -91,7 +91,10 @@ def test_dct_matrix_is_scipys_orthonormal_dct():
 )
 def test_estimate_equals_the_patch_by_patch_reference(channels, coloured, stride, monkeypatch):
     # 13 × 11 frames: at strides 2 and 4 their patches fit whole strides one way only, at 3 and 8 neither
-    monkeypatch.setattr(wiener, "BAND_PATCHES", 7 if stride < 4 else 2)  # several bands, one of them partial
+    # bands of 2 patch rows: of the 6, 4, 3, 3 and 2 rows at strides 1, 2, 3, 4 and 8 (the last band partial at 3, 4)
+    columns = (11 + (8 - 11) % stride - 8) // stride + 1  # patch positions across, after the extension
+    per_position = 2 * 3 * channels * wiener.PATCH**2 * 4  # bytes of a position's noisy and pilot stacks
+    monkeypatch.setattr(wiener, "CPU_BAND_BYTES", 2 * columns * per_position)
     clean = textured(3, channels, 13, 11)
     generator = torch.Generator().manual_seed(1)
     noisy = clean + 0.1 * torch.randn(clean.shape, generator=generator)

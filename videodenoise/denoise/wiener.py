@@ -63,6 +63,7 @@ from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import DenoiseError
+from videodenoise.models.base import CPU_BAND_BYTES
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 PATCH = 8
@@ -73,7 +74,11 @@ MIX = 0.3  # the Wiener estimate's share of the output where the noise is far fr
 MIX_WHITE = 0.5  # its share where the noise is white
 WHITE, COLOURED = 0.5, 1.5  # RMS of log S at which the share starts to fall from MIX_WHITE, and reaches MIX
 SPECTRUM_STRIDE = 4  # the residual's patches the noise spectrum is measured on: every 4th row and column
-BAND_PATCHES = 16_384  # patch positions filtered at once (about 60 MB of float32 per stack at 5 frames, 3 channels)
+# patch positions filtered at once off the CPU (about 60 MB of float32 per stack at 5 frames, 3 channels); on the CPU
+# a band's noisy and pilot stacks together take about the models' L2-sized CPU_BAND_BYTES: with 8 MiB that is 1,092
+# positions at 5 frames in colour and the filter ran 2.4× as fast as with 16,384 on an Intel Xeon (1,024-2,048
+# within 10 % in colour, 2,048-4,096 in grey: the same bytes; benchmarks/results/wiener-fast, "Band size")
+BAND_PATCHES = 16_384
 
 
 @functools.cache
@@ -120,7 +125,9 @@ def wiener_estimate(
     spatial = spatial_dct(device)
     spectrum = torch.ones(channels, PATCH * PATCH, device=device) if spectrum is None else spectrum.to(device)
     out_rows, out_columns = (padded_height - PATCH) // stride + 1, (padded_width - PATCH) // stride + 1
-    band_rows = max(1, BAND_PATCHES // out_columns)
+    per_position = 2 * frames * channels * PATCH * PATCH * noisy.element_size()  # the noisy and the pilot stack
+    band = max(1, CPU_BAND_BYTES // per_position) if device.type == "cpu" else BAND_PATCHES
+    band_rows = max(1, band // out_columns)
     numerator, denominator = (torch.zeros(channels, padded_height, padded_width, device=device) for _ in range(2))
 
     def coefficients(images: torch.Tensor, order: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, L, C, 64)
