@@ -256,3 +256,13 @@ def test_clean_takes_wiener_only_with_sigma(tmp_path, capsys, monkeypatch):
     code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--wiener"], capsys, monkeypatch)
     assert code == 1 and "Traceback" not in err
     assert err.strip() == "error: --wiener filters with σ as the noise level: it needs σ, not --sigma none"
+    # the filter's own settings without the filter: refused, not ignored
+    assert denoise_settings("fast", {"wiener": True, "wiener_stride": 5}).wiener_stride == 5
+    assert denoise_settings("best", {"wiener_flow": "ultrafast"}).wiener_flow == "ultrafast"
+    for extra in (["--wiener-stride", "5"], ["--wiener-flow", "ultrafast"], ["--no-wiener", "--wiener-stride", "2"]):
+        code, out, err = run_cli(["clean", tmp_path / "any.mp4", *extra], capsys, monkeypatch)
+        assert code == 1 and "Traceback" not in err
+        assert err.strip() == (
+            "error: --wiener-stride and --wiener-flow set the Wiener filter, which is off: add --wiener (it needs σ), "
+            "or use --quality best"
+        )

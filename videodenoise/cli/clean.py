@@ -55,7 +55,13 @@ def denoise_settings(
         given["fusion"] = FusionSettings()
     if fusion_radius is not None:
         given["fusion"] = dataclasses.replace(given.get("fusion") or settings.fusion, radius=fusion_radius)
-    return dataclasses.replace(settings, **given)
+    chosen = dataclasses.replace(settings, **given)
+    if not chosen.wiener and {"wiener_stride", "wiener_flow"} & given.keys():
+        raise VideodenoiseError(
+            "--wiener-stride and --wiener-flow set the Wiener filter, which is off: add --wiener (it needs σ), "
+            "or use --quality best"
+        )
+    return chosen
 
 
 def parse_sigma(text: str) -> float | str | None:
