@@ -142,6 +142,71 @@ def time_clean(denoiser, noisy_file: Path, out_file: Path, sigma_255: float) -> 
     return result.frames / seconds, read_frames(out_file)
 
 
+def long_clip(frames: int) -> np.ndarray:
+    """Part 1's long clip as it is denoised: the first `frames` frames of bikes' 320×240 centre, σ = 25 (seed 0),
+    uint8 (T, H, W, 3)."""
+    from videodenoise.datasets.samples import fetch_sample_clips
+
+    clean = load_clip(fetch_sample_clips()["bikes"], frames)
+    return add_noise(centre_crop(clean.transpose(0, 3, 1, 2), (240, 320)).transpose(0, 2, 3, 1), SIGMA_255)
+
+
+def nlm_seconds_per_frame(noisy: np.ndarray) -> float:
+    """OpenCV NLM's time a frame on `noisy` (uint8 frames with σ = 25 noise), as part 1 times it."""
+    start = time.perf_counter()
+    nlm_opencv(noisy, SIGMA_255)
+    return (time.perf_counter() - start) / len(noisy)
+
+
+def long_clip_files(folder: Path, frames: int, short_frames: int) -> tuple[Path, Path, float]:
+    """The long clip (`long_clip`) stored losslessly in `folder`, whole and its first `short_frames` frames (for the
+    slow presets), and OpenCV NLM's s/frame on it, printed: (long file, short file, NLM's s/frame)."""
+    noisy = long_clip(frames)
+    long_file = write_lossless(folder / "noisy.mkv", noisy)
+    short_file = write_lossless(folder / "short.mkv", noisy[:short_frames])
+    nlm = nlm_seconds_per_frame(noisy)
+    print(f"OpenCV NLM on the long clip ({frames} frames of 320×240): {nlm:.4f} s/frame")
+    return long_file, short_file, nlm
+
+
+def time_in_turns(arms: dict, noisy_file: Path, out_file: Path, repeats: int) -> tuple[dict, dict]:
+    """`clean` on one file with each arm in turn, `repeats` rounds: arms maps a name to a function that sets the arm
+    up and returns its denoiser. → ({name: [s/frame of each round]}, {name: its last output frames})."""
+    times, outputs = {name: [] for name in arms}, {}
+    for _ in range(repeats):
+        for name, arm in arms.items():
+            fps, outputs[name] = time_clean(arm(), noisy_file, out_file, SIGMA_255)
+            times[name].append(1 / fps)
+    return times, outputs
+
+
+def compare_in_turns(
+    title: str, denoiser, module, name: str, values: dict, noisy_file: Path, out_file: Path, repeats: int, nlm: float
+) -> None:
+    """`clean` with `denoiser` and the module constant `module.name` at each of two values (before, after: a label
+    each), timed in turns (`time_in_turns`), the constant restored after; prints each round's s/frame, the medians,
+    their ratio, each over OpenCV NLM's `nlm` s/frame, and how far apart the two outputs are."""
+    import statistics
+
+    kept = getattr(module, name)
+
+    def arm(value):
+        setattr(module, name, value)
+        return denoiser
+
+    try:
+        arms = {label: (lambda value=value: arm(value)) for label, value in values.items()}
+        times, outputs = time_in_turns(arms, noisy_file, out_file, repeats)
+    finally:
+        setattr(module, name, kept)
+    first, second = (statistics.median(times[label]) for label in values)
+    apart = np.abs(np.subtract(*[o.astype(np.int32) for o in outputs.values()])).max()
+    runs = "; ".join(f"{label}: " + ", ".join(f"{t:.4f}" for t in times[label]) for label in values)
+    print(f"\n{title}, s/frame ({runs})")
+    print(f"  medians {first:.4f} → {second:.4f}: {first / second:.3f}× as fast; outputs at most {apart} levels apart")
+    print(f"  × OpenCV NLM's time: {first / nlm:.3f} → {second / nlm:.3f}")
+
+
 def speed_and_quality(args, folder: Path) -> None:
     from videodenoise.datasets.samples import fetch_sample_clips
     from videodenoise.denoise.settings import PRESETS

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import torch
@@ -25,10 +25,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import bench_clean as bench  # noqa: E402
-from bench_quality import centre_crop  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
-from videodenoise.datasets.samples import fetch_sample_clips  # noqa: E402
 from videodenoise.denoise.settings import PRESETS  # noqa: E402
 
 
@@ -44,22 +42,15 @@ def main() -> None:
         for s in args.strides.split(",")
     }
     print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads")
-    clean = bench.load_clip(fetch_sample_clips()["bikes"], args.frames)
-    clean = centre_crop(clean.transpose(0, 3, 1, 2), (240, 320)).transpose(0, 2, 3, 1)
-    noisy = bench.add_noise(clean, bench.SIGMA_255)
+    noisy = bench.long_clip(args.frames)
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         file = bench.write_lossless(folder / "noisy.mkv", noisy)
-        start = time.perf_counter()
-        bench.nlm_opencv(noisy, bench.SIGMA_255)
-        nlm = (time.perf_counter() - start) / len(noisy)
+        nlm = bench.nlm_seconds_per_frame(noisy)
         print(f"OpenCV NLM on the long clip ({args.frames} frames of 320×240): {nlm:.4f} s/frame")
         denoisers = {name: bench.make_denoiser(None, settings)[0] for name, settings in arms.items()}
-        times = {name: [] for name in arms}
-        for _ in range(args.repeats):
-            for name, denoiser in denoisers.items():
-                fps, _ = bench.time_clean(denoiser, file, folder / "out.mkv", bench.SIGMA_255)
-                times[name].append(1 / fps)
+        turns = {name: functools.partial(lambda d: d, denoiser) for name, denoiser in denoisers.items()}
+        times, _ = bench.time_in_turns(turns, file, folder / "out.mkv", args.repeats)
         for name in arms:
             median = statistics.median(times[name])
             runs = ", ".join(f"{t:.4f}" for t in times[name])

@@ -13,23 +13,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 import bench_clean as bench  # noqa: E402
-from bench_quality import centre_crop  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 import videodenoise.models.base as model_base  # noqa: E402
-from videodenoise.datasets.samples import fetch_sample_clips  # noqa: E402
 from videodenoise.denoise.settings import PRESETS  # noqa: E402
 
 
@@ -42,36 +37,19 @@ def main() -> None:
     rule = model_base.CPU_BAND_BYTES
     arms = {"2 MiB (before)": 2 << 20, f"{rule >> 20} MiB (L2 rule)": rule}
     print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads; L2 rule gives {rule >> 20} MiB")
-    clean = bench.load_clip(fetch_sample_clips()["bikes"], args.frames)
-    clean = centre_crop(clean.transpose(0, 3, 1, 2), (240, 320)).transpose(0, 2, 3, 1)
-    noisy = bench.add_noise(clean, bench.SIGMA_255)
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        long_file = bench.write_lossless(folder / "noisy.mkv", noisy)
-        short_file = bench.write_lossless(folder / "short.mkv", noisy[: args.best_frames])
-        start = time.perf_counter()
-        bench.nlm_opencv(noisy, bench.SIGMA_255)
-        nlm = (time.perf_counter() - start) / len(noisy)
-        print(f"OpenCV NLM on the long clip: {nlm:.4f} s/frame")
+        long_file, short_file, nlm = bench.long_clip_files(folder, args.frames, args.best_frames)
         best = dataclasses.replace(PRESETS["best"], calibrate=False)
         for preset, settings, file, frames in (
             ("fast", PRESETS["fast"], long_file, args.frames),
             ("best, calibration off", best, short_file, args.best_frames),
         ):
             denoiser, _ = bench.make_denoiser(None, settings)
-            times, outputs = {name: [] for name in arms}, {}
-            for _ in range(args.repeats):
-                for name, band in arms.items():
-                    model_base.CPU_BAND_BYTES = band
-                    fps, outputs[name] = bench.time_clean(denoiser, file, folder / "out.mkv", bench.SIGMA_255)
-                    times[name].append(1 / fps)
-            model_base.CPU_BAND_BYTES = rule
-            first, second = (statistics.median(times[name]) for name in arms)
-            same = np.array_equal(*outputs.values())
-            runs = "; ".join(f"{name}: " + ", ".join(f"{t:.4f}" for t in times[name]) for name in arms)
-            print(f"\n{preset}, {frames} frames of 320×240, s/frame ({runs})")
-            print(f"  medians {first:.4f} → {second:.4f}: {first / second:.3f}× as fast; outputs equal: {same}")
-            print(f"  × OpenCV NLM's time: {first / nlm:.3f} → {second / nlm:.3f}")
+            title = f"{preset}, {frames} frames of 320×240"
+            bench.compare_in_turns(
+                title, denoiser, model_base, "CPU_BAND_BYTES", arms, file, folder / "out.mkv", args.repeats, nlm
+            )
 
 
 if __name__ == "__main__":
