@@ -11,10 +11,10 @@ the optical flow instead of by block matching:
    pilot (`FrameAligner`, its noise already gone), at the nearest pixel: the noise stays white with the
    frame's σ, where a bilinear resampling would average and correlate it. The same resampling of the
    neighbour's pilot goes along, so the pilot stack shows whatever the flow got wrong, as the noisy
-   stack does. Per PATCH×PATCH patch (every position), a neighbour whose pilot patch differs from frame
-   t's by more than EXCLUDE·σ in RMS (an occlusion, a wrong flow) is left out of that patch's group:
-   its difference would otherwise pass the filter as signal. (Patches are filtered together by which
-   neighbours they keep.)
+   stack does. Per PATCH×PATCH patch (at every position, or every `stride`-th row and column), a neighbour
+   whose pilot patch differs from frame t's by more than EXCLUDE·σ in RMS (an occlusion, a wrong flow) is
+   left out of that patch's group: its difference would otherwise pass the filter as signal. (Patches are
+   filtered together by which neighbours they keep.)
 2. Shrink. The noisy stack's 3D DCT (2D over the patch, 1D over the frames) is multiplied, coefficient
    by coefficient, by P² / (P² + TOLD²·σ²·S), P the pilot stack's coefficient: the Wiener gain were the
    pilot the truth and the noise TOLD·σ. S, one factor per channel and 2D coefficient, is the noise's
