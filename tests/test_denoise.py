@@ -300,6 +300,8 @@ def test_each_preset_applies_its_shipped_weights_and_they_denoise():
     assert set(PRESET_WEIGHTS) == set(PRESETS)  # every preset names its weights
     fast, best = Denoiser.from_preset("fast"), Denoiser.from_preset("best")
     assert fast.checkpoint == checkpoints.DEFAULT_CHECKPOINT and fast.settings == PRESETS["fast"]
+    balanced = Denoiser.from_preset("balanced")  # fast's weights, with the sparse Wiener filter after them
+    assert balanced.checkpoint == checkpoints.DEFAULT_CHECKPOINT and balanced.settings == PRESETS["balanced"]
     assert best.checkpoint.name == "dust-video-wide.safetensors" and best.settings == PRESETS["best"]
     assert type(best.model) is type(fast.model) and best.model.config.channels == fast.model.config.channels == 1
     assert (fast.model.config.atoms, best.model.config.atoms) == (256, 576)  # best's code is wider
@@ -311,7 +313,9 @@ def test_each_preset_applies_its_shipped_weights_and_they_denoise():
     one_pass = dataclasses.replace(PRESETS["best"], calibrate=False, passes=1, device="cpu")
     out = Denoiser.from_preset("best", settings=one_pass).denoise_clip(noisy, 25 / 255)
     assert psnr(out, clean) > psnr(noisy, clean) + 5
-    with pytest.raises(DenoiseError, match="unknown --quality 'finest'; choose one of: fast, best"):
+    out = balanced.denoise_clip(noisy, 25 / 255)
+    assert psnr(out, clean) > psnr(noisy, clean) + 5
+    with pytest.raises(DenoiseError, match="unknown --quality 'finest'; choose one of: fast, balanced, best"):
         Denoiser.from_preset("finest", settings=one_pass)
 
 

@@ -312,7 +312,7 @@ def test_quality_presets_are_what_clean_runs():
     best = denoise_settings("best", {})
     assert best.fusion == FusionSettings(radius=4, match_exposure=True) and best.patch_stride == 2 and best.passes == 2
     assert denoise_settings("best", {"fusion": False}).passes == 1  # the second pass steers fusion
-    with pytest.raises(DenoiseError, match="fast, best"):
+    with pytest.raises(DenoiseError, match="fast, balanced, best"):
         denoise_settings("ultra", {})
 
 

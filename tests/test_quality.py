@@ -403,7 +403,7 @@ def test_clean_quality_presets(tmp_path, capsys, monkeypatch):
     clip = smooth_clip(frames=3, height=32, width=48)[0].expand(-1, 3, -1, -1)
     source = write_video(tmp_path / "in.mp4", (clip + 0.04 * torch.randn_like(clip)).clamp(0, 1), fps=Fraction(25))
     outputs = {}
-    for quality in ("fast", "best"):
+    for quality in ("fast", "balanced", "best"):
         target = tmp_path / f"{quality}.mkv"
         code, out, err = run_cli(
             [
@@ -426,10 +426,10 @@ def test_clean_quality_presets(tmp_path, capsys, monkeypatch):
         )
         assert code == 0, err
         outputs[quality] = read_video(target)
-    assert outputs["fast"].shape == outputs["best"].shape == (3, 3, 32, 48)
-    assert not torch.equal(outputs["fast"], outputs["best"])
+    assert outputs["fast"].shape == outputs["balanced"].shape == outputs["best"].shape == (3, 3, 32, 48)
+    assert not torch.equal(outputs["fast"], outputs["best"]) and not torch.equal(outputs["fast"], outputs["balanced"])
     code, out, err = run_cli(["clean", source, "--checkpoint", checkpoint, "--quality", "ultra"], capsys, monkeypatch)
-    assert code == 1 and "--quality" in err and "fast, best" in err and "Traceback" not in err
+    assert code == 1 and "--quality" in err and "fast, balanced, best" in err and "Traceback" not in err
 
 
 def test_attention_gain_starts_every_attention_step_part_way():

@@ -248,6 +248,10 @@ def test_clean_takes_wiener_only_with_sigma(tmp_path, capsys, monkeypatch):
 
     assert denoise_settings("fast", {"wiener": True}).wiener
     assert PRESETS["best"].wiener and not PRESETS["fast"].wiener  # best's since benchmarks/results/wiener
+    # balanced: fast with the filter on every 5th position along an ultrafast flow (benchmarks/results/wiener-fast)
+    balanced = dataclasses.replace(PRESETS["fast"], wiener=True, wiener_stride=5, wiener_flow="ultrafast")
+    assert PRESETS["balanced"] == balanced and denoise_settings("balanced", {}) == balanced
+    assert not denoise_settings("balanced", {}, sigma_known=False).wiener
     assert not denoise_settings("fast", {}, sigma_known=False).wiener
     with pytest.raises(DenoiseError, match="wiener_stride must be from 1 to 8 pixels"):
         DenoiseSettings(wiener_stride=0)

@@ -3,7 +3,8 @@
     settings = PRESETS["fast"]                        # what `clean` runs by default
     denoiser = Denoiser.from_preset("best", settings=dataclasses.replace(PRESETS["best"], device="cpu", tile=256))
 
-The presets are faster or better (the README's quality table): both fuse every frame
+The presets are faster or better (the README's quality table; `balanced` is `fast` with a sparse Wiener filter
+after it, the comment on PRESETS): all fuse every frame
 with its motion-aligned neighbours first (`videodenoise.denoise.fusion`), then keep all frames of each
 window, since once a frame holds its neighbours, centring windows (stride 3, 5/3× the model's work)
 gained nothing on the validation clips of benchmarks/tune_fusion.py (disjoint windows: +0.01 dB at
@@ -215,8 +216,13 @@ class DenoiseSettings:
 # held out, lost 0.33-0.57 dB on bikes, the one real clip whose parts move on their own, gained only on the pans
 # (whose synthetic exposure drift matching undoes), and took 0.25× OpenCV NLM's time on the long clip against
 # 0.24× (issue 19 asks ≤ 0.25×), so it was not kept (ibid., "Held out")
+# balanced is fast with the Wiener filter on every 5th patch position, its flow at DIS's ultrafast: the validation
+# clips' choice among strides 4 and 5 (+0.49 dB at σ = 25 there); held out +0.26 dB at σ = 25, 6 of 6 clips, camera
+# noise −0.03 to +0.10, for 1.37× fast's time, 0.29-0.31× OpenCV NLM's on the long clip: over the 0.25× that issue
+# 19 holds the default to, so it is not the default (benchmarks/results/wiener-fast/)
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),
+    "balanced": DenoiseSettings(fusion=FusionSettings(), wiener=True, wiener_stride=5, wiener_flow="ultrafast"),
     "best": DenoiseSettings(
         fusion=FusionSettings(radius=4, match_exposure=True),
         patch_stride=2,
@@ -228,12 +234,17 @@ PRESETS: dict[str, DenoiseSettings] = {
     ),
 }
 
-# the shipped weights (files of videodenoise/checkpoints) each preset applies unless given others: best's are
+# the shipped weights (files of videodenoise/checkpoints) each preset applies unless given others: balanced's are
+# fast's; best's are
 # a 576-atom DUST trained on the default's recipe and fine-tuned at best's patch stride, 2 (about 1.6× the
 # dense 256-atom weights' time; configs/train/dust-video-atoms-1.toml, -2.toml, dust-video-atoms-dense.toml). fast's is
 # models.checkpoints.DEFAULT_CHECKPOINT (what a run without --checkpoint loads elsewhere), named here by its file
 # name so that this module, which the command line's --help reads, stays free of torch; test_denoise keeps them equal
-PRESET_WEIGHTS: dict[str, str] = {"fast": "dust-video.safetensors", "best": "dust-video-wide.safetensors"}
+PRESET_WEIGHTS: dict[str, str] = {
+    "fast": "dust-video.safetensors",
+    "balanced": "dust-video.safetensors",
+    "best": "dust-video-wide.safetensors",
+}
 
 
 def preset(name: str) -> DenoiseSettings:
