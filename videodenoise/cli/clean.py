@@ -17,7 +17,8 @@ from videodenoise.errors import VideodenoiseError
 PRESET_FUSION_RADIUS = {name: settings.fusion.radius for name, settings in PRESETS.items()}
 QUALITY_HELP = (
     "fast; balanced: fast, then a Wiener filter with its output as the pilot on every 5th patch position (+0.26 dB "
-    "at σ = 25 on held-out clips for 1.37× fast's time); or best: 4× as many overlapping patches (with wider weights fine-tuned for them), fusing "
+    "at σ = 25 on held-out clips for 1.37× fast's time); or best: 4× as many overlapping patches (with wider "
+    "weights fine-tuned for them), fusing "
     f"{2 * PRESET_FUSION_RADIUS['best'] + 1} frames instead of {2 * PRESET_FUSION_RADIUS['fast'] + 1}, twice (the "
     "second pass's fusion steered by the first's, a sparser pass), at two scales (the low "
     "frequencies from the frames halved), then a Wiener filter with that output as its pilot (--wiener; about 10× "
