@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -186,8 +187,6 @@ def compare_in_turns(
     """`clean` with `denoiser` and the module constant `module.name` at each of two values (before, after: a label
     each), timed in turns (`time_in_turns`), the constant restored after; prints each round's s/frame, the medians,
     their ratio, each over OpenCV NLM's `nlm` s/frame, and how far apart the two outputs are."""
-    import statistics
-
     kept = getattr(module, name)
 
     def arm(value):

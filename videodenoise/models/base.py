@@ -33,7 +33,8 @@ from videodenoise.models.layers import (
 # with 4 MiB, UT 15 % ahead of it), 8-30 % faster than 8 MiB. Four times one core's L2 gives 8 MiB on the
 # Xeon and 2 MiB on an EPYC core of 0.5 MiB; an unknown cache keeps 2 MiB, and the rule stays within the
 # 2-16 MiB measured. Bands are exact: the temporal token set never crosses rows, and a spatio-temporal
-# one gets a halo wide enough for every layer. Off the CPU a whole clip is one band.
+# one gets a halo wide enough for every layer. Off the CPU a whole clip is one band. The Wiener filter's
+# bands (videodenoise.denoise.wiener) hold the same bytes: there too it was the fastest size.
 def band_bytes(l2_cache: int | None) -> int:
     """The CPU band size (bytes of a band's widest tensor) for one core's L2 cache size (None: unknown)."""
     if l2_cache is None:
