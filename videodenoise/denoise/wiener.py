@@ -13,8 +13,9 @@ the optical flow instead of by block matching:
    neighbour's pilot goes along, so the pilot stack shows whatever the flow got wrong, as the noisy
    stack does. Per PATCH×PATCH patch (at every position, or every `stride`-th row and column), a neighbour
    whose pilot patch differs from frame t's by more than EXCLUDE·σ in RMS (an occlusion, a wrong flow) is
-   left out of that patch's group: its difference would otherwise pass the filter as signal. (Patches are
-   filtered together by which neighbours they keep.)
+   left out of that patch's group: its difference would otherwise pass the filter as signal. (Every patch is
+   first filtered with all frames; those that leave one out, a few in a hundred along a good flow, are filtered
+   again, together by which neighbours they keep.)
 2. Shrink. The noisy stack's 3D DCT (2D over the patch, 1D over the frames) is multiplied, coefficient
    by coefficient, by P² / (P² + TOLD²·σ²·S), P the pilot stack's coefficient: the Wiener gain were the
    pilot the truth and the noise TOLD·σ. S, one factor per channel and 2D coefficient, is the noise's
@@ -118,9 +119,6 @@ def wiener_estimate(
         extra = (0, -(width - PATCH) % stride, 0, -(height - PATCH) % stride)  # left, right, top, bottom
         noisy, pilot = (F.pad(stack, extra, mode="reflect") for stack in (noisy, pilot))
         variance = F.pad(variance[None], extra, mode="reflect")[0]
-    # patches are gathered from strided views: frames laid out in order keep each patch's rows close together
-    # (an opponent-colour stack from einsum has its channels outermost)
-    noisy, pilot = noisy.contiguous(), pilot.contiguous()
     device, (padded_height, padded_width) = noisy.device, noisy.shape[2:]
     spatial = spatial_dct(device)
     spectrum = torch.ones(channels, PATCH * PATCH, device=device) if spectrum is None else spectrum.to(device)
@@ -129,42 +127,48 @@ def wiener_estimate(
     band = max(1, CPU_BAND_BYTES // per_position) if device.type == "cpu" else BAND_PATCHES
     band_rows = max(1, band // out_columns)
     numerator, denominator = (torch.zeros(channels, padded_height, padded_width, device=device) for _ in range(2))
+    bits = torch.arange(frames, device=device).unsqueeze(1)
 
-    def coefficients(images: torch.Tensor, order: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, L, C, 64)
-        windows = images.unfold(2, PATCH, stride).unfold(3, PATCH, stride).permute(0, 2, 3, 1, 4, 5)  # a view
-        patches = windows[:, order // out_columns, order % out_columns]  # (N, L, C, PATCH, PATCH) in `order`: one copy
-        return patches.flatten(3) @ spatial.T  # the 2D DCTs, a position's in one row
+    def coefficients(images: torch.Tensor) -> torch.Tensor:  # (N, C, h, w) → (N, C, 64, L), positions in place
+        # the 2D DCT of every patch as a convolution with the 64 basis patches (oneDNN's): 1.3-1.9× as fast as
+        # unfold and a product on a band, and it never writes the patches out
+        images = images.reshape(frames * channels, 1, *images.shape[2:])
+        basis = spatial.view(PATCH * PATCH, 1, PATCH, PATCH)
+        return F.conv2d(images, basis, stride=stride).view(frames, channels, PATCH * PATCH, -1)
+
+    def shrink(z: torch.Tensor, p: torch.Tensor, s2: torch.Tensor, members: list[int]) -> tuple[torch.Tensor, ...]:
+        """Steps 2-3 for positions that keep the same frames: their noisy and pilot coefficients (n, C, 64, l) and
+        σ²·S (C, 64, l) → frame `centre`'s patches (C, 64, l) and their weights (C, l)."""
+        temporal = dct_matrix(len(members), device)
+        coefficient = (temporal @ z.flatten(1)).view(z.shape)  # the 1D DCT over the frames, as one product
+        gain = (temporal @ p.flatten(1)).view(p.shape).square_()
+        gain.div_(gain + TOLD**2 * s2)
+        mine = temporal[:, members.index(centre)]  # the inverse temporal DCT, at the centre frame
+        patches = spatial.T @ (mine @ coefficient.mul_(gain).flatten(1)).view(z.shape[1:])
+        return patches, 1.0 / (TOLD**2 * (s2 * gain.square_().sum(dim=0)).sum(dim=1)).clamp_min(1e-12)
 
     for top in range(0, out_rows, band_rows):
         rows = slice(top * stride, (min(top + band_rows, out_rows) - 1) * stride + PATCH)
-        sigma2 = F.avg_pool2d(variance[None, :, rows], PATCH, stride)[0].flatten(1).T  # (L, C): σ² over a patch
+        sigma2 = F.avg_pool2d(variance[None, :, rows], PATCH, stride)[0].flatten(1)  # (C, L): σ² over a patch
         difference = (pilot[:, :, rows] - pilot[centre, :, rows]).square().mean(dim=1, keepdim=True)
         distance = F.avg_pool2d(difference, PATCH, stride).flatten(1)  # (N, L): mean square over each patch
-        kept = distance <= EXCLUDE**2 * sigma2.mean(dim=1)  # the centre frame: distance 0, always kept
-        bits = torch.arange(frames, device=device).unsqueeze(1)
-        groups = (kept.long() << bits).sum(dim=0)  # which frames each patch keeps, as bits
-        order = groups.argsort(stable=True)  # positions by group, so each group is one slice of the sorted stacks
-        z, p, sigma2 = coefficients(noisy[:, :, rows], order), coefficients(pilot[:, :, rows], order), sigma2[order]
-        estimate, weight = torch.empty_like(z[centre]), torch.empty_like(sigma2)  # (L, C, 64), (L, C), sorted
-        labels, counts = groups[order].unique_consecutive(return_counts=True)
-        start = 0
-        for group, count in zip(labels.tolist(), counts.tolist()):
-            members, span = [t for t in range(frames) if group >> t & 1], slice(start, start + count)
-            start += count
-            temporal = dct_matrix(len(members), device)
-            every = slice(None) if len(members) == frames else members  # a slice: views, not copies
-            zg, pg, s2 = z[every, span], p[every, span], sigma2[span].unsqueeze(2) * spectrum  # s2: (l, C, 64)
-            coefficient = (temporal @ zg.flatten(1)).view(zg.shape)  # the 1D DCT over the frames, as one product
-            gain = (temporal @ pg.flatten(1)).view(pg.shape).square_()
-            gain.div_(gain + TOLD**2 * s2)
-            mine = temporal[:, members.index(centre)]  # the inverse temporal DCT, at the centre frame
-            estimate[span] = (mine @ (gain * coefficient).flatten(1)).view(zg.shape[1:]) @ spatial
-            weight[span] = 1.0 / (TOLD**2 * (s2 * gain.square_()).sum(dim=(0, 3))).clamp_min(1e-12)
-        unsorted = order.argsort()  # each position's place in the sorted order, to fold them where they lie
-        estimate, weight = (estimate * weight.unsqueeze(2))[unsorted], weight[unsorted]
+        kept = distance <= EXCLUDE**2 * sigma2.mean(dim=0)  # the centre frame: distance 0, always kept
+        z, p = coefficients(noisy[:, :, rows]), coefficients(pilot[:, :, rows])
+        s2 = sigma2.unsqueeze(1) * spectrum.unsqueeze(2)  # (C, 64, L): σ²·S
+        # most positions keep every frame (98 % on bikes): all are filtered so, then those that leave one out again,
+        # where gathering every position's patches in group order (before 2026-12-05) cost a third of the filter
+        partial = (~kept).any(dim=0).nonzero().squeeze(1)
+        groups = (kept[:, partial].long() << bits).sum(dim=0)  # which frames each of those keeps, as bits
+        estimate, weight = shrink(z, p, s2, list(range(frames)))
+        for group in groups.unique().tolist():
+            members, where = [t for t in range(frames) if group >> t & 1], partial[groups == group]
+            z_group, p_group = (stack.index_select(3, where)[members] for stack in (z, p))
+            patches, weights = shrink(z_group, p_group, s2.index_select(2, where), members)
+            estimate.index_copy_(2, where, patches)
+            weight.index_copy_(1, where, weights)
         size = (rows.stop - rows.start, padded_width)
-        numerator[:, rows] += F.fold(estimate.permute(1, 2, 0), size, PATCH, stride=stride)[:, 0]
-        spread = weight.T.unsqueeze(1).expand(-1, PATCH * PATCH, -1)
+        numerator[:, rows] += F.fold(estimate.mul_(weight.unsqueeze(1)), size, PATCH, stride=stride)[:, 0]
+        spread = weight.unsqueeze(1).expand(-1, PATCH * PATCH, -1)
         denominator[:, rows] += F.fold(spread, size, PATCH, stride=stride)[:, 0]
     return (numerator / denominator)[:, :height, :width]
 
