@@ -218,7 +218,7 @@ class DenoiseSettings:
 # 0.24× (issue 19 asks ≤ 0.25×), so it was not kept (ibid., "Held out")
 # balanced is fast with the Wiener filter on every 5th patch position, its flow at DIS's ultrafast: the validation
 # clips' choice among strides 4 and 5 (+0.49 dB at σ = 25 there); held out +0.26 dB at σ = 25, 6 of 6 clips, camera
-# noise −0.03 to +0.10, for 1.37× fast's time, 0.29-0.31× OpenCV NLM's on the long clip: over the 0.25× that issue
+# noise −0.03 to +0.10, for 1.37× fast's time, 0.27-0.31× OpenCV NLM's on the long clip: over the 0.25× that issue
 # 19 holds the default to, so it is not the default (benchmarks/results/wiener-fast/)
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings()),

@@ -78,7 +78,8 @@ SPECTRUM_STRIDE = 4  # the residual's patches the noise spectrum is measured on:
 # patch positions filtered at once off the CPU (about 60 MB of float32 per stack at 5 frames, 3 channels); on the CPU
 # a band's noisy and pilot stacks together take about the models' L2-sized CPU_BAND_BYTES: with 8 MiB that is 1,092
 # positions at 5 frames in colour and the filter ran 2.4× as fast as with 16,384 on an Intel Xeon (1,024-2,048
-# within 10 % in colour, 2,048-4,096 in grey: the same bytes; benchmarks/results/wiener-fast, "Band size")
+# within 10 % in colour, 2,048-4,096 in grey: the same bytes; benchmarks/results/wiener-fast, "Band size"; with the
+# DCTs as a convolution, 1× and 2× those bytes were level, 0.5× and 8× slower: benchmarks/results/wiener-conv)
 BAND_PATCHES = 16_384
 
 

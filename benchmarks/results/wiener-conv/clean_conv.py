@@ -1,0 +1,71 @@
+"""The Wiener filter before and after its patches' DCTs became a convolution (2026-12-05), `clean` end to end in
+turns.
+
+`best` as shipped (its wide weights; calibration off) on the first --best-frames frames of the long clip of
+`bench_clean.py` part 1 (bikes' 320×240 centre, σ = 25, seed 0, stored losslessly), and `--quality balanced` on the
+whole long clip; each arm timed --repeats times, alternating, the medians printed with their ratio and OpenCV NLM's
+(timed once on the long clip, as part 1 does), and how far apart the two arms' outputs are. The filter before is
+`wiener_estimate` as it was at commit BEFORE, read from git.
+
+    .venv/bin/python benchmarks/results/wiener-conv/clean_conv.py [--repeats 3] [--best-frames 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import bench_clean as bench  # noqa: E402
+from _machine import cpu_name  # noqa: E402
+
+import videodenoise.denoise.wiener as wiener  # noqa: E402
+from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
+from videodenoise.denoise.settings import PRESETS  # noqa: E402
+
+BEFORE = "77ed6d9"  # the last commit whose filter gathered each patch in group order
+
+
+def estimate_before():
+    """`wiener_estimate` as it was at BEFORE."""
+    root = Path(__file__).resolve().parents[3]
+    source = subprocess.run(
+        ["git", "show", f"{BEFORE}:videodenoise/denoise/wiener.py"], cwd=root, check=True, capture_output=True
+    ).stdout.decode()
+    module = types.ModuleType("wiener_before")
+    exec(compile(source, f"{BEFORE}:wiener.py", "exec"), module.__dict__)
+    return module.wiener_estimate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--frames", type=int, default=100)
+    parser.add_argument("--best-frames", type=int, default=20)
+    args = parser.parse_args()
+    arms = {f"gather ({BEFORE})": estimate_before(), "convolution (now)": wiener.wiener_estimate}
+    print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads")
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        long_file, short_file, nlm = bench.long_clip_files(folder, args.frames, args.best_frames)
+        best = dataclasses.replace(PRESETS["best"], calibrate=False, device="cpu")
+        for preset, denoiser, file, frames in (
+            ("best (its wide weights), calibration off", Denoiser.from_preset("best", settings=best), short_file, args.best_frames),
+            ("balanced", bench.make_denoiser(None, PRESETS["balanced"])[0], long_file, args.frames),
+        ):
+            title = f"{preset}, {frames} frames of 320×240"
+            bench.compare_in_turns(
+                title, denoiser, wiener, "wiener_estimate", arms, file, folder / "out.mkv", args.repeats, nlm
+            )
+
+
+if __name__ == "__main__":
+    main()
