@@ -16,6 +16,8 @@ What is measured, and how:
   `VALIDATION_PHOTOS` ("cell-pan", ...) and the same pans with three pieces of those photographs
   pasted on, each moving on its own ("cell-objects", ...): the pans are one rigid motion that optical
   flow recovers almost exactly, while real footage, like these, has parts whose flow it gets wrong.
+  Likewise over the colour `COLOUR_VALIDATION_PHOTOS` ("china-pan", "flower-objects", ...), whose
+  pieces come from those two.
   NB: which clips a checkpoint trained on is the checkpoint's business; the script prints each
   checkpoint's training dataset from its metadata (the shipped `samples` checkpoint trained on
   carphone, and validated on bikes).
@@ -203,7 +205,9 @@ def make_objects_clip(photo: str, frames: int, size: tuple[int, int], seed: int 
     each moving on its own (`paste_moving_objects`): motion a flow can get wrong, as in real footage."""
     motion = motion_module()
     pan = make_pan_clip(photo, frames, size, seed)  # "<photo>-pan", then the pieces on it
-    sources = [motion.load_photo(p) for p in motion.VALIDATION_PHOTOS]
+    # pieces of the photographs of its own validation set (the grey four's clips as they were before the colour two)
+    own = motion.COLOUR_VALIDATION_PHOTOS if photo in motion.COLOUR_VALIDATION_PHOTOS else motion.VALIDATION_PHOTOS
+    sources = [motion.load_photo(p) for p in own]
     rng = np.random.default_rng(pan_seed(photo, seed))
     clip = motion.paste_moving_objects(torch.from_numpy(pan.frames) / 255, sources, OBJECTS, rng, speed=OBJECT_SPEED)
     source = f"{pan.source}, {OBJECTS} objects moving on their own up to {OBJECT_SPEED:g} px a frame"
@@ -217,9 +221,10 @@ def build_clips(
     benchmark's photos, and by name only the validation photos a training run selects its candidate on),
     and by name only "<photo>-objects" for the validation photos (`make_objects_clip`)."""
     motion = motion_module()
-    held_out = (*motion.BENCHMARK_PHOTOS, *motion.VALIDATION_PHOTOS) if motion is not None else ()
+    validation = (*motion.VALIDATION_PHOTOS, *motion.COLOUR_VALIDATION_PHOTOS) if motion is not None else ()
+    held_out = (*motion.BENCHMARK_PHOTOS, *validation) if motion is not None else ()
     photos = {photo_clip_name(p): p for p in held_out}
-    objects = {objects_clip_name(p): p for p in motion.VALIDATION_PHOTOS} if motion is not None else {}
+    objects = {objects_clip_name(p): p for p in validation}
     names = available_clip_names() if names is None else names
     clips = []
     for name in names:

@@ -159,3 +159,13 @@ def test_objects_clips_are_the_validation_pans_with_pieces_moving_on_their_own(b
     assert 0 < changed.mean() < 0.9
     with pytest.raises(SystemExit, match="unknown clip 'astronaut-objects'.*cell-objects"):
         bench.build_clips(["astronaut-objects"], frames=2, size=(48, 64))
+
+
+def test_the_colour_validation_photos_give_pans_and_objects_in_colour(bench):
+    pan, objects = bench.build_clips(["china-pan", "flower-objects"], frames=3, size=(48, 64))
+    assert (pan.name, pan.kind, objects.name, objects.kind) == ("china-pan", "pan", "flower-objects", "objects")
+    for clip in (pan, objects):
+        assert clip.frames.shape == (3, 3, 48, 64)
+        assert np.abs(clip.frames[:, 0].astype(int) - clip.frames[:, 1]).mean() > 5  # colour
+    flower = bench.build_clips(["flower-pan"], frames=3, size=(48, 64))[0]
+    assert 0 < (objects.frames != flower.frames).any(axis=1).mean() < 0.9  # pieces moving over the flower pan

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -294,6 +295,24 @@ def test_photo_motion_splits_hold_the_right_photos(tmp_path):
     # a root (an experiment's shared data root) is ignored: nothing is read from it or written to it
     assert load_dataset("photo-motion", tmp_path).splits == dataset.splits
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_colour_validation_photos_are_colour_and_in_no_other_set():
+    import hashlib
+
+    from videodenoise.datasets import motion
+
+    others = motion.TRAINING_PHOTOS + motion.BENCHMARK_PHOTOS + motion.VALIDATION_PHOTOS
+    assert not set(motion.COLOUR_VALIDATION_PHOTOS) & set(others)
+    attribution = (Path(motion.__file__).parent / "photos" / "README.md").read_text()
+    for name in motion.COLOUR_VALIDATION_PHOTOS:
+        path = motion.photo_path(name)
+        assert hashlib.sha256(path.read_bytes()).hexdigest() in attribution  # the files the licence note names
+        photo = motion.load_photo(name)
+        assert photo.shape == (3, 427, 640) and photo.dtype == torch.float32
+        assert (photo[0] - photo[1]).abs().mean() > 0.05  # colour, not grey repeated
+    with pytest.raises(DatasetError, match="videodenoise:<name>"):
+        motion.photo_path("sklearn:china")
 
 
 def test_photo_motion_clips_read_as_8_bit_video_and_are_deterministic():
