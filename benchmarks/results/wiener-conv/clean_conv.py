@@ -5,9 +5,11 @@ turns.
 `bench_clean.py` part 1 (bikes' 320×240 centre, σ = 25, seed 0, stored losslessly), and `--quality balanced` on the
 whole long clip; each arm timed --repeats times, alternating, the medians printed with their ratio and OpenCV NLM's
 (timed once on the long clip, as part 1 does), and how far apart the two arms' outputs are. The filter before is
-`wiener_estimate` as it was at commit BEFORE, read from git.
+`wiener_estimate` as it was at commit BEFORE, read from git; with `--function wiener_refine --before 487860d`, the
+whole refinement as it was then (the neighbours resampled by `cv2.remap` instead of one gather).
 
     .venv/bin/python benchmarks/results/wiener-conv/clean_conv.py [--repeats 3] [--best-frames 20]
+    .venv/bin/python benchmarks/results/wiener-conv/clean_conv.py --function wiener_refine --before 487860d
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import bench_clean as bench  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
+import videodenoise.denoise.denoiser as denoiser_module  # noqa: E402
 import videodenoise.denoise.wiener as wiener  # noqa: E402
 from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
 from videodenoise.denoise.settings import PRESETS  # noqa: E402
@@ -34,15 +37,15 @@ from videodenoise.denoise.settings import PRESETS  # noqa: E402
 BEFORE = "77ed6d9"  # the last commit whose filter gathered each patch in group order
 
 
-def estimate_before():
-    """`wiener_estimate` as it was at BEFORE."""
+def function_before(commit: str, name: str):
+    """The function `name` of videodenoise/denoise/wiener.py as it was at `commit`."""
     root = Path(__file__).resolve().parents[3]
     source = subprocess.run(
-        ["git", "show", f"{BEFORE}:videodenoise/denoise/wiener.py"], cwd=root, check=True, capture_output=True
+        ["git", "show", f"{commit}:videodenoise/denoise/wiener.py"], cwd=root, check=True, capture_output=True
     ).stdout.decode()
     module = types.ModuleType("wiener_before")
-    exec(compile(source, f"{BEFORE}:wiener.py", "exec"), module.__dict__)
-    return module.wiener_estimate
+    exec(compile(source, f"{commit}:wiener.py", "exec"), module.__dict__)
+    return getattr(module, name)
 
 
 def main() -> None:
@@ -50,8 +53,14 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--frames", type=int, default=100)
     parser.add_argument("--best-frames", type=int, default=20)
+    parser.add_argument("--before", default=BEFORE)
+    parser.add_argument("--function", choices=("wiener_estimate", "wiener_refine"), default="wiener_estimate")
     args = parser.parse_args()
-    arms = {f"gather ({BEFORE})": estimate_before(), "convolution (now)": wiener.wiener_estimate}
+    # the Denoiser calls wiener_refine by the name it imported; wiener_refine calls wiener_estimate in its module
+    module = denoiser_module if args.function == "wiener_refine" else wiener
+    now = "one gather (now)" if args.function == "wiener_refine" else "convolution (now)"
+    before = "cv2.remap" if args.function == "wiener_refine" else "gather"
+    arms = {f"{before} ({args.before})": function_before(args.before, args.function), now: getattr(module, args.function)}
     print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads")
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
@@ -63,7 +72,7 @@ def main() -> None:
         ):
             title = f"{preset}, {frames} frames of 320×240"
             bench.compare_in_turns(
-                title, denoiser, wiener, "wiener_estimate", arms, file, folder / "out.mkv", args.repeats, nlm
+                title, denoiser, module, args.function, arms, file, folder / "out.mkv", args.repeats, nlm
             )
 
 
