@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import cv2
 import numpy as np
 import pytest
 import scipy.fft
@@ -110,18 +109,6 @@ def test_estimate_equals_the_patch_by_patch_reference(channels, coloured, stride
     expected = reference_estimate(*arrays, 1, None if spectrum is None else spectrum.double().numpy(), stride)
     assert computed.shape == clean.shape[1:]
     np.testing.assert_allclose(computed.numpy(), expected, atol=2e-5)
-
-
-def test_nearest_reads_whole_pixels_reflected_at_the_borders_as_opencv_does():
-    generator = torch.Generator().manual_seed(0)
-    planes = torch.rand(6, 7, 9, generator=generator)  # a noisy and a pilot frame in colour, one over the other
-    rng = np.random.default_rng(0)
-    # inside, just outside and more than a frame beyond every border
-    columns = rng.integers(-20, 29, size=(7, 9)).astype(np.float32)
-    rows = rng.integers(-16, 23, size=(7, 9)).astype(np.float32)
-    image = np.ascontiguousarray(planes.numpy().transpose(1, 2, 0))
-    expected = cv2.remap(image, columns, rows, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REFLECT).transpose(2, 0, 1)
-    np.testing.assert_array_equal(wiener._nearest(planes, columns, rows).numpy(), expected)
 
 
 def test_the_noise_spectrum_is_each_coefficients_power_over_the_told_variance():

@@ -55,6 +55,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Iterator
 
+import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -191,17 +192,11 @@ def mix_share(spectrum: torch.Tensor) -> float:
     return MIX + (MIX_WHITE - MIX) * whiteness
 
 
-def _nearest(frames: torch.Tensor, columns: np.ndarray, rows: np.ndarray) -> torch.Tensor:
-    """(K, H, W) planes read at whole-pixel coordinates (H, W), reflected at the borders as OpenCV's BORDER_REFLECT
-    (…cba|abc…): one gather, where `cv2.remap` of a noisy and a pilot frame took two and four transposes."""
-    height, width = frames.shape[1:]
-
-    def reflected(index: np.ndarray, size: int) -> np.ndarray:
-        index = np.mod(index.astype(np.int64), 2 * size)
-        return np.where(index < size, index, 2 * size - 1 - index)
-
-    flat = torch.from_numpy(reflected(rows, height) * width + reflected(columns, width)).view(-1)
-    return frames.flatten(1).index_select(1, flat).view(frames.shape)
+def _nearest(frame: torch.Tensor, map_x: np.ndarray, map_y: np.ndarray) -> torch.Tensor:
+    """A (C, H, W) frame resampled at the nearest pixel to the coordinates (reflected at the borders)."""
+    image = np.ascontiguousarray(frame.numpy().transpose(1, 2, 0))
+    warped = cv2.remap(image, map_x, map_y, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REFLECT)
+    return torch.from_numpy(warped.reshape(*warped.shape[:2], -1).transpose(2, 0, 1).copy())
 
 
 def wiener_refine(
@@ -224,7 +219,7 @@ def wiener_refine(
     aligner = FrameAligner(FusionSettings(flow_preset=flow_preset))
     grid = None  # the pixel coordinates (x, y) of a frame, built once
     noisy_source, pilot_source = iter(noisy), iter(pilot)
-    buffer: dict[int, tuple[torch.Tensor, np.ndarray]] = {}  # index → (noisy over pilot (2C, H, W), flow guide)
+    buffer: dict[int, tuple[torch.Tensor, torch.Tensor, np.ndarray]] = {}  # index → (noisy, pilot, flow guide)
     loaded, done, current = 0, False, 0
     while True:
         while not done and loaded <= current + RADIUS:
@@ -236,12 +231,11 @@ def wiener_refine(
             if estimate is None or estimate.shape != frame.shape:
                 raise DenoiseError(f"the Wiener refinement needs a denoised frame of the noisy one's shape at {loaded}")
             frame, estimate = frame.detach().cpu().float(), estimate.detach().cpu().float()
-            buffer[loaded] = (torch.cat([frame, estimate]), aligner.prepare(estimate)[1])  # noisy over pilot
+            buffer[loaded] = (frame, estimate, aligner.prepare(estimate)[1])
             loaded += 1
         if current >= loaded:
             return
-        both, guide = buffer[current]
-        frame, estimate = both.chunk(2)
+        frame, estimate, guide = buffer[current]
         if grid is None:
             height, width = guide.shape
             grid = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
@@ -252,11 +246,10 @@ def wiener_refine(
                 noisy_stack.append(frame)
                 pilot_stack.append(estimate)
             elif index in buffer:
-                flow = aligner.optical_flow(guide, buffer[index][1])
-                columns, rows = np.round(grid[0] + flow[..., 0]), np.round(grid[1] + flow[..., 1])
-                noisy, pilot = _nearest(buffer[index][0], columns, rows).chunk(2)
-                noisy_stack.append(noisy)
-                pilot_stack.append(pilot)
+                flow = aligner.optical_flow(guide, buffer[index][2])
+                map_x, map_y = np.round(grid[0] + flow[..., 0]), np.round(grid[1] + flow[..., 1])
+                noisy_stack.append(_nearest(buffer[index][0], map_x, map_y))
+                pilot_stack.append(_nearest(buffer[index][1], map_x, map_y))
         colour = frame.shape[0] == 3
         if isinstance(sigma, NoiseLevelFunction):
             variance = (opponent_sigma(sigma(estimate)) if colour else sigma(estimate)).square()
