@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/validation_sweep.py --knob denoise.fusion.GRAIN_POWER=0,1,2
     .venv/bin/python benchmarks/validation_sweep.py --knob noise.estimation.MAX_CARRIED=0,0.5,0.9
     .venv/bin/python benchmarks/validation_sweep.py --knob noise.grain.GRAIN_SCALE=4,6,8 --no-rule
+    .venv/bin/python benchmarks/validation_sweep.py --knob ... --clips cell-pan,page-pan,china-pan,flower-pan
 
 `--knob MODULE.NAME=v1,v2,...` sets the constant NAME of videodenoise.MODULE to each value in turn (the
 first is the reference: today's value or the simplest). For each, `clean --sigma auto` (the shipped
@@ -19,6 +20,10 @@ of an earlier-listed value's camera mean gives way to the earlier one. The scrip
 either way), which is how fusion's GRAIN_POWER (1) and the estimator's pair lag (1, not 2 or 4: they
 were 0.44 and 4.3 dB better at σ = 0) were chosen (benchmarks/results/fusion-grain, estimation-lag);
 those choices stand as that rule made them.
+
+`--clips` names other validation clips instead of those four pans: the pans (or moving-object clips) over
+COLOUR_VALIDATION_PHOTOS too, say, which foretold the held-out clips' gains where the grey-heavy four had
+over-promised 2× (benchmarks/results/colour-validation); the benchmark's clips are refused.
 """
 
 from __future__ import annotations
@@ -78,20 +83,34 @@ def parse_knob(text: str) -> tuple[object, str, list[str]]:
     return module, name, values.split(",")
 
 
+def validation_clip_names(clips: str | None) -> list[str]:
+    """The clips a sweep runs on: the names given (comma-separated), or the pans over VALIDATION_PHOTOS; a
+    benchmark clip is refused (SystemExit), since the held-out numbers must play no part in a choice."""
+    from videodenoise.datasets.motion import VALIDATION_PHOTOS
+
+    if not clips:
+        return [quality.photo_clip_name(photo) for photo in VALIDATION_PHOTOS]
+    names = [name.strip() for name in clips.split(",") if name.strip()]
+    held_out = sorted(set(names) & set(quality.available_clip_names()))
+    if held_out:
+        raise SystemExit(f"{', '.join(held_out)}: held out by the benchmark, never for choosing; name validation clips")
+    return names
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--knob", required=True, help="MODULE.NAME=v1,v2,...; the first value is the reference")
     parser.add_argument("--frames", type=int, default=5)
     parser.add_argument("--no-rule", action="store_true", help="print the tables without choosing")
+    parser.add_argument("--clips", help="validation clips, comma-separated (default: the pans over VALIDATION_PHOTOS)")
     args = parser.parse_args(argv)
     module, name, values = parse_knob(args.knob)
     kind = type(getattr(module, name))
-    from videodenoise.datasets.motion import VALIDATION_PHOTOS
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
     from videodenoise.noise.estimation import estimate_clip_noise
 
+    names = validation_clip_names(args.clips)
     denoiser = realnoise.load_clean(DEFAULT_CHECKPOINT, {}, "auto")
-    names = [quality.photo_clip_name(photo) for photo in VALIDATION_PHOTOS]
     clips = quality.build_clips(names, args.frames, quality.DEFAULT_SIZE)
     machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
     print(f"{args.knob}; clips: {', '.join(names)}; {args.frames} frames; {machine}")

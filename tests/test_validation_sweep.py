@@ -45,3 +45,14 @@ def test_knobs_name_a_constant_of_a_videodenoise_module(sweep):
     for bad in ("noise.nowhere.X=1", "noise.estimation.NOT_THERE=1", "noise.estimation.MAX_CARRIED="):
         with pytest.raises(SystemExit, match="--knob"):
             sweep.parse_knob(bad)
+
+
+def test_the_clips_are_the_validation_pans_unless_named_and_never_a_benchmark_clip(sweep):
+    assert sweep.validation_clip_names(None) == ["motorcycle-right-pan", "cell-pan", "clock-motion-pan", "page-pan"]
+    assert sweep.validation_clip_names("cell-pan, china-pan,flower-objects") == [
+        "cell-pan",
+        "china-pan",
+        "flower-objects",
+    ]
+    with pytest.raises(SystemExit, match="astronaut-pan, bikes: held out by the benchmark, never for choosing"):
+        sweep.validation_clip_names("china-pan,bikes,astronaut-pan")
