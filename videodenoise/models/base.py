@@ -138,10 +138,12 @@ class UnrolledDenoiser(nn.Module):
 
     def start_from(self, state: dict[str, torch.Tensor]) -> None:
         """Load trained weights to start training from: all of them, except that a model attending over
-        aligned frames may start from one that does not (its attention's mismatch weights β then keep
-        their initial value). Anything else missing or left over raises RuntimeError, as load_state_dict."""
+        aligned frames may start from one that does not (its attention's mismatch weights β, and the gains
+        of a mixed observation, then keep their initial values). Anything else missing or left over raises
+        RuntimeError, as load_state_dict."""
         missing, unexpected = self.load_state_dict(state, strict=False)
-        missing = [name for name in missing if not (self.attends_aligned and name.endswith("attention.mismatch"))]
+        aligned_only = ("attention.mismatch", "attention.observation_gain")
+        missing = [name for name in missing if not (self.attends_aligned and name.endswith(aligned_only))]
         if missing or unexpected:
             raise RuntimeError(f"missing keys {missing}, unexpected keys {unexpected}")
 

@@ -112,9 +112,17 @@ class DUSTConfig(PatchConfig):
     # constant λ and makes the untrained model's error fall at every layer (tied layers use the first)
     threshold_scale: float = 2.25
     final_threshold_scale: float = 1.5
+    # the aligned token set's weights also mix the noisy patches each layer's gradient step compares against, and
+    # the shrinkage is told the noise left in them (TokenAttention._aligned): the step would otherwise pull the
+    # codes back towards the frame's own noise at every layer
+    mix_observation: bool = False
 
     def __post_init__(self):
         super().__post_init__()
+        self._require(
+            not self.mix_observation or self.token_set == "aligned",
+            f"mix_observation needs token_set='aligned', got {self.token_set!r}",
+        )
         self._within("code_size", self.code_size, MAX_WIDTH, "MAX_WIDTH", optional="= 4·C·p²")
         self._require(self.sigma >= 0, f"sigma must be a noise level >= 0 on the [0, 1] scale, got {self.sigma}")
         self._require(

@@ -42,6 +42,7 @@ class DUSTLayer(nn.Module):
             config.token_set,
             config.neighbourhood,
             config.attention_gain,
+            mix_observation=config.mix_observation,
         )
         # analysis: (n, k), the U_l of the update, Dᵀ/c at init (rows convention: y @ D / c)
         self.analysis = nn.Parameter(dictionary / lipschitz)
@@ -60,7 +61,11 @@ class DUSTLayer(nn.Module):
     ) -> torch.Tensor:
         """scaled: codes and tokens are h / s and y / s for each token's noise scale s, which the step
         (linear) keeps and the attention re-weights for; the thresholds are then the layer's own."""
-        attended = self.attention(codes, context, noise_scale if scaled else None)
+        if self.attention.mixes_observation:  # y mixed as the codes are; the noise it keeps scales the thresholds
+            attended, tokens, variance = self.attention(codes, context, observation=tokens)
+            noise_scale = variance.sqrt() if noise_scale is None else noise_scale * variance.sqrt()
+        else:
+            attended = self.attention(codes, context, noise_scale if scaled else None)
         # outside autograd the step may overwrite the attention's output, when that is a tensor of its own
         # (not the layer's input, as with attention off), and the shrinkage the step's: fewer fresh tensors
         in_place = not torch.is_grad_enabled()

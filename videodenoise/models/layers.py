@@ -288,6 +288,7 @@ class TokenAttention(nn.Module):
         neighbourhood: int = 3,
         gain_init: float = 0.0,
         distance_scores: bool = False,
+        mix_observation: bool = False,
     ):
         super().__init__()
         if token_set not in TOKEN_SETS:
@@ -310,10 +311,19 @@ class TokenAttention(nn.Module):
         self.recorded: list[torch.Tensor] = []
         if self.aligned:  # β of the score's −β·excess; 4 ≈ fusion's 1/strength² in these units (2σ² per excess)
             self.mismatch = nn.Parameter(torch.tensor(4.0))
+        if mix_observation and not self.aligned:
+            raise ValueError("only the aligned token set mixes the observation")
+        self.mixes_observation = mix_observation
+        if mix_observation:  # g_y, the share of the observation taken from the frames the weights point at
+            self.observation_gain = nn.Parameter(torch.tensor(float(gain_init)))
 
     def forward(
-        self, tokens: torch.Tensor, context: AlignedContext | None = None, token_scale: torch.Tensor | None = None
-    ) -> torch.Tensor:
+        self,
+        tokens: torch.Tensor,
+        context: AlignedContext | None = None,
+        token_scale: torch.Tensor | None = None,
+        observation: torch.Tensor | None = None,
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """tokens (B, rows, cols, T, dim) → updated tokens of the same shape; the aligned token set
         also needs the clip's `context`. token_scale (broadcasting as (B, rows, cols, T, 1)): the tokens
         are x / s for these s, and are mixed as x would be (the weight of source j for token i times
@@ -325,8 +335,10 @@ class TokenAttention(nn.Module):
             return tokens
         if token_scale is not None and (len(self.offsets) > 1 or self.aligned or not self.normalize_tokens):
             raise ValueError("only the temporal token set with normalised tokens mixes scaled tokens")
+        if (observation is not None) != self.mixes_observation:
+            raise ValueError("an attention that mixes the observation needs it, and only such a one takes it")
         if self.aligned:
-            return self._aligned(tokens, context)
+            return self._aligned(tokens, context, observation)
         batch, rows, cols, frames, dim = tokens.shape
         heads, head_dim = self.heads, self.head_dim
 
@@ -386,11 +398,21 @@ class TokenAttention(nn.Module):
         # paged in on every allocation; the in-place steps of a layer made it 1.5x faster, bench_models.py)
         return torch.lerp(tokens, mixed, gain, out=mixed)
 
-    def _aligned(self, tokens: torch.Tensor, context: AlignedContext) -> torch.Tensor:
+    def _aligned(
+        self, tokens: torch.Tensor, context: AlignedContext, observation: torch.Tensor | None = None
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The aligned token set (see the class notes): each frame's token against every frame warped
         onto it, over the search window, with the −β·excess term in the score. Slot s = t is the frame
         itself with its current tokens; the warped tokens are fixed, so their normalisation is the
-        context's, computed once for all layers, and only their projection is per layer."""
+        context's, computed once for all layers, and only their projection is per layer.
+
+        With an observation (the frame's noisy patches y, (B, R, C, T, n); `mix_observation`), the same
+        weights, averaged over the heads, also mix y with the warped noisy patches, and the result is
+        (tokens, y ← y + g_y·(mix − y), f): f (B, R, C, T, 1) is the noise variance left in that y over
+        the frame's, Σ_s c_s² for its coefficients c over independent noisy patches (the frame's own
+        patches at other window offsets overlap it and are counted as independent: an approximation,
+        exact for a window of one). Without it, each layer's gradient step would pull the codes back
+        towards the frame's own noise however much its attention borrowed (benchmarks/results/ablation-aligned)."""
         batch, rows, cols, frames, dim = tokens.shape
         heads, head_dim = self.heads, self.head_dim
         itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)  # (T, S)
@@ -434,24 +456,42 @@ class TokenAttention(nn.Module):
         own_weight = (weights * itself[:, None, None, :]).sum(-1)  # (B, R, C, T, heads, offsets)
         others = weights.masked_fill(itself[:, None, None, :], 0.0)
         padded_tokens = pad(tokens)
-        mixed = self._warped_mix(others, context).to(tokens.dtype).unflatten(-1, (heads, -1))
+        # with one head and a linear encoder the weighted sum is taken of the warped patches (n wide, DUST: a
+        # quarter of its k atoms) and encoded once: Σ w·(p E) = (Σ w·p) E
+        in_patches = heads == 1 and context.encoder is not None
+        warped = self._warped_mix(others, context.patches if in_patches else context.states)
+        mixed = warped @ context.encoder.to(warped.dtype) if in_patches else warped
+        mixed = mixed.to(tokens.dtype).unflatten(-1, (heads, -1))
         own_weight = own_weight.to(tokens.dtype)  # under autocast the scores may be of another precision
         for index, (dr, dc) in enumerate(self.offsets):  # one fused multiply-add per offset
             own = window(padded_tokens, dr, dc).unflatten(-1, (heads, -1))
             mixed = mixed.addcmul_(own_weight[..., index].unsqueeze(-1), own)
-        return torch.lerp(tokens, mixed.flatten(-2), self.gain.to(tokens.dtype))
+        tokens = torch.lerp(tokens, mixed.flatten(-2), self.gain.to(tokens.dtype))
+        if observation is None:
+            return tokens
+        gain = self.observation_gain.clamp(0, 1).to(observation.dtype)
+        weights, own_weight = weights.mean(4).to(observation.dtype), own_weight.mean(4)  # over the heads
+        mixed = (warped if in_patches else self._warped_mix(others.mean(4, keepdim=True), context.patches)).to(
+            observation.dtype
+        )
+        padded_observation = pad(observation)
+        for index, (dr, dc) in enumerate(self.offsets):
+            mixed = mixed + own_weight[..., index, None] * window(padded_observation, dr, dc)
+        own = weights[..., self.offsets.index((0, 0)), :].diagonal(dim1=-2, dim2=-1).unsqueeze(-1)  # c of y itself
+        spread = weights.square().sum(dim=(-2, -1)).unsqueeze(-1)  # Σ c² of the mix
+        variance = (1 - gain) ** 2 + 2 * gain * (1 - gain) * own + gain**2 * spread
+        return tokens, torch.lerp(observation, mixed, gain), variance
 
-    def _warped_mix(self, others: torch.Tensor, context: AlignedContext) -> torch.Tensor:
-        """Σ over offsets o and frames s of weight(r, o, s) · warped state(r + o, s), (B, R, C, T, dim).
+    def _warped_mix(self, others: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        """Σ over offsets o and frames s of weight(r, o, s) · warped value(r + o, s), (B, R, C, T, width):
+        others (B, R, C, T, heads, offsets, S), values the context's warped states or patches
+        (B, R, C, T, S, width), head h on the h-th slice of the width.
 
         The warped tokens are T·S per location and fixed, so each offset's product reads them where they
         lie (the weights, T·S per location, are shifted instead) and the result is added back shifted:
-        no copy of them per offset. With one head and a linear encoder the weighted sum is taken of the
-        warped patches (n wide, DUST: a quarter of its k atoms) and encoded once: Σ w·(p E) = (Σ w·p) E."""
+        no copy of them per offset."""
         batch, rows, cols, frames, heads = others.shape[:5]
-        in_patches = heads == 1 and context.encoder is not None
-        values = context.patches if in_patches else context.states  # (B, R, C, T, S, width), fixed: never cast
-        others = others.to(values.dtype)  # the weights are the small side
+        others = others.to(values.dtype)  # the weights are the small side; the values are fixed: never cast
         radius = max(max(abs(dr), abs(dc)) for dr, dc in self.offsets)
         if radius:  # zero weights beyond the grid, and room to add each product back shifted
             others = F.pad(others, (0, 0) * 4 + (radius,) * 4)
@@ -464,8 +504,7 @@ class TokenAttention(nn.Module):
                 [(weight[..., h, :].unsqueeze(-2) @ sources[..., h, :]).squeeze(-2) for h in range(heads)], dim=-2
             )
             total[:, radius - dr : radius - dr + rows, radius - dc : radius - dc + cols] += product.flatten(-2)
-        total = total[:, radius : radius + rows, radius : radius + cols]
-        return total @ context.encoder.to(total.dtype) if in_patches else total
+        return total[:, radius : radius + rows, radius : radius + cols]
 
     def _record(self, weights: torch.Tensor) -> None:
         if self.recording:
