@@ -12,6 +12,8 @@ its weights (`TokenAttention.recording`). Per layer it prints:
 * gain: the mean over units of g in Y ← Y + g ⊙ (attention average − Y), and its largest unit;
   g = 0 is no attention at all, g = 1 replaces a code by its attention average;
 * β: the aligned token set's learned weight on the mismatch term of its score;
+* g_y: with `mix_observation`, the share of the layer's noisy patches taken from the frames its weights
+  point at (y ← y + g_y·(Σ w·y_s − y), clamped to [0, 1]);
 * others: the weight a token gives to the other frames (1 − its weight on its own frame), mean over
   tokens; sources: the effective number of tokens attended to, 1 / Σ w², mean over tokens;
 * borrowed: mean gain × others, how far a code moves towards the other frames' codes: the share of the
@@ -54,6 +56,9 @@ def layer_summaries(records: list[list[torch.Tensor]], attentions: list[TokenAtt
             "gain": float(gain.mean()),
             "gain_max": float(gain.max()),
             "beta": float(attention.mismatch.detach().clamp(min=0)) if attention.aligned else None,
+            "observation_gain": (
+                float(attention.observation_gain.detach().clamp(0, 1)) if attention.mixes_observation else None
+            ),
         }
         if weights:
             others, sources = [], []
@@ -114,10 +119,14 @@ def main() -> None:
         fusion = "with fusion" if denoiser.settings.fusion is not None else "no fusion"
         token_set = getattr(denoiser.model.config, "token_set", "?")
         print(f"## {name}: {path} (token set {token_set}, {fusion}), {psnr:.2f} dB\n")
-        print("| layer | gain (mean) | gain (max) | β | others | sources | borrowed |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print("| layer | gain (mean) | gain (max) | β | g_y | others | sources | borrowed |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in layer_summaries(records, attentions):
             beta = "" if row["beta"] is None else f"{row['beta']:.2f}"
+            if row["observation_gain"] is not None:
+                beta += f" | {row['observation_gain']:.3f}"
+            else:
+                beta += " |"
             rest = (
                 f"{row['others']:.3f} | {row['sources']:.2f} | {row['borrowed']:.4f}"
                 if "others" in row
