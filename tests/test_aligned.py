@@ -218,8 +218,10 @@ def test_aligned_frames_are_asked_for_and_refused_clearly():
         build_model("dust", channels=1, layers=2)(noisy, aligned=align_clip(noisy))
 
 
-def test_clean_applies_an_aligned_model_the_same_whole_and_tiled():
-    model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned"), seed=1)
+@pytest.mark.parametrize("mix_observation", [False, True])
+def test_clean_applies_an_aligned_model_the_same_whole_and_tiled(mix_observation):
+    model = build_model("dust", channels=1, layers=2, token_set="aligned", mix_observation=mix_observation)
+    model = randomise(model, seed=1)
     clip = panned_clip(frames=5, height=90, width=120).expand(-1, 3, -1, -1).contiguous()  # a grey video in colour
     noisy = (clip + 10 / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(2))).clamp(0, 1)
     whole = Denoiser(model, DenoiseSettings(device="cpu", tile=0, window=5, stride=5)).denoise_clip(noisy, 10 / 255)
