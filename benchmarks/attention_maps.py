@@ -13,7 +13,7 @@ its weights (`TokenAttention.recording`). Per layer it prints:
   g = 0 is no attention at all, g = 1 replaces a code by its attention average;
 * β: the aligned token set's learned weight on the mismatch term of its score;
 * g_y: with `mix_observation`, the share of the layer's noisy patches taken from the frames its weights
-  point at (y ← y + g_y·(Σ w·y_s − y), clamped to [0, 1]);
+  point at (y ← y + g_y·(Σ w·y_s − y));
 * others: the weight a token gives to the other frames (1 − its weight on its own frame), mean over
   tokens; sources: the effective number of tokens attended to, 1 / Σ w², mean over tokens;
 * borrowed: mean gain × others, how far a code moves towards the other frames' codes: the share of the
@@ -56,9 +56,7 @@ def layer_summaries(records: list[list[torch.Tensor]], attentions: list[TokenAtt
             "gain": float(gain.mean()),
             "gain_max": float(gain.max()),
             "beta": float(attention.mismatch.detach().clamp(min=0)) if attention.aligned else None,
-            "observation_gain": (
-                float(attention.observation_gain.detach().clamp(0, 1)) if attention.mixes_observation else None
-            ),
+            "observation_gain": (float(attention.observation_gain.detach()) if attention.mixes_observation else None),
         }
         if weights:
             others, sources = [], []

@@ -469,7 +469,7 @@ class TokenAttention(nn.Module):
         tokens = torch.lerp(tokens, mixed.flatten(-2), self.gain.to(tokens.dtype))
         if observation is None:
             return tokens
-        gain = self.observation_gain.clamp(0, 1).to(observation.dtype)
+        gain = self.observation_gain.to(observation.dtype)  # unclamped: the variance below holds for any g
         weights, own_weight = weights.mean(4).to(observation.dtype), own_weight.mean(4)  # over the heads
         mixed = (warped if in_patches else self._warped_mix(others.mean(4, keepdim=True), context.patches)).to(
             observation.dtype
