@@ -33,7 +33,7 @@ import torch
 
 from videodenoise.errors import VideodenoiseError
 from videodenoise.evaluation.plots import plot_maps
-from videodenoise.models.layers import TokenAttention
+from videodenoise.models.attention import TokenAttention
 
 from bench_quality import (
     add_noise_uint8,

@@ -14,8 +14,9 @@ from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import ModelError
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.evaluation.sweep import evaluate
+from videodenoise.models.attention import AlignedContext, TokenAttention
 from videodenoise.models.config import MODEL_NAMES
-from videodenoise.models.layers import AlignedContext, TokenAttention, extract_patches
+from videodenoise.models.layers import extract_patches
 from videodenoise.models.registry import build_model, save_model
 from videodenoise.training.trainer import Trainer
 

@@ -9,7 +9,7 @@ import torch
 import videodenoise.models.base as base
 from videodenoise.denoise.fusion import align_clip
 from videodenoise.errors import ModelError
-from videodenoise.models.layers import AlignedContext, TokenAttention
+from videodenoise.models.attention import AlignedContext, TokenAttention
 from videodenoise.models.registry import build_model
 
 from helpers import panned_clip, randomise

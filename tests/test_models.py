@@ -15,10 +15,10 @@ from safetensors.torch import save_file
 
 import videodenoise.models.base as base
 from videodenoise.errors import ModelError, VideodenoiseError
+from videodenoise.models.attention import TokenAttention
 from videodenoise.models.config import MODEL_NAMES, DUSTConfig
 from videodenoise.models.layers import (
     SoftThreshold,
-    TokenAttention,
     dc_atoms,
     dct_dictionary,
     extract_patches,

@@ -27,7 +27,7 @@ from videodenoise.datasets.motion import (
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DatasetError, ModelError
-from videodenoise.models.layers import TokenAttention
+from videodenoise.models.attention import TokenAttention
 from videodenoise.models.registry import build_model, read_metadata, save_model
 from videodenoise.training.config import TrainConfig
 from videodenoise.training.trainer import Trainer

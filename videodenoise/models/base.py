@@ -12,15 +12,9 @@ import torch.nn as nn
 
 from videodenoise.devices import cpu_cache_bytes
 from videodenoise.errors import ModelError
+from videodenoise.models.attention import AlignedContext, rms_scale, spatial_offsets
 from videodenoise.models.config import PatchConfig
-from videodenoise.models.layers import (
-    AlignedContext,
-    extract_patches,
-    fold_patches,
-    patch_means,
-    rms_scale,
-    spatial_offsets,
-)
+from videodenoise.models.layers import extract_patches, fold_patches, patch_means
 
 
 # On the CPU the layers run on bands of patch rows whose widest tensor takes about this many bytes.

@@ -21,9 +21,10 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
+from videodenoise.models.attention import AlignedContext, TokenAttention
 from videodenoise.models.base import UnrolledDenoiser
 from videodenoise.models.config import DUSTConfig
-from videodenoise.models.layers import AlignedContext, SoftThreshold, TokenAttention, dc_atoms, dct_dictionary
+from videodenoise.models.layers import SoftThreshold, dc_atoms, dct_dictionary
 
 
 class DUSTLayer(nn.Module):

@@ -39,9 +39,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from videodenoise.models.attention import AlignedContext, TokenAttention
 from videodenoise.models.base import UnrolledDenoiser
 from videodenoise.models.config import UTConfig
-from videodenoise.models.layers import AlignedContext, TokenAttention, dct_dictionary
+from videodenoise.models.layers import dct_dictionary
 
 
 class ProximalStep(nn.Module):
