@@ -290,3 +290,26 @@ def test_keys_of_a_linear_encoder_are_the_keys_of_its_states():
     with torch.no_grad():
         torch.testing.assert_close(context.keys(linear), linear(context.states), atol=1e-5, rtol=1e-4)
         torch.testing.assert_close(context.states, model.initial_state(context.patches))
+
+
+def test_clean_hands_an_aligned_model_windows_of_distinct_frames():
+    """No frame repeated by reflection at a video's ends (its noise would be averaged as another frame's): a
+    window moves inside the video, and a video shorter than a window is one window; each output frame is the
+    model's on the window that kept it."""
+    model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned", mix_observation=True), seed=2)
+    clip = panned_clip(frames=7, height=40, width=48)
+    noisy = (clip + 10 / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(3))).clamp(0, 1)
+    # told σ itself (a range above it), so the model sees the frames as they are
+    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=0, window=5, fusion=None), sigma_range=(0.0, 0.2))
+    assert denoiser.stride == 3  # without fusion the centre 3 of each window of 5 are kept
+
+    def direct(frames: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            return model(frames[None], sigma=10 / 255, aligned=align_clip(frames)[None])[0].clamp(0, 1)  # as clean
+
+    out = denoiser.denoise_clip(noisy, 10 / 255)
+    torch.testing.assert_close(out[0:3], direct(noisy[0:5])[0:3], atol=1e-6, rtol=0)  # not frames 1, 0, 1, 2, 3
+    torch.testing.assert_close(out[3:6], direct(noisy[2:7])[1:4], atol=1e-6, rtol=0)
+    torch.testing.assert_close(out[6:], direct(noisy[2:7])[4:], atol=1e-6, rtol=0)  # not frames 5, 6, 5, 4, 3
+    short = noisy[:3]
+    torch.testing.assert_close(denoiser.denoise_clip(short, 10 / 255), direct(short), atol=1e-6, rtol=0)

@@ -16,7 +16,9 @@ How a video is processed, and why:
   but a frame at a window's edge sees neighbours on one side only). Without fusion the default keeps the
   centre 3 (5/3×; with a briefly trained DUST the three differ by < 0.1 dB: benchmarks/bench_clean.py, part
   2). Windows past either end are reflected (frame −1 is frame 1, frame n is n − 2), so the output has
-  exactly one frame per input frame, a one-frame video included.
+  exactly one frame per input frame, a one-frame video included. A model attending over aligned frames gets
+  distinct frames, its windows moved inside the video (the whole of a shorter one): it would average a
+  repeated frame's noise as another frame's (benchmarks/results/ablation-observation, "Windows").
 * Motion. With `fusion` (the CLI's default; `videodenoise.denoise.fusion`), every frame is first averaged with
   its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
   noise-conditional model is then told the σ left at each pixel: the video's redundancy is used here (about
@@ -76,7 +78,7 @@ from videodenoise.denoise.calibration import calibrate_told_scale, calibration_s
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
-from videodenoise.denoise.tiling import blend_tiles, mirror, mirror_coordinates, model_margin, reflect, round_up
+from videodenoise.denoise.tiling import blend_tiles, mirror, mirror_coordinates, model_margin, round_up, window_frames
 from videodenoise.denoise.wiener import wiener_refine
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
@@ -267,10 +269,8 @@ class Denoiser:
             if sigma is None:
                 raise DenoiseError("motion-compensated fusion needs the noise level: pass sigma (or 'auto')")
             # (fused frame, noise map) pairs from here on
-            if function is None:
-                frames = self.fusion.stream(frames, sigma, guides=guides)
-            else:
-                frames = self.fusion.stream(frames, function, function.luminance_grain, function.carried, guides=guides)
+            told = (sigma,) if function is None else (function, function.luminance_grain, function.carried)
+            frames = self.fusion.stream(frames, *told, guides=guides)
         elif function is not None:
             frames = ((frame, function(frame)) for frame in frames)
         mapped = self.fusion is not None or function is not None
@@ -290,18 +290,19 @@ class Denoiser:
 
         first = 0  # first output frame of the current window
         while True:
-            load_until(first - before + size - 1)
+            load_until(max(first - before, 0) + size - 1)
             if total == 0:
                 raise VideoReadError("there are no frames to denoise")
             if total is not None and first >= total:
                 return
-            indices = [reflect(j, total) for j in range(first - before, first - before + size)]
+            indices = window_frames(first - before, size, total, distinct=self.aligns)  # aligned: see above
+            start = first - (indices[0] if self.aligns else first - before)  # where frame `first` is in the window
             kept = min(self.stride, (total if total is not None else loaded) - first)
             if not mapped:
-                yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, before, kept)
+                yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, start, kept)
             else:
                 clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
-                yield from self.denoise_window(clip, sigma, before, kept, noise_map, grain)
+                yield from self.denoise_window(clip, sigma, start, kept, noise_map, grain)
             first += self.stride
             for index in [i for i in buffer if i < first - size]:
                 del buffer[index]
@@ -347,8 +348,7 @@ class Denoiser:
             model_sigma = noise_map / scale
         elif noise_map is not None:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
-        # the model on each mirror image of the window, turned back and averaged; an aligned-token model
-        # gets the flows of the window as it came (fused, if so), mirrored
+        # the model on each mirror image of the window, turned back and averaged (an aligned model: its flows mirrored)
         model_input, estimate = (batch - centre) / scale + 0.5, 0
         flows = clip_coordinates(clip.cpu(), self.settings.fusion) if self.aligns else None  # once, mirrored below
         for axes in MIRRORS[:mirrors]:

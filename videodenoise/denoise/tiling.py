@@ -26,6 +26,16 @@ def reflect(index: int, total: int | None) -> int:
     return period - index if index >= total else index
 
 
+def window_frames(low: int, size: int, total: int | None, distinct: bool = False) -> list[int]:
+    """The frames of a `size`-frame window from frame `low` (negative: before the video) of a `total`-frame
+    video (None: not known yet, and the window's frames all read): reflected past either end, or `distinct`,
+    moved inside the video and cut to it (the window's first frame is then the list's first)."""
+    if distinct:
+        low = max(0, low if total is None else min(low, total - size))
+    indices = [reflect(j, total) for j in range(low, low + size)]
+    return sorted(set(indices)) if distinct else indices
+
+
 def model_margin(model: nn.Module) -> tuple[int, int]:
     """(margin, align): how many pixels past a tile edge the model's output depends on (its `reach`),
     and the pixel step of its patch grid (tiles starting on it cut the same patches as the whole frame
