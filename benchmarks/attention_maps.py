@@ -121,16 +121,13 @@ def main() -> None:
         print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in layer_summaries(records, attentions):
             beta = "" if row["beta"] is None else f"{row['beta']:.2f}"
-            if row["observation_gain"] is not None:
-                beta += f" | {row['observation_gain']:.3f}"
-            else:
-                beta += " |"
+            mixed = "" if row["observation_gain"] is None else f"{row['observation_gain']:.3f}"
             rest = (
                 f"{row['others']:.3f} | {row['sources']:.2f} | {row['borrowed']:.4f}"
                 if "others" in row
                 else "(no attention) | | "
             )
-            print(f"| {row['layer']} | {row['gain']:.3f} | {row['gain_max']:.3f} | {beta} | {rest} |")
+            print(f"| {row['layer']} | {row['gain']:.3f} | {row['gain_max']:.3f} | {beta} | {mixed} | {rest} |")
         maps = {f"layer {i + 1}": m for i, r in enumerate(records) if (m := middle_frame_map(r)) is not None}
         if maps:
             figure = plot_maps(maps, args.out / f"{name}-others.png", label="weight on the other frames")
