@@ -4,20 +4,23 @@
 #   run.sh validation|held-out ARM[,ARM...] [OUT]
 # ARM: observation (g_y from 1/2), observation-1 (g_y from 1), aligned (no mixed observation); each is measured
 # with the shipped default and the fused arm beside it. Folders are named by step and, after the first run, OUT.
+# RUNS (default runs/ablation) names the run folders, RUNS-fused and RUNS-ARM: runs/ablation-long for the
+# doubled budget.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 F=videodenoise/checkpoints/dust-video.safetensors
+RUNS=${RUNS:-runs/ablation}
 GREY=motorcycle-right-pan,cell-pan,clock-motion-pan,page-pan
 COLOUR=china-pan,flower-pan,china-objects,flower-objects
 step=${1:-validation}
 arms=${2:-observation}
 OUT=benchmarks/results/ablation-observation/${3:-}
-A=(--checkpoint default=$F --checkpoint fused=runs/ablation-fused/last.safetensors)
-M=(--checkpoint fused=runs/ablation-fused/last.safetensors)
+A=(--checkpoint default=$F --checkpoint fused=$RUNS-fused/last.safetensors)
+M=(--checkpoint fused=$RUNS-fused/last.safetensors)
 suffix=""
 for arm in ${arms//,/ }; do
-  A+=(--checkpoint $arm=runs/ablation-$arm/last.safetensors,fusion=off)
-  M+=(--checkpoint $arm=runs/ablation-$arm/last.safetensors,fusion=off)
+  A+=(--checkpoint $arm=$RUNS-$arm/last.safetensors,fusion=off)
+  M+=(--checkpoint $arm=$RUNS-$arm/last.safetensors,fusion=off)
   [ "$arm" = observation ] || [ -n "${3:-}" ] || suffix="$suffix-$arm"
 done
 mkdir -p $OUT
