@@ -90,6 +90,7 @@ DEFAULT_FRAMES = 10
 DEFAULT_SIZE = (240, 320)  # H, W: the largest centre crop; smaller clips stay whole
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "quality"
 from videodenoise.colour import OPPONENT  # noqa: E402
+from videodenoise.denoise.tiling import reflect  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT, PREVIOUS_CHECKPOINT  # noqa: E402
 
 REAL_CLIPS = ("bikes", "carphone")
@@ -274,15 +275,6 @@ class Method:
 
 def run_noisy(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, dict]:
     return noisy.astype(np.float32) / 255.0, {}
-
-
-def reflect(index: int, total: int) -> int:
-    """Frame index reflected into [0, total) without repeating the edge (−1 → 1, total → total − 2)."""
-    if total == 1:
-        return 0
-    period = 2 * (total - 1)
-    index %= period
-    return period - index if index >= total else index
 
 
 def opencv_h(sigma_255: float) -> tuple[float, float]:

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import videodenoise.models.base as base
+from videodenoise.denoise.calibration import calibrate_told_scale
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fusion import align_clip, clip_coordinates, warp_frames
 from videodenoise.denoise.settings import DenoiseSettings
@@ -313,3 +314,24 @@ def test_clean_hands_an_aligned_model_windows_of_distinct_frames():
     torch.testing.assert_close(out[6:], direct(noisy[2:7])[4:], atol=1e-6, rtol=0)  # not frames 5, 6, 5, 4, 3
     short = noisy[:3]
     torch.testing.assert_close(denoiser.denoise_clip(short, 10 / 255), direct(short), atol=1e-6, rtol=0)
+
+
+def test_calibration_hands_an_aligned_model_distinct_frames_too(monkeypatch):
+    """Choosing the told scale denoises each frame from the others (module notes of calibration): an aligned
+    model gets them once each there too, the whole of a video shorter than its window."""
+    model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned", mix_observation=True), seed=2)
+    clip = panned_clip(frames=5, height=96, width=128)  # enough for the flow to match pixels
+    noisy = (clip + 10 / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(3))).clamp(0, 1)
+    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=0, window=5, fusion=None), sigma_range=(0.0, 0.2))
+    seen = []
+    denoise_window = denoiser.denoise_window
+
+    def recording(clip, *args, **kwargs):
+        seen.append(clip)
+        return denoise_window(clip, *args, **kwargs)
+
+    monkeypatch.setattr(denoiser, "denoise_window", recording)
+    calibrate_told_scale(denoiser, noisy, 10 / 255)
+    assert seen and all(len(window) == 4 for window in seen)  # each frame from the 4 others, each once
+    for window in seen:
+        assert all(not torch.equal(window[i], window[j]) for i in range(4) for j in range(i))

@@ -52,12 +52,10 @@ def test_metrics_of_identical_and_noisy_frames(bench):
     assert 18 < worse["psnr"] < 24 and worse["ssim"] < 1
 
 
-def test_centre_crop_and_reflect(bench):
+def test_centre_crop(bench):
     frames = np.zeros((2, 3, 144, 176), np.uint8)
     assert bench.centre_crop(frames, (240, 320)).shape == (2, 3, 144, 176)
     assert bench.centre_crop(np.zeros((2, 3, 272, 640), np.uint8), (240, 320)).shape == (2, 3, 240, 320)
-    assert [bench.reflect(i, 4) for i in range(-2, 6)] == [2, 1, 0, 1, 2, 3, 2, 1]
-    assert bench.reflect(-2, 1) == 0
 
 
 def test_run_benchmark_writes_rows(bench, tmp_path):

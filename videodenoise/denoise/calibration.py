@@ -50,7 +50,7 @@ import numpy as np
 import torch
 
 from videodenoise.denoise.fusion import FrameAligner
-from videodenoise.denoise.tiling import reflect
+from videodenoise.denoise.tiling import window_frames
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
@@ -206,11 +206,11 @@ def _inputs_without_each_frame(denoiser, frames: torch.Tensor, function: NoiseLe
 
 
 def _estimate_at(denoiser, inputs: tuple, t: int, function: NoiseLevelFunction) -> np.ndarray:
-    """The denoised frame t (H×W×C) from a window of the frames that leave one out, centred on t."""
+    """The denoised frame t (H×W×C) from a window of the frames that leave one out, centred on t (moved inside them
+    for a model that attends over aligned frames, as `clean` does)."""
     rest, seen, maps = inputs
-    position, before = rest.index(t), denoiser.window // 2
-    window = [reflect(j, len(rest)) for j in range(position - before, position - before + denoiser.window)]
+    window, start = window_frames(rest.index(t), denoiser.window // 2, denoiser.window, len(rest), denoiser.aligns)
     estimate = denoiser.denoise_window(  # no mirror images: they average estimates, the told scale is the model's
-        seen[window], function.told_level, before, 1, maps[window], function.told_factors, mirrors=1
+        seen[window], function.told_level, start, 1, maps[window], function.told_factors, mirrors=1
     )
     return estimate[0].numpy().transpose(1, 2, 0)

@@ -295,8 +295,7 @@ class Denoiser:
                 raise VideoReadError("there are no frames to denoise")
             if total is not None and first >= total:
                 return
-            indices = window_frames(first - before, size, total, distinct=self.aligns)  # aligned: see above
-            start = first - indices[0] if self.aligns else before  # where frame `first` is in the window
+            indices, start = window_frames(first, before, size, total, distinct=self.aligns)  # aligned: see above
             kept = min(self.stride, (total if total is not None else loaded) - first)
             if not mapped:
                 yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, start, kept)

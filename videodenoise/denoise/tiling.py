@@ -26,14 +26,18 @@ def reflect(index: int, total: int | None) -> int:
     return period - index if index >= total else index
 
 
-def window_frames(low: int, size: int, total: int | None, distinct: bool = False) -> list[int]:
-    """The frames of a `size`-frame window from frame `low` (negative: before the video) of a `total`-frame
-    video (None: not known yet, and the window's frames all read): reflected past either end, or `distinct`,
-    moved inside the video and cut to it (the window's first frame is then the list's first)."""
+def window_frames(
+    frame: int, before: int, size: int, total: int | None, distinct: bool = False
+) -> tuple[list[int], int]:
+    """(the frames of the `size`-frame window that denoises `frame`, where `frame` is in it), for a `total`-frame
+    video (None: not known yet, and the window's frames all read). The window starts `before` frames ahead of
+    `frame`, reflected past either end; or, `distinct`, it is moved inside the video and cut to it (a model that
+    averages the frames it sees must not see one twice)."""
+    low = frame - before
     if distinct:
         low = max(0, low if total is None else min(low, total - size))
     indices = [reflect(j, total) for j in range(low, low + size)]
-    return sorted(set(indices)) if distinct else indices
+    return (sorted(set(indices)), frame - low) if distinct else (indices, before)
 
 
 def model_margin(model: nn.Module) -> tuple[int, int]:
