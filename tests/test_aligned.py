@@ -308,10 +308,18 @@ def test_clean_hands_an_aligned_model_windows_of_distinct_frames():
         with torch.no_grad():
             return model(frames[None], sigma=10 / 255, aligned=align_clip(frames)[None])[0].clamp(0, 1)  # as clean
 
+    passes = []
+    forward = model.forward
+    model.forward = lambda clip, *args, **kwargs: passes.append(len(clip[0])) or forward(clip, *args, **kwargs)
     out = denoiser.denoise_clip(noisy, 10 / 255)
+    assert passes == [5, 5]  # frames 2-6 once, for frames 3-6: a third window would be the same frames
     torch.testing.assert_close(out[0:3], direct(noisy[0:5])[0:3], atol=1e-6, rtol=0)  # not frames 1, 0, 1, 2, 3
     torch.testing.assert_close(out[3:6], direct(noisy[2:7])[1:4], atol=1e-6, rtol=0)
     torch.testing.assert_close(out[6:], direct(noisy[2:7])[4:], atol=1e-6, rtol=0)  # not frames 5, 6, 5, 4, 3
+    passes.clear()
+    five = denoiser.denoise_clip(noisy[:5], 10 / 255)
+    assert passes == [5]
+    torch.testing.assert_close(five, direct(noisy[:5]), atol=1e-6, rtol=0)
     short = noisy[:3]
     torch.testing.assert_close(denoiser.denoise_clip(short, 10 / 255), direct(short), atol=1e-6, rtol=0)
 

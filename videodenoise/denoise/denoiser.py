@@ -17,8 +17,8 @@ How a video is processed, and why:
   centre 3 (5/3×; with a briefly trained DUST the three differ by < 0.1 dB: benchmarks/bench_clean.py, part
   2). Windows past either end are reflected (frame −1 is frame 1, frame n is n − 2), so the output has
   exactly one frame per input frame, a one-frame video included. A model attending over aligned frames gets
-  distinct frames, its windows moved inside the video (the whole of a shorter one): it would average a
-  repeated frame's noise as another frame's (benchmarks/results/ablation-observation, "Windows").
+  distinct frames, its windows moved inside the video (the whole of a shorter one; the last keeps all it can):
+  it would average a repeated frame's noise as another frame's (benchmarks/results/ablation-observation).
 * Motion. With `fusion` (the CLI's default; `videodenoise.denoise.fusion`), every frame is first averaged with
   its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
   noise-conditional model is then told the σ left at each pixel: the video's redundancy is used here (about
@@ -290,19 +290,21 @@ class Denoiser:
 
         first = 0  # first output frame of the current window
         while True:
-            load_until(max(first - before, 0) + size - 1)
+            load_until(max(first - before, 0) + size - 1 + self.aligns)  # aligned: one ahead, to see the end
             if total == 0:
                 raise VideoReadError("there are no frames to denoise")
             if total is not None and first >= total:
                 return
             indices, start = window_frames(first, before, size, total, distinct=self.aligns)  # aligned: see above
             kept = min(self.stride, (total if total is not None else loaded) - first)
+            if self.aligns and total is not None and indices[-1] == total - 1:
+                kept = total - first  # the last window: the next would be moved inside the video onto this one
             if not mapped:
                 yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, start, kept)
             else:
                 clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
                 yield from self.denoise_window(clip, sigma, start, kept, noise_map, grain)
-            first += self.stride
+            first += kept
             for index in [i for i in buffer if i < first - size]:
                 del buffer[index]
 
