@@ -148,6 +148,21 @@ def test_resume_drops_a_metrics_line_the_checkpoint_does_not_cover(root, tmp_pat
     assert [m["epoch"] for m in read_metrics(tmp_path / "run")] == [1, 2]
 
 
+def test_extending_a_finished_run_puts_the_rate_back_on_the_longer_cosine(root, tmp_path):
+    config = tiny_config(root, epochs=1)
+    Trainer(config, tmp_path / "run", quiet=True).fit()
+    assert read_metrics(tmp_path / "run")[-1]["lr"] == pytest.approx(0.0, abs=1e-12)  # the cosine ended
+    finished = torch.load(tmp_path / "run" / "last.pt", weights_only=True)["model"]
+    extended = Trainer.resume(tmp_path / "run", quiet=True, epochs=2)
+    # half-way along a cosine over two epochs; the recursive step would have kept it at 0
+    assert extended.adam.param_groups[0]["lr"] == pytest.approx(config.lr * 0.5)
+    assert extended.scheduler.get_last_lr()[0] == pytest.approx(config.lr * 0.5)
+    extended.fit()
+    trained = torch.load(tmp_path / "run" / "last.pt", weights_only=True)["model"]
+    assert any(not torch.equal(tensor, trained[name]) for name, tensor in finished.items())  # it learned again
+    assert read_metrics(tmp_path / "run")[-1]["lr"] == pytest.approx(0.0, abs=1e-12)
+
+
 def test_two_process_ddp_on_cpu(root, tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     command = [

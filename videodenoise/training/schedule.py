@@ -1,11 +1,13 @@
 """The learning-rate schedule: linear warm-up, then cosine to 0 at the last step, or constant.
 
 torch.optim.lr_scheduler's LinearLR, CosineAnnealingLR and SequentialLR, with the warm-up factor
-(k+1)/warmup at step k. A resume may extend a run (--epochs): the cosine then ends at the new last step.
+(k+1)/warmup at step k. A resume may extend a run (--epochs): the cosine then ends at the new last step,
+and the rate moves onto the new curve at the step reached (a run that had finished rises from 0 to it).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import torch
@@ -48,6 +50,14 @@ def load_scheduler(
         scheduler = build_scheduler(optimizer, config, total_steps)
         scheduler.load_state_dict(saved)
     main = scheduler._schedulers[-1] if hasattr(scheduler, "_schedulers") else scheduler
-    if hasattr(main, "T_max"):
+    if hasattr(main, "T_max") and main.T_max != _cosine_steps(config, total_steps):
         main.T_max = _cosine_steps(config, total_steps)
+        if scheduler.last_epoch >= config.warmup_steps:
+            # CosineAnnealingLR steps recursively, scaling the current rate: from a finished run's 0 it would
+            # stay at 0 for good. Put the rate on the new curve by its closed form instead.
+            share = (1 + math.cos(math.pi * min(main.last_epoch, main.T_max) / main.T_max)) / 2
+            rates = [main.eta_min + (base - main.eta_min) * share for base in main.base_lrs]
+            for group, rate in zip(optimizer.param_groups, rates):
+                group["lr"] = rate
+            main._last_lr = scheduler._last_lr = rates
     return scheduler
