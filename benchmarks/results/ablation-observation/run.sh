@@ -2,8 +2,9 @@
 # The aligned arms (no hand fusion) against hand fusion + model, trained as README.md says: the validation clips
 # first, then the benchmark's held-out clips once. Nothing here chooses anything.
 #   run.sh validation|held-out ARM[,ARM...] [OUT]
-# ARM: observation (g_y from 1/2), observation-1 (g_y from 1), aligned (no mixed observation); each is measured
-# with the shipped default and the fused arm beside it. Folders are named by step and, after the first run, OUT.
+# ARM: observation (g_y from 1/2), observation-1 (g_y from 1), aligned (no mixed observation), both (hand fusion,
+# then the mixed aligned attention: the only arm measured with fusion on); each is measured with the shipped
+# default and the fused arm beside it. Folders are named by step and, after the first run, OUT.
 # RUNS (default runs/ablation) names the run folders, RUNS-fused and RUNS-ARM: runs/ablation-long for the
 # doubled budget.
 set -euo pipefail
@@ -19,8 +20,10 @@ A=(--checkpoint default=$F --checkpoint fused=$RUNS-fused/last.safetensors)
 M=(--checkpoint fused=$RUNS-fused/last.safetensors)
 suffix=""
 for arm in ${arms//,/ }; do
-  A+=(--checkpoint $arm=$RUNS-$arm/last.safetensors,fusion=off)
-  M+=(--checkpoint $arm=$RUNS-$arm/last.safetensors,fusion=off)
+  fusion=,fusion=off
+  [ "$arm" != both ] || fusion=""
+  A+=(--checkpoint $arm=$RUNS-$arm/last.safetensors$fusion)
+  M+=(--checkpoint $arm=$RUNS-$arm/last.safetensors$fusion)
   [ "$arm" = observation ] || [ -n "${3:-}" ] || suffix="$suffix-$arm"
 done
 mkdir -p $OUT
