@@ -148,15 +148,16 @@ def test_resume_drops_a_metrics_line_the_checkpoint_does_not_cover(root, tmp_pat
     assert [m["epoch"] for m in read_metrics(tmp_path / "run")] == [1, 2]
 
 
-def test_extending_a_finished_run_puts_the_rate_back_on_the_longer_cosine(root, tmp_path):
-    config = tiny_config(root, epochs=1)
+@pytest.mark.parametrize("warmup, share", [(0, 0.5), (2, 0.75)])  # cosine at step 4 of 8, after the warm-up
+def test_extending_a_finished_run_puts_the_rate_back_on_the_longer_cosine(root, tmp_path, warmup, share):
+    config = tiny_config(root, epochs=1, warmup_steps=warmup)
     Trainer(config, tmp_path / "run", quiet=True).fit()
     assert read_metrics(tmp_path / "run")[-1]["lr"] == pytest.approx(0.0, abs=1e-12)  # the cosine ended
     finished = torch.load(tmp_path / "run" / "last.pt", weights_only=True)["model"]
     extended = Trainer.resume(tmp_path / "run", quiet=True, epochs=2)
-    # half-way along a cosine over two epochs; the recursive step would have kept it at 0
-    assert extended.adam.param_groups[0]["lr"] == pytest.approx(config.lr * 0.5)
-    assert extended.scheduler.get_last_lr()[0] == pytest.approx(config.lr * 0.5)
+    # (1 + cos(π·(4 − warmup)/(8 − warmup)))/2 of the rate; the recursive step would have kept it at 0
+    assert extended.adam.param_groups[0]["lr"] == pytest.approx(config.lr * share)
+    assert extended.scheduler.get_last_lr()[0] == pytest.approx(config.lr * share)
     extended.fit()
     trained = torch.load(tmp_path / "run" / "last.pt", weights_only=True)["model"]
     assert any(not torch.equal(tensor, trained[name]) for name, tensor in finished.items())  # it learned again
