@@ -263,6 +263,7 @@ def test_tile_spans_cover_overlap_and_sit_on_the_patch_grid():
 def test_reflect():
     assert [reflect(j, 5) for j in range(-3, 8)] == [3, 2, 1, 0, 1, 2, 3, 4, 3, 2, 1]
     assert [reflect(j, 1) for j in (-2, 0, 3)] == [0, 0, 0]
+    assert [reflect(j, 4) for j in range(-2, 6)] == [2, 1, 0, 1, 2, 3, 2, 1]  # as bench_quality's copy was tested
 
 
 @pytest.mark.parametrize("size", [(23, 37), (9, 5), (1, 1)])
