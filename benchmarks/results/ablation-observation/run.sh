@@ -6,7 +6,7 @@
 # then the mixed aligned attention: the only arm measured with fusion on); each is measured with the shipped
 # default and the fused arm beside it. Folders are named by step and, after the first run, OUT.
 # RUNS (default runs/ablation) names the run folders, RUNS-fused and RUNS-ARM: runs/ablation-long for the
-# doubled budget.
+# doubled budget, runs/ablation-xlong and runs/ablation-fresh for four times it (extended, and from the start).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 F=videodenoise/checkpoints/dust-video.safetensors
