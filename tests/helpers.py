@@ -65,6 +65,26 @@ def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
     return path
 
 
+def h264_matroska(path: Path, clip: torch.Tensor, damaged: tuple[int, ...] = ()) -> Path:
+    """An H.264 video in Matroska, with the packets of the frames in `damaged` cut to half their bytes: the
+    decoder reports errors in them and conceals what is missing (a frame comes out, damaged), as it does
+    for a recording with lost data."""
+    with av.open(str(path), "w") as container:
+        # no B-frames, one keyframe: packet k is frame k, and every later frame is predicted from the damaged one
+        stream = container.add_stream("libx264", rate=25, options={"x264-params": "bframes=0:keyint=100"})
+        stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "yuv420p"
+        images = (clip.permute(0, 2, 3, 1).numpy() * 255).round().astype(np.uint8)
+        packets = [p for image in images for p in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24"))]
+        packets += list(stream.encode(None))
+        for index, packet in enumerate(packets):
+            if index in damaged:
+                cut = av.Packet(bytes(packet)[: packet.size // 2])
+                cut.pts, cut.dts, cut.time_base, cut.stream = packet.pts, packet.dts, packet.time_base, stream
+                packet = cut
+            container.mux(packet)
+    return path
+
+
 def picture(index: int, height: int = 48, width: int = 64, channels: int = 3, peak: int = 255) -> np.ndarray:
     """A smooth frame that differs from frame to frame, as integers up to `peak`."""
     y, x = np.mgrid[0:height, 0:width] / max(height, width)

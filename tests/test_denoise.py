@@ -28,7 +28,7 @@ from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
 from videodenoise.noise.estimation import estimate_noise_sigma
 
-from helpers import frames_read_ahead, png_movie, run_cli
+from helpers import frames_read_ahead, h264_matroska, png_movie, run_cli
 
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
 
@@ -490,6 +490,21 @@ def test_corrupt_frame_mid_video_warns_and_keeps_alignment(tmp_path, capsys, mon
         assert own > 30 and all(
             own > psnr(out_clip[index : index + 1], clip[k : k + 1]) + 3 for k in (index - 1, index + 1) if 0 <= k < 12
         )
+
+
+def test_concealed_damage_is_reported_once_with_the_noise_estimated_first(
+    tmp_path, capsys, monkeypatch, grey_checkpoint
+):
+    """With σ auto the estimator decodes the damaged frame first, quietly; the denoising pass still reports it."""
+    source = h264_matroska(tmp_path / "damaged.mkv", moving_clip(t=10), damaged=(4,))
+    code, out, err = run_cli(
+        ["clean", str(source), "--checkpoint", str(grey_checkpoint), "--format", "lossless", "--quiet"],
+        capsys,
+        monkeypatch,
+    )
+    assert code == 0, err
+    assert err.count(f"warning: frame 4 of '{source}' holds damaged data (FFmpeg's h264 decoder: ") == 1
+    assert len(read_video(tmp_path / "damaged.denoised.mkv")) == 10
 
 
 def write_garbage(path: Path) -> Path:

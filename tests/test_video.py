@@ -15,11 +15,11 @@ import torch
 
 import videodenoise.io.writers as writers
 from videodenoise.errors import VideoReadError, VideoWriteError
-from videodenoise.io.readers import CorruptFrameWarning, VideoProperties
+from videodenoise.io.readers import CorruptFileWarning, CorruptFrameWarning, VideoProperties
 from videodenoise.io.video import open_video, probe_video, read_video
 from videodenoise.io.writers import VideoWriter, write_video
 
-from helpers import png_movie
+from helpers import h264_matroska, png_movie
 
 
 def smooth_clip(t: int = 12, channels: int = 3, height: int = 48, width: int = 64, seed: int = 0) -> torch.Tensor:
@@ -248,3 +248,34 @@ def test_a_corrupt_frame_costs_one_frame_however_many_cores_decode(tmp_path, mon
     assert len(frames) == 12
     levels = [round(float(frame.mean()) * 16) for frame in frames]
     assert levels == [0, 1, 2, 3, 4, 5, 5, 7, 8, 9, 10, 11]  # frame 6: its neighbour's copy
+
+
+def textured_clip(t: int = 10) -> torch.Tensor:
+    """A noisy pattern moving by a pixel a frame: H.264 spends enough bytes on each frame for damage to show."""
+    grain = torch.rand(3, 48, 64 + t, generator=torch.Generator().manual_seed(0))
+    return torch.stack([grain[:, :, k : k + 64] for k in range(t)])
+
+
+def test_a_frame_decoded_with_concealed_damage_is_kept_and_reported_on_every_pass(tmp_path):
+    """H.264 conceals lost data instead of failing: the frame comes out, and only FFmpeg's log (which PyAV
+    silences, and whose repeats it drops) says so. Each pass reports it, and FFmpeg's logging is left as found."""
+    source = h264_matroska(tmp_path / "damaged.mkv", textured_clip(), damaged=(6,))
+    level, skip = av.logging.get_level(), av.logging.get_skip_repeated()
+    for _ in range(2):  # the second pass decodes the same damage: FFmpeg logs the same words again
+        with pytest.warns(CorruptFrameWarning, match=r"frame 6 of .*damaged.mkv' holds damaged data \(FFmpeg's h264"):
+            frames = read_video(source)
+        assert len(frames) == 10
+    assert (av.logging.get_level(), av.logging.get_skip_repeated()) == (level, skip)
+    sound = read_video(h264_matroska(tmp_path / "sound.mkv", textured_clip()))
+    error = (frames - sound).abs().mean(dim=(1, 2, 3))
+    assert error[:6].max() == 0 and error[6] > 0.01  # the damage is where it was reported, and kept
+
+
+def test_a_file_cut_short_says_so_and_gives_the_frames_it_holds(tmp_path):
+    whole = h264_matroska(tmp_path / "whole.mkv", textured_clip(t=30))
+    cut = tmp_path / "cut.mkv"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size * 6 // 10])
+    with pytest.warns(CorruptFileWarning, match=r"'.*cut.mkv': FFmpeg reports .* after (\d+) frames .*declares 1.20 s"):
+        reader = open_video(cut)
+    assert 5 < len(reader) < 30
+    assert torch.equal(reader.read(), read_video(whole)[: len(reader)])

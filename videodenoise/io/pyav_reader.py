@@ -4,6 +4,11 @@ at the file's bit depth, with its alpha channel, converted to RGB with the file'
 The main stream is the one ffmpeg picks: the largest picture, a stream marked default ahead of the
 rest, never an attached cover picture. Frame-accurate random access comes from an index of the
 packets' presentation timestamps, built by demuxing alone (no decoding).
+
+Damage is reported as ffmpeg reports it, which PyAV keeps quiet by default: a frame whose data the decoder
+found broken and concealed (H.264 fills lost macroblocks from their neighbours) comes with a CorruptFrameWarning
+naming FFmpeg's own message, and a container the demuxer found broken (a recording cut short) with a
+CorruptFileWarning.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import struct
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
@@ -18,6 +24,7 @@ import numpy as np
 
 from videodenoise.errors import VideoReadError
 from videodenoise.io.readers import (
+    CorruptFileWarning,
     CorruptFrameWarning,
     VideoInfo,
     VideoProperties,
@@ -121,7 +128,7 @@ class PyAVReader(VideoReader):
         rotation, hdr = 0, {}
         with av.open(av_path(self.path)) as container:
             stream = container.streams[self.stream_index]
-            for frame in _decode_packets(container, stream):
+            for frame, _ in _decode_packets(container, stream):
                 if not isinstance(frame, _LostFrame):
                     rotation = int(round(frame.rotation or 0)) % 360
                     hdr = hdr_metadata(frame)
@@ -144,13 +151,28 @@ class PyAVReader(VideoReader):
         )
 
     def _build_pts_index(self, container, stream) -> list[int]:
-        pts = [p.pts for p in container.demux(stream) if p.size > 0]
+        with ffmpeg_errors() as messages:
+            pts = [p.pts for p in container.demux(stream) if p.size > 0]
         self._pts_index = sorted(pts) if all(p is not None for p in pts) else []
+        # the demuxer's own complaints (the codec's would come from decoding, which this is not)
+        reports = [text for level, name, text in messages if level <= ERROR_LEVEL and name != stream.codec_context.name]
+        if reports:
+            where = ""
+            if self._pts_index and stream.time_base:
+                last = float((self._pts_index[-1] - (stream.start_time or 0)) * stream.time_base)
+                declared = f"; the header declares {container.duration / 1_000_000:.2f} s" if container.duration else ""
+                where = f" (the last at {last:.2f} s{declared})"
+            warnings.warn(
+                f"'{self.path}': FFmpeg reports \"{reports[0].strip()}\" after {len(pts)} frames{where}; the file "
+                "looks cut short or damaged, and the frames before that point are used",
+                CorruptFileWarning,
+                stacklevel=1,  # this line, not the caller's: one report however many times the file is opened
+            )
         return pts
 
-    def _decode(self, frame) -> tuple[np.ndarray | None, int | None]:
+    def _decode(self, frame, damage: str | None = None) -> tuple[np.ndarray | None, int | None, str | None]:
         if isinstance(frame, _LostFrame):
-            return None, frame.pts
+            return None, frame.pts, None
         if (frame.width, frame.height) != (self.info.width, self.info.height):
             raise VideoReadError(
                 f"'{self.path}' changes its picture size mid-stream ({self.info.width}×{self.info.height} → "
@@ -160,14 +182,21 @@ class PyAVReader(VideoReader):
         image = frame.to_ndarray(format=self._format)  # converted with the frame's own colour tags
         if self._format in ("rgba", "rgba64le") and self.info.channels == 1:
             image = image[:, :, [0, 3]]  # grey with alpha: the grey value and the alpha
-        return (image[:, :, None] if image.ndim == 2 else image), frame.pts
+        return (image[:, :, None] if image.ndim == 2 else image), frame.pts, damage
 
     def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
         """The decoded images with their timestamps; a packet the decoder rejects becomes a copy of the
         previous image (the next one when it is the first) with a CorruptFrameWarning, so frame indices
-        stay aligned."""
+        stay aligned; a frame decoded with concealed damage is kept, with a CorruptFrameWarning."""
         previous, lost = None, []  # lost: (position, pts) of undecodable frames before the first good one
-        for position, (image, pts) in enumerate(self._decoded_images(start, count), start=start):
+        for position, (image, pts, damage) in enumerate(self._decoded_images(start, count), start=start):
+            if damage is not None:
+                warnings.warn(
+                    f"frame {position} of '{self.path}' holds damaged data ({damage}); it is decoded as "
+                    "ffmpeg decodes it, the loss concealed from its neighbours, and the output shows the same",
+                    CorruptFrameWarning,
+                    stacklevel=1,  # this line, not the caller's: one report however many passes read the frame
+                )
             if image is None and previous is None:
                 lost.append((position, pts))
                 continue
@@ -186,7 +215,9 @@ class PyAVReader(VideoReader):
         if lost:
             raise VideoReadError(f"no frame of '{self.path}' can be decoded; the file is corrupt")
 
-    def _decoded_images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray | None, int | None]]:
+    def _decoded_images(
+        self, start: int, count: int | None
+    ) -> Iterator[tuple[np.ndarray | None, int | None, str | None]]:
         import av
 
         with av.open(av_path(self.path)) as container:
@@ -207,7 +238,7 @@ class PyAVReader(VideoReader):
                 first_pts = index[start]
                 last_pts = index[wanted_end - 1] if wanted_end is not None and wanted_end <= len(index) else None
                 produced = 0
-                for frame in _decode_packets(container, stream):
+                for frame, damage in _decode_packets(container, stream):
                     if frame.pts is None:
                         break  # no timestamps after all: fall back to counting from the start
                     if produced == 0 and frame.pts > first_pts:
@@ -216,7 +247,7 @@ class PyAVReader(VideoReader):
                         continue
                     if last_pts is not None and frame.pts > last_pts:
                         return
-                    yield self._decode(frame)
+                    yield self._decode(frame, damage)
                     produced += 1
                     if count is not None and produced >= count:
                         return
@@ -224,12 +255,12 @@ class PyAVReader(VideoReader):
                     return
                 container.seek(0)
             # Sequential decode, counting frames: always correct, slower for late starts.
-            for position, frame in enumerate(_decode_packets(container, stream)):
+            for position, (frame, damage) in enumerate(_decode_packets(container, stream)):
                 if position < start:
                     continue
                 if wanted_end is not None and position >= wanted_end:
                     return
-                yield self._decode(frame)
+                yield self._decode(frame, damage)
 
 
 class _LostFrame:
@@ -256,16 +287,58 @@ def hdr_metadata(frame) -> dict:
     return found
 
 
+ERROR_LEVEL = 16  # FFmpeg's AV_LOG_ERROR (av.logging.ERROR): errors and worse have this level or a lower one
+
+
+@contextmanager
+def ffmpeg_errors() -> Iterator[list[tuple[int, str, str]]]:
+    """FFmpeg's messages logged while the block runs, as (level, name, message), errors among them: the name
+    is the component's (a decoder's codec name, a demuxer's format name). PyAV turns FFmpeg's logging off by
+    default and drops a message that repeats the one before (a second pass over a damaged frame would hear
+    nothing); the block logs errors (a more verbose level is left as it is), every time, and restores both
+    after. The capture is process-wide, since FFmpeg logs from its own threads (a decoder's slices): hold it
+    around a call, never across a yield."""
+    import av.logging
+
+    level, skip = av.logging.get_level(), av.logging.get_skip_repeated()
+    if level is None or level < ERROR_LEVEL:
+        av.logging.set_level(ERROR_LEVEL)
+    av.logging.set_skip_repeated(False)
+    try:
+        with av.logging.Capture(local=False) as messages:
+            yield messages
+    finally:
+        av.logging.set_level(level)
+        av.logging.set_skip_repeated(skip)
+
+
 def _decode_packets(container, stream) -> Iterator:
-    """Decode packet by packet, so that one corrupt packet costs one frame (a _LostFrame in its
-    place) instead of ending the decode."""
+    """Decode packet by packet, so that one corrupt packet costs one frame (a _LostFrame in its place)
+    instead of ending the decode. Yields (frame, damage): damage is None, or what was said of the frame's
+    packet when the decoder reported errors in it and concealed them, or the demuxer marked it corrupt
+    (matched by timestamp, since a decoder with reordering returns frames after their packets)."""
     import av
 
+    codec = stream.codec_context.name
+    damaged: dict[int | None, str] = {}  # pts of a packet with reported errors → the first report
     for packet in container.demux(stream):
-        try:
-            frames = packet.decode()
-        except av.FFmpegError:
+        with ffmpeg_errors() as messages:
+            try:
+                frames = packet.decode()
+            except av.FFmpegError:
+                frames = None
+        if frames is None:
             if packet.size > 0:
-                yield _LostFrame(packet.pts)
+                yield _LostFrame(packet.pts), None
             continue
-        yield from frames
+        errors = [
+            f"FFmpeg's {codec} decoder: {text.strip()}"
+            for level, name, text in messages
+            if level <= ERROR_LEVEL and name == codec
+        ]
+        if packet.size > 0 and packet.is_corrupt:
+            errors.append("the container marks its packet corrupt")
+        if errors:
+            damaged.setdefault(packet.pts, errors[0])
+        for frame in frames:
+            yield frame, damaged.pop(frame.pts, None)

@@ -22,7 +22,12 @@ from videodenoise.io.frames import IMAGE_SUFFIXES, list_frame_files, to_channels
 
 
 class CorruptFrameWarning(UserWarning):
-    """A frame could not be decoded and was replaced by its nearest readable neighbour."""
+    """A frame could not be decoded and was replaced by its nearest readable neighbour, or was decoded with
+    damage its decoder concealed."""
+
+
+class CorruptFileWarning(UserWarning):
+    """The container is damaged (a recording cut short, a broken element); what could be read is used."""
 
 
 @dataclass(frozen=True)
