@@ -284,8 +284,9 @@ def denoise_plan(
     seconds = time.perf_counter() - start
     if done != info.n_frames:
         warnings.warn(
-            f"the header of '{plan.input}' says {info.n_frames} frames but {done} could be decoded; "
-            f"the output has {done}",
+            f"'{plan.input}' lists {info.n_frames} frames (in its header, or as packets) but only {done} could be "
+            "decoded (a file cut short, or frames its decoder drops as ffmpeg's does: those before a recording's "
+            f"first keyframe, damaged ones); the output has {done}",
             stacklevel=2,
         )
     return DenoiseResult(
