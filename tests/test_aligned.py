@@ -41,7 +41,8 @@ def test_aligned_tokens_of_a_subpixel_pan_are_the_frames_own_patches():
     # the model's aligned tokens at a location are (nearly) that frame's own patch there
     model = build_model("dust", channels=1, token_set="aligned", layers=2)
     tokens, _ = extract_patches(clip[None], 8, 4)
-    warped_tokens = model._aligned_tokens(aligned[None], clip[None])
+    warped_tokens, itself = model._aligned_tokens(aligned[None], clip[None])
+    assert torch.equal(itself, torch.eye(4, dtype=torch.bool))
     assert warped_tokens.shape == (*tokens.shape[:4], 4, 64)
     difference = (warped_tokens - tokens.unsqueeze(-2))[:, 3:-3, 3:-3]
     assert difference.abs().mean() < 0.004 and difference.abs().max() < 0.04
@@ -92,6 +93,42 @@ def test_aligned_models_take_any_length_and_size_and_bands_change_nothing(name, 
         assert all(estimate.shape == noisy.shape and torch.isfinite(estimate).all() for estimate in whole)
         for a, b in zip(whole, banded):
             torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name, mix_observation", [("dust", False), ("dust", True), ("ut", False)])  # mixing: DUST's
+def test_a_frame_denoised_alone_against_its_window_is_the_whole_windows_frame(name, mix_observation):
+    """A frame attends to the other sources as warped, never as they are denoised, so its estimate needs
+    only its own row of the aligned clip: what `clean` exploits to denoise only the frames it keeps."""
+    options = {"mix_observation": True} if mix_observation else {}
+    model = randomise(build_model(name, channels=1, layers=3, heads=2, token_set="aligned", **options)).eval()
+    noisy = torch.rand(2, 5, 1, 21, 26, generator=torch.Generator().manual_seed(4))
+    # DUST is told a noise map, as clean tells it after estimation; UT is not noise-conditional
+    sigma = (
+        0.02 + 0.1 * torch.rand(2, 5, 21, 26, generator=torch.Generator().manual_seed(5)) if name == "dust" else None
+    )
+    aligned = align_clip(noisy)
+    with torch.no_grad():
+        whole = model(noisy, all_layers=True, aligned=aligned, sigma=sigma)
+        for kept in ([2], [1, 2, 3], [4, 0]):
+            told = None if sigma is None else sigma[:, kept]
+            some = model(noisy[:, kept], all_layers=True, aligned=aligned[:, kept], sigma=told, sources=kept)
+            for a, b in zip(whole, some):
+                torch.testing.assert_close(a[:, kept], b, rtol=0, atol=1e-6)
+    # and the rows come from clip_coordinates for those targets alone
+    one = noisy[0]
+    torch.testing.assert_close(warp_frames(one, clip_coordinates(one, targets=[3])), aligned[0, [3]])
+
+
+def test_sources_that_do_not_fit_the_window_are_refused_clearly():
+    model = build_model("dust", channels=1, layers=2, token_set="aligned")
+    noisy = torch.rand(1, 4, 1, 16, 16)
+    aligned = align_clip(noisy)
+    with pytest.raises(ModelError, match=r"sources= must give each of the 1 frames its own index among the 4"):
+        model(noisy[:, [1]], aligned=aligned[:, [1]], sources=[4])
+    with pytest.raises(ModelError, match=r"sources= must give each of the 2 frames"):
+        model(noisy[:, :2], aligned=aligned[:, :2], sources=[1, 1])
+    with pytest.raises(ModelError, match="sources= goes with aligned="):
+        build_model("dust", channels=1, layers=2)(noisy, sources=[0, 1, 2, 3])
 
 
 @pytest.mark.parametrize("name", MODEL_NAMES)
@@ -285,7 +322,8 @@ def test_keys_of_a_linear_encoder_are_the_keys_of_its_states():
     model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned"))
     noisy = torch.rand(1, 3, 1, 20, 24)
     tokens, _ = extract_patches(noisy, 8, 4)
-    context = model._context(tokens, model._aligned_tokens(align_clip(noisy), noisy), None)
+    aligned_tokens, itself = model._aligned_tokens(align_clip(noisy), noisy)
+    context = model._context(tokens, aligned_tokens, None, itself)
     assert context.encoder is not None and build_model("ut", token_set="aligned").linear_encoder is None
     linear = model.layers[0].attention.query
     with torch.no_grad():
@@ -312,7 +350,9 @@ def test_clean_hands_an_aligned_model_windows_of_distinct_frames():
     forward = model.forward
     model.forward = lambda clip, *args, **kwargs: passes.append(len(clip[0])) or forward(clip, *args, **kwargs)
     out = denoiser.denoise_clip(noisy, 10 / 255)
-    assert passes == [5, 5]  # frames 2-6 once, for frames 3-6: a third window would be the same frames
+    # frames 0-2 against frames 0-4, then frames 3-6 against 2-6 (a third window would be the same frames); each
+    # pass denoises only the frames kept, and gives them as a pass over the whole window does
+    assert passes == [3, 4]
     torch.testing.assert_close(out[0:3], direct(noisy[0:5])[0:3], atol=1e-6, rtol=0)  # not frames 1, 0, 1, 2, 3
     torch.testing.assert_close(out[3:6], direct(noisy[2:7])[1:4], atol=1e-6, rtol=0)
     torch.testing.assert_close(out[6:], direct(noisy[2:7])[4:], atol=1e-6, rtol=0)  # not frames 5, 6, 5, 4, 3

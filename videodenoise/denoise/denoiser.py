@@ -18,7 +18,10 @@ How a video is processed, and why:
   2). Windows past either end are reflected (frame −1 is frame 1, frame n is n − 2), so the output has
   exactly one frame per input frame, a one-frame video included. A model attending over aligned frames gets
   distinct frames, its windows moved inside the video (the whole of a shorter one; the last keeps all it can):
-  it would average a repeated frame's noise as another frame's (benchmarks/results/ablation-observation).
+  it would average a repeated frame's noise as another frame's (benchmarks/results/ablation-observation). It
+  denoises only the frames kept, each against the whole window warped onto it: a frame's estimate needs its
+  own row of warped frames and nothing of the others' (`UnrolledDenoiser.forward(sources=)`), so the flows
+  and the model's work are the kept frames' alone, whatever the stride.
 * Motion. With `fusion` (the CLI's default; `videodenoise.denoise.fusion`), every frame is first averaged with
   its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
   noise-conditional model is then told the σ left at each pixel: the video's redundancy is used here (about
@@ -351,7 +354,9 @@ class Denoiser:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
         # the model on each mirror image of the window, turned back and averaged (an aligned model: its flows mirrored)
         model_input, estimate = (batch - centre) / scale + 0.5, 0
-        flows = clip_coordinates(clip.cpu(), self.settings.fusion) if self.aligns else None  # once, mirrored below
+        # an aligned model: the flows of the frames kept only (their estimates need no others'), once, mirrored below
+        targets = range(start, start + count)
+        flows = clip_coordinates(clip.cpu(), self.settings.fusion, targets) if self.aligns else None
         for axes in MIRRORS[:mirrors]:
             coordinates = None if flows is None else mirror_coordinates(flows, axes)
             seen = self._apply_tiled(mirror(model_input, axes), start, count, mirror(model_sigma, axes), coordinates)
@@ -447,8 +452,9 @@ class Denoiser:
         """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
 
         sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames.
-        coordinates: for a model attending over aligned frames, the window's `clip_coordinates`; each
-        tile gets the whole frames warped onto its pixels."""
+        coordinates: for a model attending over aligned frames, the window's `clip_coordinates` for the frames
+        [start, start+count), which alone it denoises, each against the whole window; each tile gets the whole
+        frames warped onto its pixels."""
         height, width = batch.shape[-2:]
         is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
         # a clip whose pixels are all equal (the colour differences of a grey picture in a colour file, as a
@@ -463,25 +469,26 @@ class Denoiser:
             return out
         tiles, weight_sum = self._tiling(height, width)
 
-        def told(top=0, bottom=height, left=0, right=width) -> dict:
-            told = (
-                {}
-                if coordinates is None
-                else {"aligned": warp_frames(batch, coordinates[..., top:bottom, left:right, :])}
-            )
+        kept = slice(start, start + count)
+        # (frames handed to the model, the model's frames to keep): an aligned model denoises the kept ones only
+        frames, keep = (kept, slice(None)) if coordinates is not None else (slice(None), kept)
+
+        def apply(top=0, bottom=height, left=0, right=width) -> torch.Tensor:
+            told = {}
+            if coordinates is not None:
+                told["aligned"] = warp_frames(batch, coordinates[..., top:bottom, left:right, :])  # whole frames
+                told["sources"] = range(start, start + count)
             if sigma is not None:
-                told["sigma"] = sigma[..., top:bottom, left:right].contiguous() if is_map else sigma
-            return told
+                told["sigma"] = sigma[:, frames, top:bottom, left:right].contiguous() if is_map else sigma
+            tile = batch[:, frames, :, top:bottom, left:right].contiguous()
+            return self.model(tile, **told)[:, keep]
 
         with torch.no_grad(), autocast(self.device, self.dtype):
             if len(tiles) == 1:
-                return self.model(batch, **told())[:, start : start + count].float()
+                return apply().float()
             out = batch.new_zeros(batch.shape[0], count, *batch.shape[2:])
             for (top, bottom, left, right), weight in tiles:
-                estimate = self.model(
-                    batch[..., top:bottom, left:right].contiguous(), **told(top, bottom, left, right)
-                )[:, start : start + count]
-                out[..., top:bottom, left:right] += estimate.float() * weight
+                out[..., top:bottom, left:right] += apply(top, bottom, left, right).float() * weight
         return out / weight_sum
 
     def _tiling(self, height: int, width: int) -> tuple[list, torch.Tensor]:

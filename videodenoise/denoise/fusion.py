@@ -83,7 +83,7 @@ OpenCV's, on the CPU, whatever device the model runs on.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import cv2
@@ -177,10 +177,13 @@ class FrameAligner:
         return self._flow.calc(guide, other, None)[:height, :width]
 
 
-def clip_coordinates(clip: torch.Tensor, settings: FusionSettings | None = None) -> torch.Tensor:
+def clip_coordinates(
+    clip: torch.Tensor, settings: FusionSettings | None = None, targets: Sequence[int] | None = None
+) -> torch.Tensor:
     """Where each pixel of each frame of a (T, C, H, W) clip lies in every other frame, along the optical
     flow (step 1): (T, T, H, W, 2) pixel coordinates (x, y), [t, s] in frame s for frame t's pixels
-    ([t, t] the pixel grid itself). T·(T − 1) flows, on the frames' grey guides."""
+    ([t, t] the pixel grid itself). T·(T − 1) flows, on the frames' grey guides. targets: only these frames'
+    rows, (len(targets), T, H, W, 2), from len(targets)·(T − 1) flows."""
     if not isinstance(clip, torch.Tensor) or clip.dim() != 4:
         shape = tuple(clip.shape) if isinstance(clip, torch.Tensor) else type(clip).__name__
         raise DenoiseError(f"aligning a clip needs a (T, C, H, W) tensor, got {shape}")
@@ -189,31 +192,32 @@ def clip_coordinates(clip: torch.Tensor, settings: FusionSettings | None = None)
     height, width = guides[0].shape
     grid = np.stack(np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)), axis=-1)
     rows = [
-        [grid if s == t else grid + aligner.optical_flow(guide, other) for s, other in enumerate(guides)]
-        for t, guide in enumerate(guides)
+        [grid if s == t else grid + aligner.optical_flow(guides[t], other) for s, other in enumerate(guides)]
+        for t in (range(len(guides)) if targets is None else targets)
     ]
     return torch.from_numpy(np.stack([np.stack(row) for row in rows]))
 
 
 def warp_frames(clip: torch.Tensor, coordinates: torch.Tensor) -> torch.Tensor:
-    """Resample every frame of a clip (…, T, C, H0, W0) at `coordinates` (T, T, H, W, 2) from
-    `clip_coordinates` (step 2, bilinear, reflected at the borders): (…, T, T, C, H, W), [t, s] frame s
-    seen from frame t. The coordinates may be a crop (a tile) of the frames' own; the model's aligned
-    token set takes the result (`UnrolledDenoiser.forward(aligned=)`)."""
+    """Resample every frame of a clip (…, S, C, H0, W0) at `coordinates` (T, S, H, W, 2) from
+    `clip_coordinates` (step 2, bilinear, reflected at the borders): (…, T, S, C, H, W), [t, s] frame s
+    seen from target t (T = S for every frame's row; fewer for some targets' rows). The coordinates may be
+    a crop (a tile) of the frames' own; the model's aligned token set takes the result
+    (`UnrolledDenoiser.forward(aligned=)`)."""
     *lead, frames, channels, height, width = clip.shape
     targets, sources, out_height, out_width, _ = coordinates.shape
-    if targets != frames or sources != frames:
+    if sources != frames or targets > frames:
         raise DenoiseError(f"coordinates for {targets}×{sources} frame pairs do not fit a clip of {frames} frames")
     scale = torch.tensor([2 / max(width - 1, 1), 2 / max(height - 1, 1)], dtype=clip.dtype, device=clip.device)
     grid = coordinates.to(clip.device, clip.dtype) * scale - 1  # grid_sample's [−1, 1] (align_corners=True)
     images = clip.reshape(-1, frames, channels, height, width)
-    # (N·T·T, C, H0, W0) sources against (N·T·T, H, W, 2) grids: [n, t, s] reads frame s
-    sources_flat = images.unsqueeze(1).expand(-1, frames, -1, -1, -1, -1).reshape(-1, channels, height, width)
+    # (N·T·S, C, H0, W0) sources against (N·T·S, H, W, 2) grids: [n, t, s] reads frame s
+    sources_flat = images.unsqueeze(1).expand(-1, targets, -1, -1, -1, -1).reshape(-1, channels, height, width)
     grids = grid.unsqueeze(0).expand(images.shape[0], -1, -1, -1, -1, -1).reshape(-1, out_height, out_width, 2)
     warped = torch.nn.functional.grid_sample(
         sources_flat, grids, mode="bilinear", padding_mode="reflection", align_corners=True
     )
-    return warped.view(*lead, frames, frames, channels, out_height, out_width)
+    return warped.view(*lead, targets, frames, channels, out_height, out_width)
 
 
 def align_clip(clip: torch.Tensor, settings: FusionSettings | None = None) -> torch.Tensor:

@@ -29,9 +29,11 @@ class AlignedContext(NamedTuple):
     """What the aligned token set attends to: every frame of the clip resampled onto each frame along
     the flow (`UnrolledDenoiser.forward(aligned=...)`), in the model's representation.
 
-    states (B, rows, cols, T, T, dim): [..., t, s, :] is the token of frame s, warped onto frame t, at
-    frame t's patch location (the same scene point where the flow is right); fixed for all layers.
-    excess (B, rows, cols, T, T): how much more the noisy patches of frame t and of warped frame s
+    states (B, rows, cols, T, S, dim): [..., t, s, :] is the token of source frame s, warped onto frame t, at
+    frame t's patch location (the same scene point where the flow is right); fixed for all layers. The sources
+    are the clip's frames (S = T) or a window around them (S > T: the frames denoised are some of the window's,
+    each attending to all of it; `itself` says which source each one is).
+    excess (B, rows, cols, T, S): how much more the noisy patches of frame t and of warped frame s
     differ than their noise explains, max(mean (y_t − y_ts)² / 2σ² − 1, 0): 0 where they show the same
     thing, large where the flow is wrong or the point is occluded (fusion's evidence, per patch).
     When the model's initial state is linear, states = patches @ encoder (DUST: D/c), and a key
@@ -39,9 +41,16 @@ class AlignedContext(NamedTuple):
 
     states: torch.Tensor
     excess: torch.Tensor
-    scale: torch.Tensor  # (B, rows, cols, T, T, 1): 1 / RMS of each warped token, for the normalised keys
-    patches: torch.Tensor | None = None  # (B, rows, cols, T, T, n): the warped patches, with a linear encoder
+    scale: torch.Tensor  # (B, rows, cols, T, S, 1): 1 / RMS of each warped token, for the normalised keys
+    patches: torch.Tensor | None = None  # (B, rows, cols, T, S, n): the warped patches, with a linear encoder
     encoder: torch.Tensor | None = None  # (n, dim)
+    itself: torch.Tensor | None = None  # (T, S) bool: which source is the frame itself (None: the eye, S = T)
+
+    def own_source(self, frames: int, device: torch.device) -> torch.Tensor:
+        """(T, S) bool, True where source s is frame t itself."""
+        if self.itself is not None:
+            return self.itself.to(device)
+        return torch.eye(frames, dtype=torch.bool, device=device)
 
     def keys(self, linear: nn.Linear) -> torch.Tensor:
         """linear(states), the cheaper way when the states are a linear map of the patches."""
@@ -221,9 +230,9 @@ class TokenAttention(nn.Module):
         self, tokens: torch.Tensor, context: AlignedContext, observation: torch.Tensor | None = None
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The aligned token set (see the class notes): each frame's token against every frame warped
-        onto it, over the search window, with the −β·excess term in the score. Slot s = t is the frame
-        itself with its current tokens; the warped tokens are fixed, so their normalisation is the
-        context's, computed once for all layers, and only their projection is per layer.
+        onto it, over the search window, with the −β·excess term in the score. The source that is the frame
+        itself (`context.itself`) is taken with its current tokens; the warped tokens are fixed, so their
+        normalisation is the context's, computed once for all layers, and only their projection is per layer.
 
         With an observation (the frame's noisy patches y, (B, R, C, T, n); `mix_observation`), the same
         weights, averaged over the heads, also mix y with the warped noisy patches, and the result is
@@ -234,7 +243,8 @@ class TokenAttention(nn.Module):
         towards the frame's own noise however much its attention borrowed (benchmarks/results/ablation-aligned)."""
         batch, rows, cols, frames, dim = tokens.shape
         heads, head_dim = self.heads, self.head_dim
-        itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)  # (T, S)
+        itself = context.own_source(frames, tokens.device)  # (T, S)
+        sources = itself.shape[1]
 
         def normalised(y, x=None, scale=None):  # (..., heads, hd), as of RMS-normalised tokens when normalize_tokens
             if self.normalize_tokens:
@@ -269,7 +279,7 @@ class TokenAttention(nn.Module):
                 masked = window(outside[None], dr, dc)[0]
                 score = score.masked_fill(masked[None, :, :, None, None, None], float("-inf"))
             scores.append(score)
-        weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1).unflatten(-1, (len(self.offsets), frames))
+        weights = torch.softmax(torch.cat(scores, dim=-1), dim=-1).unflatten(-1, (len(self.offsets), sources))
         self._record(weights.transpose(3, 4))
         # the frame's own weight goes to its current tokens, the others' to their warped tokens
         own_weight = (weights * itself[:, None, None, :]).sum(-1)  # (B, R, C, T, heads, offsets)
@@ -296,7 +306,7 @@ class TokenAttention(nn.Module):
         padded_observation = pad(observation)
         for index, (dr, dc) in enumerate(self.offsets):
             mixed = mixed + own_weight[..., index, None] * window(padded_observation, dr, dc)
-        own = weights[..., self.offsets.index((0, 0)), :].diagonal(dim1=-2, dim2=-1).unsqueeze(-1)  # c of y itself
+        own = (weights[..., self.offsets.index((0, 0)), :] * itself).sum(-1, keepdim=True)  # c of y itself
         spread = weights.square().sum(dim=(-2, -1)).unsqueeze(-1)  # Σ c² of the mix
         variance = (1 - gain) ** 2 + 2 * gain * (1 - gain) * own + gain**2 * spread
         return tokens, torch.lerp(observation, mixed, gain), variance

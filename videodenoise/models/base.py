@@ -152,7 +152,14 @@ class UnrolledDenoiser(nn.Module):
         return self.layers[0 if self.config.tied_layers else index]
 
     def forward(
-        self, noisy: torch.Tensor, all_layers: bool = False, perturbations=None, sigma=None, depth=None, aligned=None
+        self,
+        noisy: torch.Tensor,
+        all_layers: bool = False,
+        perturbations=None,
+        sigma=None,
+        depth=None,
+        aligned=None,
+        sources=None,
     ):
         """Denoise a clip (B, T, C, H, W) with any T, H, W.
 
@@ -172,6 +179,11 @@ class UnrolledDenoiser(nn.Module):
         aligned: the clip's frames resampled onto each other along the optical flow, (B, T, T, C, H, W)
         with [:, t, s] frame s warped onto frame t (and [:, t, t] frame t itself), e.g. from
         `videodenoise.denoise.fusion.align_clip`: what the aligned token set attends to, and only it.
+        sources: with aligned shaped (B, T, S, C, H, W), S > T, the clip's frames are some of a window of S
+        (its frames `sources`, one index per frame: [:, t, sources[t]] is frame t itself), each denoised
+        against all S. A frame's estimate depends only on its own row of `aligned` (the attention takes the
+        other sources as warped, never as they are denoised), so it is the same whichever frames are
+        denoised beside it: `clean` denoises only the frames it keeps of a window.
 
         perturbations (robustness tests only): L entries, each None or a clip shaped like `noisy`;
         entry l is cut into patches, encoded by the linear part of `initial_state` and added to the
@@ -184,13 +196,15 @@ class UnrolledDenoiser(nn.Module):
         perturbation_tokens = self._perturbation_tokens(perturbations, noisy)
         perturbation_tokens += [None] * (depth - len(perturbation_tokens))
         noise_scale = self._noise_scale(sigma, noisy)
-        aligned_tokens = self._aligned_tokens(aligned, noisy)
+        aligned_tokens, itself = self._aligned_tokens(aligned, noisy, sources)
         wanted = range(depth) if all_layers else [depth - 1]
         patch_estimates = [[] for _ in wanted]
         for start, stop, low, high in self._bands(tokens, depth):
             band = tokens[:, low:high].contiguous()  # free unless B > 1
             band_scale = _band_rows(noise_scale, low, high)
-            context = None if aligned_tokens is None else self._context(band, aligned_tokens[:, low:high], band_scale)
+            context = (
+                None if aligned_tokens is None else self._context(band, aligned_tokens[:, low:high], band_scale, itself)
+            )
             token_scale = self._token_scale(band_scale, perturbations)
             if token_scale is not None:  # the layers' thresholds become one per unit (see scales_by_noise)
                 band = band / token_scale
@@ -259,42 +273,57 @@ class UnrolledDenoiser(nn.Module):
             raise ModelError("a noise map must be finite and >= 0 everywhere")
         return patch_means(sigma.square().unsqueeze(2), self.config.patch_size, self.config.stride).sqrt()
 
-    def _aligned_tokens(self, aligned, noisy: torch.Tensor) -> torch.Tensor | None:
-        """The aligned clip (B, T, T, C, H, W) as tokens (B, rows, cols, T, T, n), checked; None without."""
+    def _aligned_tokens(
+        self, aligned, noisy: torch.Tensor, sources=None
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """The aligned clip (B, T, S, C, H, W) as tokens (B, rows, cols, T, S, n), checked, and which source
+        each frame is, (T, S) bool; (None, None) without."""
         if aligned is None and not self.attends_aligned:
-            return None
+            if sources is not None:
+                raise ModelError("sources= goes with aligned= (the window the frames attend to)")
+            return None, None
         if not self.attends_aligned:
             raise ModelError(
                 f"this {self.name} does not attend over aligned frames (token_set={self.config.token_set!r})"
             )
         batch, frames = noisy.shape[:2]
-        expected = (batch, frames, frames, *noisy.shape[2:])
+        width = aligned.shape[2] if isinstance(aligned, torch.Tensor) and aligned.dim() == 6 else frames
+        expected = (batch, frames, width, *noisy.shape[2:])
         if aligned is None or not isinstance(aligned, torch.Tensor) or tuple(aligned.shape) != expected:
             got = tuple(aligned.shape) if isinstance(aligned, torch.Tensor) else type(aligned).__name__
             raise ModelError(
                 f"this {self.name} attends over the clip's frames aligned to each other: pass aligned= shaped "
-                f"(B, T, T, C, H, W) = {expected} (videodenoise.denoise.fusion.align_clip makes it), got {got}"
+                f"(B, T, T, C, H, W) = {(batch, frames, frames, *noisy.shape[2:])} "
+                f"(videodenoise.denoise.fusion.align_clip makes it), or (B, T, S, C, H, W) with sources=; got {got}"
             )
+        sources = list(range(frames)) if sources is None else [int(s) for s in sources]
+        if len(sources) != frames or len(set(sources)) != frames or not all(0 <= s < width for s in sources):
+            raise ModelError(
+                f"sources= must give each of the {frames} frames its own index among the {width} aligned sources, "
+                f"got {sources}"
+            )
+        itself = torch.zeros(frames, width, dtype=torch.bool, device=noisy.device)
+        itself[torch.arange(frames), torch.tensor(sources)] = True
         flat = aligned.to(noisy.device, self.parameter_dtype).flatten(1, 2)
         tokens, _ = extract_patches(flat, self.config.patch_size, self.config.stride)
-        return tokens.unflatten(3, (frames, frames))
+        return tokens.unflatten(3, (frames, width)), itself
 
-    def _context(self, tokens: torch.Tensor, aligned: torch.Tensor, noise_scale: torch.Tensor | None) -> AlignedContext:
+    def _context(
+        self, tokens: torch.Tensor, aligned: torch.Tensor, noise_scale: torch.Tensor | None, itself: torch.Tensor
+    ) -> AlignedContext:
         """A band's `AlignedContext`: the warped tokens in the model's representation, and each one's
         excess difference from the frame's own token over what noise of the told σ (else the model's
         reference σ) explains."""
-        frames = tokens.shape[3]
-        states = self.initial_state(aligned.flatten(3, 4)).unflatten(3, (frames, frames))
+        states = self.initial_state(aligned.flatten(3, 4)).unflatten(3, itself.shape)
         sigma = float(getattr(self.config, "sigma", 0.0) or 0.0)
         variance = torch.as_tensor(sigma**2, dtype=tokens.dtype, device=tokens.device)
         if noise_scale is not None:
             variance = variance * noise_scale.to(tokens.dtype).square()  # (…, 1) broadcasts over the sources
         difference = tokens.unsqueeze(-2) - aligned
         excess = ((difference * difference).mean(-1) / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
-        itself = torch.eye(frames, dtype=torch.bool, device=tokens.device)
         encoder = self.linear_encoder
         patches = None if encoder is None else aligned
-        return AlignedContext(states, excess.masked_fill(itself, 0.0), rms_scale(states), patches, encoder)
+        return AlignedContext(states, excess.masked_fill(itself, 0.0), rms_scale(states), patches, encoder, itself)
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:
