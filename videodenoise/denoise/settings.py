@@ -83,8 +83,9 @@ class DenoiseSettings:
     stride: int | None = setting(
         None,
         "Frames kept from each window, the centre ones: 1 = one window per frame (slowest), the window = "
-        "disjoint windows (fastest). Default: the window with fusion (every frame already holds its "
-        f"neighbours), {DEFAULT_STRIDE} without.",
+        "disjoint windows (fastest); a model attending over aligned frames denoises only the frames kept, "
+        "so for it the stride changes little of the time. Default: the window with fusion (every frame "
+        f"already holds its neighbours), {DEFAULT_STRIDE} without.",
     )
     tile: int | None = setting(512, "Largest tile side in pixels; 0 = whole frames.")
     overlap: int | None = setting(None, "Tile overlap in pixels (default: from the model's reach).")
