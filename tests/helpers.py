@@ -65,18 +65,21 @@ def png_movie(path: Path, clip: torch.Tensor, corrupt: list[int]) -> Path:
     return path
 
 
-def h264_matroska(path: Path, clip: torch.Tensor, damaged: tuple[int, ...] = ()) -> Path:
-    """An H.264 video in Matroska, with the packets of the frames in `damaged` cut to half their bytes: the
-    decoder reports errors in them and conceals what is missing (a frame comes out, damaged), as it does
-    for a recording with lost data."""
+def h264_video(
+    path: Path, clip: torch.Tensor, damaged: tuple[int, ...] = (), dropped: int = 0, options: dict | None = None
+) -> Path:
+    """An H.264 video (the container from the suffix) as a recording with lost data would be: the packets of
+    the frames in `damaged` cut to half their bytes (the decoder reports errors in them and conceals what is
+    missing: a frame comes out, damaged), the first `dropped` packets left out (a recording that starts after
+    a keyframe, as a DVR cuts a stream into files: the frames before the next one lack their references).
+    By default no B-frames and one keyframe, so packet k is frame k and every later frame is predicted from it."""
     with av.open(str(path), "w") as container:
-        # no B-frames, one keyframe: packet k is frame k, and every later frame is predicted from the damaged one
-        stream = container.add_stream("libx264", rate=25, options={"x264-params": "bframes=0:keyint=100"})
+        stream = container.add_stream("libx264", rate=25, options=options or {"x264-params": "bframes=0:keyint=100"})
         stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "yuv420p"
         images = (clip.permute(0, 2, 3, 1).numpy() * 255).round().astype(np.uint8)
         packets = [p for image in images for p in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24"))]
         packets += list(stream.encode(None))
-        for index, packet in enumerate(packets):
+        for index, packet in enumerate(packets[dropped:], start=dropped):
             if index in damaged:
                 cut = av.Packet(bytes(packet)[: packet.size // 2])
                 cut.pts, cut.dts, cut.time_base, cut.stream = packet.pts, packet.dts, packet.time_base, stream

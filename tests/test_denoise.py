@@ -28,7 +28,7 @@ from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
 from videodenoise.noise.estimation import estimate_noise_sigma
 
-from helpers import frames_read_ahead, h264_matroska, png_movie, run_cli
+from helpers import frames_read_ahead, h264_video, png_movie, run_cli
 
 GIF = Path(skimage.data.__file__).parent / "no_time_for_that_tiny.gif"  # 24 real frames of 25×14
 
@@ -496,7 +496,7 @@ def test_concealed_damage_is_reported_once_with_the_noise_estimated_first(
     tmp_path, capsys, monkeypatch, grey_checkpoint
 ):
     """With σ auto the estimator decodes the damaged frame first, quietly; the denoising pass still reports it."""
-    source = h264_matroska(tmp_path / "damaged.mkv", moving_clip(t=10), damaged=(4,))
+    source = h264_video(tmp_path / "damaged.mkv", moving_clip(t=10), damaged=(4,))
     code, out, err = run_cli(
         ["clean", str(source), "--checkpoint", str(grey_checkpoint), "--format", "lossless", "--quiet"],
         capsys,

@@ -37,7 +37,7 @@ from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model, save_model
 
 import replicas as R
-from helpers import png_movie, run_cli, size_change_stream
+from helpers import h264_video, png_movie, run_cli, size_change_stream
 
 TINY_DUST = {"layers": 2, "patch_size": 4, "stride": 2}
 
@@ -93,19 +93,6 @@ def faststart_cut_in_half(path: Path, clip: torch.Tensor) -> Path:
     data = whole.read_bytes()
     whole.unlink()
     path.write_bytes(data[: len(data) // 2])
-    return path
-
-
-def ts_from_between_keyframes(path: Path, clip: torch.Tensor) -> Path:
-    """An H.264 MPEG-TS whose recording starts after its first keyframe (a stream cut into files, as a DVR
-    does): the frames before the next keyframe lack their references and the decoder drops them."""
-    with av.open(str(path), "w", format="mpegts") as container:
-        stream = container.add_stream("libx264", rate=25, options={"crf": "10", "g": "8", "bf": "2"})
-        stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "yuv420p"
-        images = (clip.permute(0, 2, 3, 1).numpy() * 255).round().astype(np.uint8)
-        packets = [p for image in images for p in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24"))]
-        for packet in (packets + list(stream.encode(None)))[3:]:
-            container.mux(packet)
     return path
 
 
@@ -405,7 +392,9 @@ CASES = [
         "MPEG-TS recorded from between two keyframes, --sigma auto",
         1,
         lambda tmp, s, mp: clean_args(
-            ts_from_between_keyframes(tmp / "dvr.ts", moving_clip(t=24)), "--checkpoint", s["checkpoint"]
+            h264_video(tmp / "dvr.ts", moving_clip(t=24), dropped=3, options={"crf": "10", "g": "8", "bf": "2"}),
+            "--checkpoint",
+            s["checkpoint"],
         ),
         code=0,
         lines=0,

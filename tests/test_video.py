@@ -19,7 +19,7 @@ from videodenoise.io.readers import CorruptFileWarning, CorruptFrameWarning, Vid
 from videodenoise.io.video import open_video, probe_video, read_video
 from videodenoise.io.writers import VideoWriter, write_video
 
-from helpers import h264_matroska, png_movie
+from helpers import h264_video, png_movie
 
 
 def smooth_clip(t: int = 12, channels: int = 3, height: int = 48, width: int = 64, seed: int = 0) -> torch.Tensor:
@@ -259,20 +259,20 @@ def textured_clip(t: int = 10) -> torch.Tensor:
 def test_a_frame_decoded_with_concealed_damage_is_kept_and_reported_on_every_pass(tmp_path):
     """H.264 conceals lost data instead of failing: the frame comes out, and only FFmpeg's log (which PyAV
     silences, and whose repeats it drops) says so. Each pass reports it, and FFmpeg's logging is left as found."""
-    source = h264_matroska(tmp_path / "damaged.mkv", textured_clip(), damaged=(6,))
+    source = h264_video(tmp_path / "damaged.mkv", textured_clip(), damaged=(6,))
     level, skip = av.logging.get_level(), av.logging.get_skip_repeated()
     for _ in range(2):  # the second pass decodes the same damage: FFmpeg logs the same words again
         with pytest.warns(CorruptFrameWarning, match=r"frame 6 of .*damaged.mkv' holds damaged data \(FFmpeg's h264"):
             frames = read_video(source)
         assert len(frames) == 10
     assert (av.logging.get_level(), av.logging.get_skip_repeated()) == (level, skip)
-    sound = read_video(h264_matroska(tmp_path / "sound.mkv", textured_clip()))
+    sound = read_video(h264_video(tmp_path / "sound.mkv", textured_clip()))
     error = (frames - sound).abs().mean(dim=(1, 2, 3))
     assert error[:6].max() == 0 and error[6] > 0.01  # the damage is where it was reported, and kept
 
 
 def test_a_file_cut_short_says_so_and_gives_the_frames_it_holds(tmp_path):
-    whole = h264_matroska(tmp_path / "whole.mkv", textured_clip(t=30))
+    whole = h264_video(tmp_path / "whole.mkv", textured_clip(t=30))
     cut = tmp_path / "cut.mkv"
     cut.write_bytes(whole.read_bytes()[: whole.stat().st_size * 6 // 10])
     with pytest.warns(CorruptFileWarning, match=r"'.*cut.mkv': FFmpeg reports .* after (\d+) frames .*declares 1.20 s"):
