@@ -3,6 +3,8 @@ flow (`align_clip`), in the models, `clean`, training and evaluation."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -339,8 +341,8 @@ def test_clean_hands_an_aligned_model_windows_of_distinct_frames():
     clip = panned_clip(frames=7, height=40, width=48)
     noisy = (clip + 10 / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(3))).clamp(0, 1)
     # told σ itself (a range above it), so the model sees the frames as they are
-    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=0, window=5, fusion=None), sigma_range=(0.0, 0.2))
-    assert denoiser.stride == 3  # without fusion the centre 3 of each window of 5 are kept
+    settings = DenoiseSettings(device="cpu", tile=0, window=5, fusion=None, stride=3)  # the centre 3 of 5
+    denoiser = Denoiser(model, settings, sigma_range=(0.0, 0.2))
 
     def direct(frames: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():
@@ -362,6 +364,15 @@ def test_clean_hands_an_aligned_model_windows_of_distinct_frames():
     torch.testing.assert_close(five, direct(noisy[:5]), atol=1e-6, rtol=0)
     short = noisy[:3]
     torch.testing.assert_close(denoiser.denoise_clip(short, 10 / 255), direct(short), atol=1e-6, rtol=0)
+    # by default every frame is the centre of its own window (neighbours ±1, ±2), the ends moved inside
+    centred = Denoiser(model, dataclasses.replace(settings, stride=None), sigma_range=(0.0, 0.2))
+    assert centred.stride == 1
+    passes.clear()
+    out = centred.denoise_clip(noisy, 10 / 255)
+    assert passes == [1, 1, 1, 1, 3]  # frames 0, 1, 2 against 0-4, frame 3 against 1-5, frames 4-6 against 2-6
+    torch.testing.assert_close(out[:3], direct(noisy[0:5])[:3], atol=1e-6, rtol=0)
+    torch.testing.assert_close(out[3], direct(noisy[1:6])[2], atol=1e-6, rtol=0)
+    torch.testing.assert_close(out[4:], direct(noisy[2:7])[2:], atol=1e-6, rtol=0)
 
 
 def test_calibration_hands_an_aligned_model_distinct_frames_too(monkeypatch):

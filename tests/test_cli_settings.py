@@ -160,7 +160,7 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
     assert seen["path"] == SHIPPED / "dust-video-wide.safetensors"  # best's own weights
     with pytest.raises(Captured):
         run_cli(["clean", movie, "--no-fusion"], capsys, monkeypatch)
-    assert seen["value"].fusion is None and seen["value"].frames_kept == 3
+    assert seen["value"].fusion is None and seen["value"].frames_kept() == 3
     assert seen["path"] == SHIPPED / "dust-video.safetensors"  # the fast preset's: the default
     with pytest.raises(Captured):
         run_cli(["clean", movie, "--quality", "best", "--checkpoint", movie], capsys, monkeypatch)

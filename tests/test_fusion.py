@@ -306,9 +306,9 @@ def test_quality_presets_are_what_clean_runs():
 
     fast = denoise_settings("fast", {})
     assert fast.fusion == FusionSettings()
-    assert fast.frames_kept == DEFAULT_WINDOW  # fused frames: disjoint windows
+    assert fast.frames_kept() == DEFAULT_WINDOW  # fused frames: disjoint windows
     alone = denoise_settings("fast", {"fusion": False})
-    assert alone.fusion is None and alone.frames_kept == DEFAULT_STRIDE  # the model alone: centred windows
+    assert alone.fusion is None and alone.frames_kept() == DEFAULT_STRIDE  # the model alone: centred windows
     best = denoise_settings("best", {})
     assert best.fusion == FusionSettings(radius=4, match_exposure=True) and best.patch_stride == 2 and best.passes == 2
     assert denoise_settings("best", {"fusion": False}).passes == 1  # the second pass steers fusion

@@ -21,7 +21,8 @@ How a video is processed, and why:
   it would average a repeated frame's noise as another frame's (benchmarks/results/ablation-observation). It
   denoises only the frames kept, each against the whole window warped onto it: a frame's estimate needs its
   own row of warped frames and nothing of the others' (`UnrolledDenoiser.forward(sources=)`), so the flows
-  and the model's work are the kept frames' alone, whatever the stride.
+  and the model's work are the kept frames' alone, whatever the stride; by default it keeps the centre frame,
+  so every frame has its neighbours ±1, ±2 (`settings.ALIGNED_STRIDE`).
 * Motion. With `fusion` (the CLI's default; `videodenoise.denoise.fusion`), every frame is first averaged with
   its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
   noise-conditional model is then told the σ left at each pixel: the video's redundancy is used here (about
@@ -142,7 +143,8 @@ class Denoiser:
         self.sigma_train = float(sigma_train if sigma_train is not None else DEFAULT_SIGMA_TRAIN)
         if not self.sigma_train > 0:
             raise DenoiseError(f"sigma_train must be positive, got {sigma_train}")
-        self.window, self.stride = settings.window, settings.frames_kept
+        self.aligns = bool(getattr(model, "attends_aligned", False))  # any module may be a model here
+        self.window, self.stride = settings.window, settings.frames_kept(self.aligns)
         self.scaling, self.colour = settings.scaling, settings.colour
         if sigma_range is not None and not getattr(model, "noise_conditional", False):
             raise DenoiseError(
@@ -167,7 +169,6 @@ class Denoiser:
             )
         self.tile = int(tile) if tile else None
         self.fusion = None if settings.fusion is None else MotionFusion(settings.fusion)
-        self.aligns = bool(getattr(model, "attends_aligned", False))  # any module may be a model here
         self.checkpoint: Path | None = None
         self._weights: dict[tuple[int, int], tuple[list, torch.Tensor]] = {}
         # a first pass at another patch stride: the same weights (a shallow copy shares them), its own stride

@@ -35,6 +35,10 @@ from videodenoise.settings import check_fields, setting
 
 DEFAULT_WINDOW = 5  # the training clip length
 DEFAULT_STRIDE = 3  # without fusion: the centre 3 frames of each 5-frame window, a neighbour on each side
+# a model attending over aligned frames keeps the centre frame of each window: it denoises only the frames kept
+# (so keeping fewer costs no more), and every frame then has its neighbours ±1, ±2; on eight validation clips of 15
+# frames +0.09 dB over the centre 3 at σ = 25, 8 of 8, 0.98× the time (benchmarks/results/ablation-observation/stride)
+ALIGNED_STRIDE = 1
 MAX_WINDOW = 64  # a window is held in memory whole, however short the video: bounded whatever is asked
 COLOURS = ("opponent", "rgb")
 SCALINGS = ("rescale", "none")
@@ -85,7 +89,8 @@ class DenoiseSettings:
         "Frames kept from each window, the centre ones: 1 = one window per frame (slowest), the window = "
         "disjoint windows (fastest); a model attending over aligned frames denoises only the frames kept, "
         "so for it the stride changes little of the time. Default: the window with fusion (every frame "
-        f"already holds its neighbours), {DEFAULT_STRIDE} without.",
+        f"already holds its neighbours), {DEFAULT_STRIDE} without, {ALIGNED_STRIDE} for a model attending over "
+        "aligned frames.",
     )
     tile: int | None = setting(512, "Largest tile side in pixels; 0 = whole frames.")
     overlap: int | None = setting(None, "Tile overlap in pixels (default: from the model's reach).")
@@ -201,12 +206,14 @@ class DenoiseSettings:
         if self.scaling not in SCALINGS:
             raise DenoiseError(f"unknown scaling '{self.scaling}'; choose one of: {', '.join(SCALINGS)}")
 
-    @property
-    def frames_kept(self) -> int:
-        """Frames kept from each window: the stride, else the window when frames are fused, else the centre 3."""
+    def frames_kept(self, aligned: bool = False) -> int:
+        """Frames kept from each window: the stride, else the window when frames are fused, else the centre 3, or the
+        centre one for a model attending over `aligned` frames."""
         if self.stride is not None:
             return min(self.stride, self.window)
-        return self.window if self.fusion is not None else min(DEFAULT_STRIDE, self.window)
+        if self.fusion is not None:
+            return self.window
+        return min(ALIGNED_STRIDE if aligned else DEFAULT_STRIDE, self.window)
 
 
 # best fuses 4 neighbours each side: on 12-frame validation clips radius 4 gained +0.08 dB over 3 at σ = 25 for
