@@ -3,7 +3,7 @@
 #   stride/run.sh validation   the rule's run: eight validation clips cut to 15 frames, stride 3 against 1
 #   stride/run.sh bikes        afterwards: the first 60 frames of bikes, the default, stride 3 and stride 1
 #   stride/run.sh time OLD     afterwards: clean --no-fusion on those 60 frames, the code at OLD (a worktree of
-#                              the commit before b2f2e80) and this one, in turns, two runs each
+#                              the commit before b2f2e80) and this one, in turns, two runs each; and the default
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 W=${W:-runs/ablation-fresh-observation/last.safetensors}
@@ -28,11 +28,14 @@ time)
       dir=$ROOT; [ $code = old ] && dir=$OLD
       for stride in 3 1; do
         [ $code = old ] && [ $stride = 1 ] && continue  # before b2f2e80 stride 1 ran the model on 5 frames a frame
-        seconds=$( { time (cd $dir && $ROOT/.venv/bin/python -m videodenoise clean $V -o /tmp/stride-$code-$stride \
+        seconds=$( { time (cd $dir && $ROOT/.venv/bin/python -m videodenoise clean $V -o /tmp/stride-$code-$stride.mkv \
           --overwrite --format lossless --no-fusion --checkpoint $ROOT/$W --stride $stride --quiet) ; } 2>&1 )
         echo "$code code, stride $stride, run $run: $seconds s"
       done
     done
+    seconds=$( { time .venv/bin/python -m videodenoise clean $V -o /tmp/stride-default.mkv --overwrite \
+      --format lossless --quiet ; } 2>&1 )
+    echo "the shipped default (fusion + model), run $run: $seconds s"
   done | tee $OUT/time.log ;;
 *) echo "usage: run.sh validation|bikes|time OLD" >&2; exit 2 ;;
 esac
