@@ -18,11 +18,9 @@ How a video is processed, and why:
   2). Windows past either end are reflected (frame −1 is frame 1, frame n is n − 2), so the output has
   exactly one frame per input frame, a one-frame video included. A model attending over aligned frames gets
   distinct frames, its windows moved inside the video (the whole of a shorter one; the last keeps all it can):
-  it would average a repeated frame's noise as another frame's (benchmarks/results/ablation-observation). It
-  denoises only the frames kept, each against the whole window warped onto it: a frame's estimate needs its
-  own row of warped frames and nothing of the others' (`UnrolledDenoiser.forward(sources=)`), so the flows
-  and the model's work are the kept frames' alone, whatever the stride; by default it keeps the centre frame,
-  so every frame has its neighbours ±1, ±2 (`settings.ALIGNED_STRIDE`).
+  it would average a repeated frame's noise as another frame's (benchmarks/results/ablation-observation). Only
+  the kept frames are denoised (and their flows computed), each against the whole window (`forward(sources=)`):
+  exact, as a frame's estimate needs only its own row of warped frames. By default the centre one is kept.
 * Motion. With `fusion` (the CLI's default; `videodenoise.denoise.fusion`), every frame is first averaged with
   its neighbours (2 each side) aligned to it by optical flow, pixel by pixel where they agree, and a
   noise-conditional model is then told the σ left at each pixel: the video's redundancy is used here (about
@@ -38,31 +36,29 @@ How a video is processed, and why:
   zero within the margin of an edge it shares with another tile and rises with a raised cosine
   across the rest of the overlap. Tiled and untiled outputs of DUST and UT agree to float rounding,
   and model activations never exceed one tile's.
-* Colour. A grey model denoises a colour video in an orthonormal opponent colour space (luminance
-  (R+G+B)/√3 and two colour differences, as in CBM3D): the transform keeps i.i.d. noise i.i.d. with
-  the same σ, puts the structure in one channel and leaves two smooth ones, each denoised by the
-  model as a grey clip (`videodenoise.colour`). With a trained grey DUST this beat denoising R, G and B separately by
-  0.6-1.9 dB on four clips at σ = 10, 25 and 50 (`colour="rgb"` keeps that option). A colour model on
-  a grey video gets the grey frame in all three channels, is told the video's σ, and its output is
-  averaged back to grey (telling it √3·σ, the noise along the luminance axis, measured 0.4-0.5 dB
-  worse with an untrained colour DUST).
-* Noise level. A model trained at σ_train (checkpoint metadata) is applied at another σ by noise-level
-  rescaling: x̂ = c + s·(f((y − c)/s + ½) − ½), s = σ/σ_train, c the channel's mid-grey, so the input has the
-  noise the model knows; nearly exact for a denoiser scale-equivariant up to the mean (DUST: 1.5-3.5 dB over
-  applying it unchanged at σ = 10 and 50, trained at 25). `scaling="none"` applies the model as trained.
-  A noise-conditional checkpoint (metadata `sigma_range`, the default one: a DUST trained over σ in
-  [0, 55]/255 whose thresholds scale with the σ it is told) is told σ and sees the frames unscaled
-  while σ lies in its range, and is rescaled only down to the range's top above it: light noise, the
-  commonest, is never blown up (rescaled, a clean video came back at 34.5 dB against itself; 46-80 dB now).
-* Noise that depends on intensity. Real footage's noise grows and shrinks with intensity and differs
-  by channel; `sigma="auto"` estimates its noise level function (`videodenoise.noise.estimation`: from
-  motion-aligned differences of consecutive frames, at the pixel level a codec leaves it), and σ may be
-  given as one (`NoiseLevelFunction`). Each frame's map of σ comes from its own intensities, is what
-  fusion starts from, and what the model is told; where one σ is needed (the rescaling above) it is the
-  function's level, the RMS of its map over the frames it was estimated on, one number for the whole
-  video so that the rescaling does not change from window to window. In opponent colours, channel k
-  of independent R, G, B noise has σ_k² = Σ_c O[k, c]²·σ_c²; a colour model is told the RMS over
-  R, G and B (it takes one map).
+* Colour. A grey model denoises a colour video in an orthonormal opponent colour space (luminance (R+G+B)/√3 and two
+  colour differences, as in CBM3D): the transform keeps i.i.d. noise i.i.d. with the same σ, puts the structure in
+  one channel and leaves two smooth ones, each denoised by the model as a grey clip (`videodenoise.colour`). With a
+  trained grey DUST this beat denoising R, G and B separately by 0.6-1.9 dB on four clips at σ = 10, 25 and 50
+  (`colour="rgb"` keeps that option). A colour model on a grey video gets the grey frame in all three channels, is
+  told the video's σ, and its output is averaged back to grey (telling it √3·σ, the noise along the luminance axis,
+  measured 0.4-0.5 dB worse with an untrained colour DUST).
+* Noise level. A model trained at σ_train (checkpoint metadata) is applied at another σ by noise-level rescaling: x̂
+  = c + s·(f((y − c)/s + ½) − ½), s = σ/σ_train, c the channel's mid-grey, so the input has the noise the model
+  knows; nearly exact for a denoiser scale-equivariant up to the mean (DUST: 1.5-3.5 dB over applying it unchanged
+  at σ = 10 and 50, trained at 25). `scaling="none"` applies the model as trained. A noise-conditional checkpoint
+  (metadata `sigma_range`, the default one: a DUST trained over σ in [0, 55]/255 whose thresholds scale with the σ
+  it is told) is told σ and sees the frames unscaled while σ lies in its range, and is rescaled only down to the
+  range's top above it: light noise, the commonest, is never blown up (rescaled, a clean video came back at 34.5 dB
+  against itself; 46-80 dB now).
+* Noise that depends on intensity. Real footage's noise grows and shrinks with intensity and differs by channel;
+  `sigma="auto"` estimates its noise level function (`videodenoise.noise.estimation`: from motion-aligned
+  differences of consecutive frames, at the pixel level a codec leaves it), and σ may be given as one
+  (`NoiseLevelFunction`). Each frame's map of σ comes from its own intensities, is what fusion starts from, and what
+  the model is told; where one σ is needed (the rescaling above) it is the function's level, the RMS of its map over
+  the frames it was estimated on, one number for the whole video so that the rescaling does not change from window
+  to window. In opponent colours, channel k of independent R, G, B noise has σ_k² = Σ_c O[k, c]²·σ_c²; a colour
+  model is told the RMS over R, G and B (it takes one map).
 """
 
 from __future__ import annotations
@@ -355,9 +351,8 @@ class Denoiser:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
         # the model on each mirror image of the window, turned back and averaged (an aligned model: its flows mirrored)
         model_input, estimate = (batch - centre) / scale + 0.5, 0
-        # an aligned model: the flows of the frames kept only (their estimates need no others'), once, mirrored below
-        targets = range(start, start + count)
-        flows = clip_coordinates(clip.cpu(), self.settings.fusion, targets) if self.aligns else None
+        kept = range(start, start + count)  # an aligned model: the kept frames' flows only, once, mirrored below
+        flows = clip_coordinates(clip.cpu(), self.settings.fusion, kept) if self.aligns else None
         for axes in MIRRORS[:mirrors]:
             coordinates = None if flows is None else mirror_coordinates(flows, axes)
             seen = self._apply_tiled(mirror(model_input, axes), start, count, mirror(model_sigma, axes), coordinates)
@@ -453,9 +448,8 @@ class Denoiser:
         """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
 
         sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames.
-        coordinates: for a model attending over aligned frames, the window's `clip_coordinates` for the frames
-        [start, start+count), which alone it denoises, each against the whole window; each tile gets the whole
-        frames warped onto its pixels."""
+        coordinates: for an aligned model, the window's `clip_coordinates` of frames [start, start+count), which
+        alone it denoises, each against the whole window; each tile gets the whole frames warped onto its pixels."""
         height, width = batch.shape[-2:]
         is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
         # a clip whose pixels are all equal (the colour differences of a grey picture in a colour file, as a
@@ -469,16 +463,14 @@ class Denoiser:
                 out[~flat] = self._apply_tiled(batch[~flat], start, count, live, coordinates)
             return out
         tiles, weight_sum = self._tiling(height, width)
-
-        kept = slice(start, start + count)
-        # (frames handed to the model, the model's frames to keep): an aligned model denoises the kept ones only
+        kept = slice(start, start + count)  # an aligned model is handed only these frames, others keep them from all
         frames, keep = (kept, slice(None)) if coordinates is not None else (slice(None), kept)
 
         def apply(top=0, bottom=height, left=0, right=width) -> torch.Tensor:
             told = {}
-            if coordinates is not None:
-                told["aligned"] = warp_frames(batch, coordinates[..., top:bottom, left:right, :])  # whole frames
-                told["sources"] = range(start, start + count)
+            if coordinates is not None:  # the whole frames warped onto the tile
+                warped = warp_frames(batch, coordinates[..., top:bottom, left:right, :])
+                told.update(aligned=warped, sources=range(start, start + count))
             if sigma is not None:
                 told["sigma"] = sigma[:, frames, top:bottom, left:right].contiguous() if is_map else sigma
             tile = batch[:, frames, :, top:bottom, left:right].contiguous()
