@@ -271,6 +271,17 @@ def test_a_frame_decoded_with_concealed_damage_is_kept_and_reported_on_every_pas
     assert error[:6].max() == 0 and error[6] > 0.01  # the damage is where it was reported, and kept
 
 
+def test_a_badly_damaged_file_names_five_frames_then_counts_the_rest(tmp_path):
+    source = h264_video(tmp_path / "dvr.mkv", textured_clip(t=20), damaged=(2, 4, 6, 8, 10, 12, 14, 16))
+    with pytest.warns(CorruptFrameWarning) as caught:
+        assert len(read_video(source)) == 20
+    lines = [str(warning.message) for warning in caught]
+    assert [line.split(" of ")[0] for line in lines[:5]] == [f"frame {k}" for k in (2, 4, 6, 8, 10)]
+    assert lines[5:] == [
+        f"3 more frames of '{source}' hold damaged data (frames 12-16; 8 in all), decoded as ffmpeg decodes them"
+    ]
+
+
 def test_a_file_cut_short_says_so_and_gives_the_frames_it_holds(tmp_path):
     whole = h264_video(tmp_path / "whole.mkv", textured_clip(t=30))
     cut = tmp_path / "cut.mkv"

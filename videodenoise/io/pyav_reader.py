@@ -189,8 +189,11 @@ class PyAVReader(VideoReader):
         previous image (the next one when it is the first) with a CorruptFrameWarning, so frame indices
         stay aligned; a frame decoded with concealed damage is kept, with a CorruptFrameWarning."""
         previous, lost = None, []  # lost: (position, pts) of undecodable frames before the first good one
+        damaged = []  # positions of the frames decoded with concealed damage
         for position, (image, pts, damage) in enumerate(self._decoded_images(start, count), start=start):
             if damage is not None:
+                damaged.append(position)
+            if damage is not None and len(damaged) <= DAMAGE_LINES:
                 warnings.warn(
                     f"frame {position} of '{self.path}' holds damaged data ({damage}); it is decoded as "
                     "ffmpeg decodes it, the loss concealed from its neighbours, and the output shows the same",
@@ -214,6 +217,14 @@ class PyAVReader(VideoReader):
             yield image, pts
         if lost:
             raise VideoReadError(f"no frame of '{self.path}' can be decoded; the file is corrupt")
+        if len(damaged) > DAMAGE_LINES:
+            more = damaged[DAMAGE_LINES:]
+            warnings.warn(
+                f"{len(more)} more frames of '{self.path}' hold damaged data (frames {more[0]}-{more[-1]}; "
+                f"{len(damaged)} in all), decoded as ffmpeg decodes them",
+                CorruptFrameWarning,
+                stacklevel=1,
+            )
 
     def _decoded_images(
         self, start: int, count: int | None
@@ -287,6 +298,7 @@ def hdr_metadata(frame) -> dict:
     return found
 
 
+DAMAGE_LINES = 5  # damaged frames named one by one in a pass over a video; the rest counted in one line at its end
 ERROR_LEVEL = 16  # FFmpeg's AV_LOG_ERROR (av.logging.ERROR): errors and worse have this level or a lower one
 
 
