@@ -278,8 +278,19 @@ def test_a_badly_damaged_file_names_five_frames_then_counts_the_rest(tmp_path):
     lines = [str(warning.message) for warning in caught]
     assert [line.split(" of ")[0] for line in lines[:5]] == [f"frame {k}" for k in (2, 4, 6, 8, 10)]
     assert lines[5:] == [
-        f"3 more frames of '{source}' hold damaged data (frames 12-16; 8 in all), decoded as ffmpeg decodes them"
+        f"3 more frames of '{source}' are damaged or lost (frames 12-16; 8 in all), decoded as ffmpeg decodes them "
+        "or repeated from a neighbour"
     ]
+
+
+def test_lost_frames_share_the_five_line_limit(tmp_path):
+    clip = torch.stack([torch.full((3, 24, 32), k / 16) for k in range(12)])
+    with pytest.warns(CorruptFrameWarning) as caught:
+        assert len(read_video(png_movie(tmp_path / "broken.mov", clip, corrupt=[1, 2, 3, 5, 7, 9, 10]))) == 12
+    lines = [str(warning.message) for warning in caught]
+    assert [line.split(" of ")[0] for line in lines[:5]] == [f"frame {k}" for k in (1, 2, 3, 5, 7)]
+    assert "cannot be decoded (corrupt data)" in lines[0]
+    assert len(lines) == 6 and lines[5].startswith("2 more frames of ") and "(frames 9-10; 7 in all)" in lines[5]
 
 
 def test_a_file_cut_short_says_so_and_gives_the_frames_it_holds(tmp_path):

@@ -186,30 +186,29 @@ class PyAVReader(VideoReader):
 
     def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
         """The decoded images with their timestamps; a packet the decoder rejects becomes a copy of the
-        previous image (the next one when it is the first) with a CorruptFrameWarning, so frame indices
-        stay aligned; a frame decoded with concealed damage is kept, with a CorruptFrameWarning."""
+        previous image (the next one when it is the first), so frame indices stay aligned, and a frame decoded
+        with concealed damage is kept: either way with a CorruptFrameWarning, the first DAMAGE_LINES frames
+        one by one and the rest counted in one line at the end."""
+        troubled = []  # positions of the frames lost or damaged so far
+
+        def report(position: int, what: str) -> None:
+            troubled.append(position)
+            if len(troubled) <= DAMAGE_LINES:  # stacklevel 1, this line: one report however many passes read it
+                warnings.warn(f"frame {position} of '{self.path}' {what}", CorruptFrameWarning, stacklevel=1)
+
         previous, lost = None, []  # lost: (position, pts) of undecodable frames before the first good one
-        damaged = []  # positions of the frames decoded with concealed damage
         for position, (image, pts, damage) in enumerate(self._decoded_images(start, count), start=start):
             if damage is not None:
-                damaged.append(position)
-            if damage is not None and len(damaged) <= DAMAGE_LINES:
-                warnings.warn(
-                    f"frame {position} of '{self.path}' holds damaged data ({damage}); it is decoded as "
-                    "ffmpeg decodes it, the loss concealed from its neighbours, and the output shows the same",
-                    CorruptFrameWarning,
-                    stacklevel=1,  # this line, not the caller's: one report however many passes read the frame
+                report(
+                    position,
+                    f"holds damaged data ({damage}); it is decoded as ffmpeg decodes it, the loss concealed from its "
+                    "neighbours, and the output shows the same",
                 )
             if image is None and previous is None:
                 lost.append((position, pts))
                 continue
             for missing, _ in lost + ([(position, pts)] if image is None else []):
-                warnings.warn(
-                    f"frame {missing} of '{self.path}' cannot be decoded (corrupt data); "
-                    "repeating its neighbour in its place",
-                    CorruptFrameWarning,
-                    stacklevel=3,
-                )
+                report(missing, "cannot be decoded (corrupt data); repeating its neighbour in its place")
             image = previous if image is None else image
             for _, lost_pts in lost:
                 yield image, lost_pts
@@ -217,11 +216,11 @@ class PyAVReader(VideoReader):
             yield image, pts
         if lost:
             raise VideoReadError(f"no frame of '{self.path}' can be decoded; the file is corrupt")
-        if len(damaged) > DAMAGE_LINES:
-            more = damaged[DAMAGE_LINES:]
+        if len(troubled) > DAMAGE_LINES:
+            more = troubled[DAMAGE_LINES:]
             warnings.warn(
-                f"{len(more)} more frames of '{self.path}' hold damaged data (frames {more[0]}-{more[-1]}; "
-                f"{len(damaged)} in all), decoded as ffmpeg decodes them",
+                f"{len(more)} more frames of '{self.path}' are damaged or lost (frames {more[0]}-{more[-1]}; "
+                f"{len(troubled)} in all), decoded as ffmpeg decodes them or repeated from a neighbour",
                 CorruptFrameWarning,
                 stacklevel=1,
             )
@@ -298,7 +297,7 @@ def hdr_metadata(frame) -> dict:
     return found
 
 
-DAMAGE_LINES = 5  # damaged frames named one by one in a pass over a video; the rest counted in one line at its end
+DAMAGE_LINES = 5  # lost or damaged frames named one by one in a pass over a video; the rest counted in one line
 ERROR_LEVEL = 16  # FFmpeg's AV_LOG_ERROR (av.logging.ERROR): errors and worse have this level or a lower one
 
 
