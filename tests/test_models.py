@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import skimage.data
 import torch
+import torch.nn.functional as F
 from PIL import Image, ImageSequence
 from safetensors import safe_open
 from safetensors.torch import save_file
@@ -75,6 +76,46 @@ def test_fold_of_unchanged_patches_returns_the_input(height, width, patch_size, 
         assert torch.equal(folded, clip)
     else:  # an average of identical copies: exact up to float rounding of the sum
         torch.testing.assert_close(folded, clip, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("patch_size, stride", [(8, 4), (8, 2), (6, 4), (8, 3), (4, 1)])
+def test_patches_cut_and_folded_as_unfold_and_fold_would(patch_size, stride):
+    # the reference: F.unfold's columns, and F.fold's sums divided by F.fold's count of patches over each pixel
+    generator = torch.Generator().manual_seed(2)
+    clip = torch.rand(2, 3, 3, 23, 30, generator=generator, dtype=torch.float64)
+    tokens, grid = extract_patches(clip, patch_size, stride)
+    padded = F.pad(
+        clip.flatten(0, 1),
+        (
+            grid.pad_left,
+            grid.padded_width - grid.width - grid.pad_left,
+            grid.pad_top,
+            grid.padded_height - grid.height - grid.pad_top,
+        ),
+        mode="reflect",
+    )
+    columns = F.unfold(padded, patch_size, stride=stride)  # (B·T, n, rows·cols)
+    expected = columns.view(2, 3, -1, grid.rows, grid.cols).permute(0, 3, 4, 1, 2)
+    assert torch.equal(tokens, expected)
+
+    estimate = torch.randn(tokens.shape, generator=generator, dtype=torch.float64, requires_grad=True)
+    size, kernel = (grid.padded_height, grid.padded_width), dict(kernel_size=patch_size, stride=stride)
+    summed = F.fold(estimate.permute(0, 3, 4, 1, 2).reshape(6, -1, grid.rows * grid.cols), size, **kernel)
+    counts = F.fold(torch.ones(1, patch_size**2, grid.rows * grid.cols, dtype=torch.float64), size, **kernel)
+    crop = (slice(None), slice(None), slice(grid.pad_top, grid.pad_top + 23), slice(grid.pad_left, grid.pad_left + 30))
+    reference = (summed / counts)[crop].reshape(clip.shape)
+    folded = fold_patches(estimate, grid)
+    torch.testing.assert_close(folded, reference, rtol=0, atol=1e-12)
+    weights = torch.randn(clip.shape, generator=generator, dtype=torch.float64)
+    (gradient,) = torch.autograd.grad((folded * weights).sum(), estimate)
+    (expected_gradient,) = torch.autograd.grad((reference * weights).sum(), estimate)
+    torch.testing.assert_close(gradient, expected_gradient, rtol=0, atol=1e-12)
+
+    # a grid handed over as bands of patch rows, as a model computes it, folds to the same clip, to the bit
+    bands = list(estimate.detach().split([1, 2, grid.rows - 3], dim=1))
+    assert torch.equal(fold_patches(bands, grid), folded.detach())
+    with pytest.raises(ValueError, match=f"hold {grid.rows - 1} patch rows, the grid {grid.rows}"):
+        fold_patches(bands[1:], grid)
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 1, 45, 37), (1, 2, 3, 9, 9), (1, 1, 1, 5, 3)])

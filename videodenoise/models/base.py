@@ -219,7 +219,7 @@ class UnrolledDenoiser(nn.Module):
                     if token_scale is not None:
                         patches = patches * _band_rows(token_scale, start - low, stop - low)
                     patch_estimates[wanted.index(index)].append(patches)
-        estimates = [fold_patches(torch.cat(parts, dim=1), grid) for parts in patch_estimates]
+        estimates = [fold_patches(parts, grid) for parts in patch_estimates]
         return [noisy] + estimates if all_layers else estimates[0]
 
     def _noise_scale(self, sigma, noisy: torch.Tensor) -> torch.Tensor | None:

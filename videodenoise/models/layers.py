@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -83,12 +84,15 @@ def extract_patches(video: torch.Tensor, patch_size: int, stride: int) -> tuple[
     return view.reshape(grid.batch, grid.rows, grid.cols, grid.frames, -1), grid
 
 
-def _patch_view(images: torch.Tensor, grid: PatchGrid, first_row: int, first_col: int, every: int) -> torch.Tensor:
-    """The patches of every `every`-th location from (first_row, first_col) as a view of the padded frames
-    (B·T, C, H', W') (contiguous), shaped (B, rows, cols, T, C, p, p): a token grid before flattening."""
+def _patch_view(
+    images: torch.Tensor, grid: PatchGrid, first_row: int, first_col: int, every: int, last_row: int | None = None
+) -> torch.Tensor:
+    """The patches of every `every`-th location from (first_row, first_col) (rows up to last_row, exclusive;
+    None: all) as a view of the padded frames (B·T, C, H', W') (contiguous), shaped (B, rows, cols, T, C, p, p):
+    a token grid before flattening."""
     frame, channel, row, col = images.stride()
     step, p = grid.stride * every, grid.patch_size
-    rows = len(range(first_row, grid.rows, every))
+    rows = len(range(first_row, grid.rows if last_row is None else last_row, every))
     cols = len(range(first_col, grid.cols, every))
     return images.as_strided(
         (grid.batch, rows, cols, grid.frames, grid.channels, p, p),
@@ -105,25 +109,39 @@ def patch_means(video: torch.Tensor, patch_size: int, stride: int) -> torch.Tens
     return means.view(grid.batch, grid.frames, grid.rows, grid.cols).permute(0, 2, 3, 1).unsqueeze(-1)
 
 
-def fold_patches(tokens: torch.Tensor, grid: PatchGrid) -> torch.Tensor:
-    """Put a token grid (B, rows, cols, T, n) back into a clip (B, T, C, H, W), averaging overlaps.
+def fold_patches(tokens: torch.Tensor | Sequence[torch.Tensor], grid: PatchGrid) -> torch.Tensor:
+    """Put a token grid (B, rows, cols, T, n) back into a clip (B, T, C, H, W), averaging overlaps. The grid may
+    come as its bands of patch rows, in order (B, rows_i, cols, T, n), as a model computes it: they are folded
+    where they lie, never joined into one grid.
 
     Patch locations ⌈p / stride⌉ apart do not overlap, so the grid is added onto the frames in that many²
     groups, each through a strided view (`_patch_view`) in one step: no transposed copy of the tokens, as
     F.fold's columns need (4-8× faster on the CPU at stride 4 and 2). Each pixel is then divided by the
     number of patches over it (with `_pad_for_grid`'s padding, (p / stride)² everywhere when stride divides p).
     """
+    bands = [tokens] if isinstance(tokens, torch.Tensor) else list(tokens)
+    if sum(band.shape[1] for band in bands) != grid.rows:
+        raise ValueError(
+            f"the token bands hold {sum(band.shape[1] for band in bands)} patch rows, the grid {grid.rows}"
+        )
     batch, frames, p = grid.batch, grid.frames, grid.patch_size
     apart = math.ceil(p / grid.stride)
-    patches = tokens.reshape(batch, grid.rows, grid.cols, frames, grid.channels, p, p)
-    summed = tokens.new_zeros(batch * frames, grid.channels, grid.padded_height, grid.padded_width)
-    counts = tokens.new_zeros(1, 1, grid.padded_height, grid.padded_width)
+    summed = bands[0].new_zeros(batch * frames, grid.channels, grid.padded_height, grid.padded_width)
+    counts = bands[0].new_zeros(1, 1, grid.padded_height, grid.padded_width)
     single = dataclasses.replace(grid, batch=1, frames=1, channels=1)
+    # group by group, each band's part of it: every pixel gets its patches' values in the same order, however the
+    # grid is cut into bands (a banded pass equals a whole one to the bit)
+    tops = [0]
+    for band in bands[:-1]:
+        tops.append(tops[-1] + band.shape[1])
     for first_row in range(apart):
         for first_col in range(apart):
-            view = _patch_view(summed, grid, first_row, first_col, apart)
-            view += patches[:, first_row::apart, first_col::apart]
             _patch_view(counts, single, first_row, first_col, apart).add_(1)
+            for top, band in zip(tops, bands):
+                rows, skip = band.shape[1], (first_row - top) % apart  # skip: the band's first row of this group
+                patches = band.reshape(batch, rows, grid.cols, frames, grid.channels, p, p)
+                view = _patch_view(summed, grid, top + skip, first_col, apart, last_row=top + rows)
+                view += patches[:, skip::apart, first_col::apart]
     images = summed / counts
     images = images[:, :, grid.pad_top : grid.pad_top + grid.height, grid.pad_left : grid.pad_left + grid.width]
     return images.reshape(batch, frames, grid.channels, grid.height, grid.width)
