@@ -156,6 +156,30 @@ def test_soft_threshold_is_the_l1_proximal_map():
     assert torch.equal(shrink(x), expected)
 
 
+@pytest.mark.parametrize("scale_shape", [None, (), (2, 1, 1, 1, 1), (2, 3, 4, 5, 1)])
+def test_soft_threshold_gradients_equal_autograds_through_the_clamp(scale_shape):
+    # no σ, one σ, one per clip, one per token; the written-out gradient against autograd's through min and max
+    generator = torch.Generator().manual_seed(3)
+    thresholds = torch.rand(16, generator=generator, dtype=torch.float64) * 0.5
+    thresholds[0], thresholds[1] = 0.0, -0.2  # a DC-like unit, and a negative threshold (acts as 0)
+    shrink = SoftThreshold(thresholds).double()
+    x = torch.randn(2, 3, 4, 5, 16, generator=generator, dtype=torch.float64, requires_grad=True)
+    scale = None
+    if scale_shape is not None:
+        scale = (torch.rand(scale_shape, generator=generator, dtype=torch.float64) + 0.5).requires_grad_()
+    weights = torch.randn(x.shape, generator=generator, dtype=torch.float64)
+    inputs = [x, shrink.threshold] + ([scale] if scale is not None else [])
+    output = shrink(x, scale)
+    threshold = shrink.threshold.clamp(min=0) * (1 if scale is None else scale)
+    reference = x - torch.minimum(torch.maximum(x, -threshold), threshold)
+    assert torch.equal(output, reference)
+    gradients = torch.autograd.grad((output * weights).sum(), inputs)
+    expected = torch.autograd.grad((reference * weights).sum(), inputs)
+    for gradient, wanted in zip(gradients, expected):
+        torch.testing.assert_close(gradient, wanted, rtol=0, atol=1e-12)
+    assert shrink.threshold.grad is None and gradients[1][1] == 0  # a negative threshold learns nothing
+
+
 # ----------------------------------------------------------------------------------------------------
 # both models
 

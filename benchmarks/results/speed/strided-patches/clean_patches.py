@@ -51,7 +51,9 @@ def fold_before(tokens, grid):
     columns = tokens.permute(0, 3, 4, 1, 2).reshape(batch * frames, -1, grid.rows * grid.cols)
     summed = F.fold(columns, size, **kernel)
     counts = F.fold(torch.ones(1, p * p, grid.rows * grid.cols, dtype=tokens.dtype), size, **kernel)
-    images = (summed / counts)[:, :, grid.pad_top : grid.pad_top + grid.height, grid.pad_left : grid.pad_left + grid.width]
+    images = (summed / counts)[
+        :, :, grid.pad_top : grid.pad_top + grid.height, grid.pad_left : grid.pad_left + grid.width
+    ]
     return images.reshape(batch, frames, grid.channels, grid.height, grid.width)
 
 
@@ -89,7 +91,9 @@ def main() -> None:
             runs = "; ".join(f"{label}: " + ", ".join(f"{t:.4f}" for t in times[label]) for label in arms)
             title = "best, calibration off" if preset == "best" else preset
             print(f"\n{title}, {frames} frames of 320×240, s/frame ({runs})")
-            print(f"  medians {first:.4f} → {second:.4f}: {first / second:.3f}× as fast; outputs at most {apart} levels apart")
+            print(
+                f"  medians {first:.4f} → {second:.4f}: {first / second:.3f}× as fast; outputs at most {apart} levels apart"
+            )
             print(f"  × OpenCV NLM's time: {first / nlm:.3f} → {second / nlm:.3f}")
 
 
