@@ -184,9 +184,8 @@ def time_in_turns(arms: dict, noisy_file: Path, out_file: Path, repeats: int) ->
 def compare_in_turns(
     title: str, denoiser, module, name: str, values: dict, noisy_file: Path, out_file: Path, repeats: int, nlm: float
 ) -> None:
-    """`clean` with `denoiser` and the module constant `module.name` at each of two values (before, after: a label
-    each), timed in turns (`time_in_turns`), the constant restored after; prints each round's s/frame, the medians,
-    their ratio, each over OpenCV NLM's `nlm` s/frame, and how far apart the two outputs are."""
+    """`report_in_turns` with `denoiser` and the module constant `module.name` at each of two values (before, after:
+    a label each), the constant restored after."""
     kept = getattr(module, name)
 
     def arm(value):
@@ -195,12 +194,19 @@ def compare_in_turns(
 
     try:
         arms = {label: (lambda value=value: arm(value)) for label, value in values.items()}
-        times, outputs = time_in_turns(arms, noisy_file, out_file, repeats)
+        report_in_turns(title, arms, noisy_file, out_file, repeats, nlm)
     finally:
         setattr(module, name, kept)
-    first, second = (statistics.median(times[label]) for label in values)
+
+
+def report_in_turns(title: str, arms: dict, noisy_file: Path, out_file: Path, repeats: int, nlm: float) -> None:
+    """`clean` with two arms (before, after: a label each, mapped to a function that sets the arm up and returns its
+    denoiser), timed in turns (`time_in_turns`); prints each round's s/frame, the medians, their ratio, each over
+    OpenCV NLM's `nlm` s/frame, and how far apart the two outputs are."""
+    times, outputs = time_in_turns(arms, noisy_file, out_file, repeats)
+    first, second = (statistics.median(times[label]) for label in arms)
     apart = np.abs(np.subtract(*[o.astype(np.int32) for o in outputs.values()])).max()
-    runs = "; ".join(f"{label}: " + ", ".join(f"{t:.4f}" for t in times[label]) for label in values)
+    runs = "; ".join(f"{label}: " + ", ".join(f"{t:.4f}" for t in times[label]) for label in arms)
     print(f"\n{title}, s/frame ({runs})")
     print(f"  medians {first:.4f} → {second:.4f}: {first / second:.3f}× as fast; outputs at most {apart} levels apart")
     print(f"  × OpenCV NLM's time: {first / nlm:.3f} → {second / nlm:.3f}")

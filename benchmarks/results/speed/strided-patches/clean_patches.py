@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -82,19 +80,11 @@ def main() -> None:
                 return denoiser
 
             arms = {"before": lambda: arm((extract_before, fold_before)), "now": lambda: arm(now)}
+            title = f"{'best, calibration off' if preset == 'best' else preset}, {frames} frames of 320×240"
             try:
-                times, outputs = bench.time_in_turns(arms, file, folder / "out.mkv", args.repeats)
+                bench.report_in_turns(title, arms, file, folder / "out.mkv", args.repeats, nlm)
             finally:
                 model_base.extract_patches, model_base.fold_patches = now
-            first, second = (statistics.median(times[label]) for label in arms)
-            apart = np.abs(np.subtract(*[o.astype(np.int32) for o in outputs.values()])).max()
-            runs = "; ".join(f"{label}: " + ", ".join(f"{t:.4f}" for t in times[label]) for label in arms)
-            title = "best, calibration off" if preset == "best" else preset
-            print(f"\n{title}, {frames} frames of 320×240, s/frame ({runs})")
-            print(
-                f"  medians {first:.4f} → {second:.4f}: {first / second:.3f}× as fast; outputs at most {apart} levels apart"
-            )
-            print(f"  × OpenCV NLM's time: {first / nlm:.3f} → {second / nlm:.3f}")
 
 
 if __name__ == "__main__":
