@@ -17,7 +17,7 @@ from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import ModelError
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.evaluation.sweep import evaluate
-from videodenoise.models.attention import AlignedContext, TokenAttention
+from videodenoise.models.attention import AlignedContext, TokenAttention, rms_scale
 from videodenoise.models.config import MODEL_NAMES
 from videodenoise.models.layers import extract_patches
 from videodenoise.models.registry import build_model, save_model
@@ -206,7 +206,9 @@ def test_aligned_attention_mixes_every_window_location_by_its_weight(heads, line
                     continue
                 for t in range(frames):
                     for s in range(frames):
-                        value = tokens[0, r + dr, c + dc, t] if s == t else context.states[0, r + dr, c + dc, t, s]
+                        value = (
+                            tokens[0, r + dr, c + dc, t] if s == t else context.warped_states()[0, r + dr, c + dc, t, s]
+                        )
                         for h in range(heads):
                             part = slice(h * width, (h + 1) * width)
                             expected[0, r, c, t, part] += weights[0, r, c, h, t, index, s] * value[part]
@@ -320,7 +322,8 @@ def test_no_attention_is_a_single_frame_model_with_the_same_weights(name):
 
 
 def test_keys_of_a_linear_encoder_are_the_keys_of_its_states():
-    """DUST's warped keys are projected from the patches through D/c·Wᵀ: the keys of its states, cheaper."""
+    """DUST's warped keys are projected from the patches through D/c·Wᵀ: the keys of its states, cheaper; and their
+    RMS is taken through the encoder's Gram matrix, the states never written."""
     model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned"))
     noisy = torch.rand(1, 3, 1, 20, 24)
     tokens, _ = extract_patches(noisy, 8, 4)
@@ -329,8 +332,11 @@ def test_keys_of_a_linear_encoder_are_the_keys_of_its_states():
     assert context.encoder is not None and build_model("ut", token_set="aligned").linear_encoder is None
     linear = model.layers[0].attention.query
     with torch.no_grad():
-        torch.testing.assert_close(context.keys(linear), linear(context.states), atol=1e-5, rtol=1e-4)
-        torch.testing.assert_close(context.states, model.initial_state(context.patches))
+        states = model.initial_state(context.patches)
+        assert context.states is None  # one head: the attention reads the patches, the states are not kept
+        torch.testing.assert_close(context.warped_states(), states)
+        torch.testing.assert_close(context.keys(linear), linear(states), atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(context.scale, rms_scale(states), atol=0, rtol=1e-5)  # through the Gram matrix
 
 
 def test_clean_hands_an_aligned_model_windows_of_distinct_frames():

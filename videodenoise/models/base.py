@@ -12,7 +12,7 @@ import torch.nn as nn
 
 from videodenoise.devices import cpu_cache_bytes
 from videodenoise.errors import ModelError
-from videodenoise.models.attention import AlignedContext, rms_scale, spatial_offsets
+from videodenoise.models.attention import AlignedContext, rms_scale, rms_scale_encoded, spatial_offsets
 from videodenoise.models.config import PatchConfig
 from videodenoise.models.layers import extract_patches, fold_patches, patch_means
 
@@ -314,16 +314,20 @@ class UnrolledDenoiser(nn.Module):
         """A band's `AlignedContext`: the warped tokens in the model's representation, and each one's
         excess difference from the frame's own token over what noise of the told σ (else the model's
         reference σ) explains."""
-        states = self.initial_state(aligned.flatten(3, 4)).unflatten(3, itself.shape)
+        encoder = self.linear_encoder
+        if encoder is not None and self.config.heads == 1:  # the attention reads the patches only (AlignedContext)
+            states, scale = None, rms_scale_encoded(aligned, encoder)
+        else:
+            states = self.initial_state(aligned.flatten(3, 4)).unflatten(3, itself.shape)
+            scale = rms_scale(states)
         sigma = float(getattr(self.config, "sigma", 0.0) or 0.0)
         variance = torch.as_tensor(sigma**2, dtype=tokens.dtype, device=tokens.device)
         if noise_scale is not None:
             variance = variance * noise_scale.to(tokens.dtype).square()  # (…, 1) broadcasts over the sources
         difference = tokens.unsqueeze(-2) - aligned
         excess = ((difference * difference).mean(-1) / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
-        encoder = self.linear_encoder
         patches = None if encoder is None else aligned
-        return AlignedContext(states, excess.masked_fill(itself, 0.0), rms_scale(states), patches, encoder, itself)
+        return AlignedContext(states, excess.masked_fill(itself, 0.0), scale, patches, encoder, itself)
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:
