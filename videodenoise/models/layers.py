@@ -183,7 +183,7 @@ class _Shrink(torch.autograd.Function):
     """S_θ(x) = x − clamp(x, −θ, θ) for θ ≥ 0 broadcasting against x, with its gradient written out: 1 for x and
     −sign(x) for θ where the output is not 0, else 0, from the output alone. Autograd's own, through the clamp with
     tensor bounds (or the minimum and maximum), builds masks for ties and split gradients: it took 40 % of a DUST
-    training step (fused clips, a σ per clip); this backward about a seventh of that (benchmarks/results/speed/
+    training step (fused clips, told a noise map); this backward about a seventh of that (benchmarks/results/speed/
     strided-patches, "Training"). Where the output is exactly 0 no gradient passes, also on a unit with θ = 0 whose
     input was exactly 0 (where S is the identity): a case of measure zero for real-valued codes."""
 
