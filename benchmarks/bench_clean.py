@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -179,6 +180,34 @@ def time_in_turns(arms: dict, noisy_file: Path, out_file: Path, repeats: int) ->
             fps, outputs[name] = time_clean(arm(), noisy_file, out_file, SIGMA_255)
             times[name].append(1 / fps)
     return times, outputs
+
+
+def in_turns_parser(description: str) -> argparse.ArgumentParser:
+    """The options of the scripts that time `clean` in turns on the long clip (benchmarks/results/*/): --repeats,
+    --frames of the long clip, --best-frames of its start for the slow presets."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--frames", type=int, default=100)
+    parser.add_argument("--best-frames", type=int, default=20)
+    return parser
+
+
+def long_clip_runs(args, runs: list[tuple[str, object, bool]]) -> Iterator[tuple[str, object, Path, Path, float]]:
+    """For each (name, denoiser, long) of `runs`: (title, denoiser, its noisy file, an output file, OpenCV NLM's
+    s/frame), the file the long clip of args.frames frames (long) or its first args.best_frames; the files written
+    once (`long_clip_files`) in a folder that lasts until the runs are done."""
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        long_file, short_file, nlm = long_clip_files(folder, args.frames, args.best_frames)
+        for name, denoiser, long in runs:
+            frames = args.frames if long else args.best_frames
+            yield (
+                f"{name}, {frames} frames of 320×240",
+                denoiser,
+                long_file if long else short_file,
+                folder / "out.mkv",
+                nlm,
+            )
 
 
 def compare_in_turns(

@@ -14,11 +14,9 @@ whole refinement as it was then (the neighbours resampled by `cv2.remap` instead
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import subprocess
 import sys
-import tempfile
 import types
 from pathlib import Path
 
@@ -49,10 +47,7 @@ def function_before(commit: str, name: str):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--frames", type=int, default=100)
-    parser.add_argument("--best-frames", type=int, default=20)
+    parser = bench.in_turns_parser(__doc__.split("\n")[0])
     parser.add_argument("--before", default=BEFORE)
     parser.add_argument("--function", choices=("wiener_estimate", "wiener_refine"), default="wiener_estimate")
     args = parser.parse_args()
@@ -60,20 +55,18 @@ def main() -> None:
     module = denoiser_module if args.function == "wiener_refine" else wiener
     now = "one gather (now)" if args.function == "wiener_refine" else "convolution (now)"
     before = "cv2.remap" if args.function == "wiener_refine" else "gather"
-    arms = {f"{before} ({args.before})": function_before(args.before, args.function), now: getattr(module, args.function)}
+    arms = {
+        f"{before} ({args.before})": function_before(args.before, args.function),
+        now: getattr(module, args.function),
+    }
     print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads")
-    with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        long_file, short_file, nlm = bench.long_clip_files(folder, args.frames, args.best_frames)
-        best = dataclasses.replace(PRESETS["best"], calibrate=False, device="cpu")
-        for preset, denoiser, file, frames in (
-            ("best (its wide weights), calibration off", Denoiser.from_preset("best", settings=best), short_file, args.best_frames),
-            ("balanced", bench.make_denoiser(None, PRESETS["balanced"])[0], long_file, args.frames),
-        ):
-            title = f"{preset}, {frames} frames of 320×240"
-            bench.compare_in_turns(
-                title, denoiser, module, args.function, arms, file, folder / "out.mkv", args.repeats, nlm
-            )
+    best = dataclasses.replace(PRESETS["best"], calibrate=False, device="cpu")
+    runs = [
+        ("best (its wide weights), calibration off", Denoiser.from_preset("best", settings=best), False),
+        ("balanced", bench.make_denoiser(None, PRESETS["balanced"])[0], True),
+    ]
+    for title, denoiser, file, out_file, nlm in bench.long_clip_runs(args, runs):
+        bench.compare_in_turns(title, denoiser, module, args.function, arms, file, out_file, args.repeats, nlm)
 
 
 if __name__ == "__main__":

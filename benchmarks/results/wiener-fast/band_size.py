@@ -12,10 +12,8 @@ two arms' outputs are (the bands change only the order of float sums).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
-import tempfile
 from pathlib import Path
 
 import torch
@@ -34,32 +32,18 @@ BEFORE = wiener.BAND_PATCHES * 2 * 5 * 3 * wiener.PATCH**2 * 4
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--frames", type=int, default=100)
-    parser.add_argument("--best-frames", type=int, default=20)
-    args = parser.parse_args()
+    args = bench.in_turns_parser(__doc__.split("\n")[0]).parse_args()
     after = wiener.CPU_BAND_BYTES
     arms = {"16,384 positions (before)": BEFORE, f"{after >> 20} MiB (after)": after}
     print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads")
     middle = dataclasses.replace(PRESETS["fast"], wiener=True, wiener_stride=5, wiener_flow="ultrafast")
-    with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        long_file, short_file, nlm = bench.long_clip_files(folder, args.frames, args.best_frames)
-        best = dataclasses.replace(PRESETS["best"], calibrate=False, device="cpu")
-        for preset, denoiser, file, frames in (
-            (
-                "best (its wide weights), calibration off",
-                Denoiser.from_preset("best", settings=best),
-                short_file,
-                args.best_frames,
-            ),
-            ("fast + the filter at stride 5", bench.make_denoiser(None, middle)[0], long_file, args.frames),
-        ):
-            title = f"{preset}, {frames} frames of 320×240"
-            bench.compare_in_turns(
-                title, denoiser, wiener, "CPU_BAND_BYTES", arms, file, folder / "out.mkv", args.repeats, nlm
-            )
+    best = dataclasses.replace(PRESETS["best"], calibrate=False, device="cpu")
+    runs = [
+        ("best (its wide weights), calibration off", Denoiser.from_preset("best", settings=best), False),
+        ("fast + the filter at stride 5", bench.make_denoiser(None, middle)[0], True),
+    ]
+    for title, denoiser, file, out_file, nlm in bench.long_clip_runs(args, runs):
+        bench.compare_in_turns(title, denoiser, wiener, "CPU_BAND_BYTES", arms, file, out_file, args.repeats, nlm)
 
 
 if __name__ == "__main__":

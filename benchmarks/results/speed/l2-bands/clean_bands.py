@@ -11,10 +11,8 @@ for the ratio issue 19 asks of the fast preset.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
-import tempfile
 from pathlib import Path
 
 import torch
@@ -29,27 +27,17 @@ from videodenoise.denoise.settings import PRESETS  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--frames", type=int, default=100)
-    parser.add_argument("--best-frames", type=int, default=20)
-    args = parser.parse_args()
+    args = bench.in_turns_parser(__doc__.split("\n")[0]).parse_args()
     rule = model_base.CPU_BAND_BYTES
     arms = {"2 MiB (before)": 2 << 20, f"{rule >> 20} MiB (L2 rule)": rule}
     print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads; L2 rule gives {rule >> 20} MiB")
-    with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        long_file, short_file, nlm = bench.long_clip_files(folder, args.frames, args.best_frames)
-        best = dataclasses.replace(PRESETS["best"], calibrate=False)
-        for preset, settings, file, frames in (
-            ("fast", PRESETS["fast"], long_file, args.frames),
-            ("best, calibration off", best, short_file, args.best_frames),
-        ):
-            denoiser, _ = bench.make_denoiser(None, settings)
-            title = f"{preset}, {frames} frames of 320×240"
-            bench.compare_in_turns(
-                title, denoiser, model_base, "CPU_BAND_BYTES", arms, file, folder / "out.mkv", args.repeats, nlm
-            )
+    best = dataclasses.replace(PRESETS["best"], calibrate=False)
+    runs = [
+        ("fast", bench.make_denoiser(None, PRESETS["fast"])[0], True),
+        ("best, calibration off", bench.make_denoiser(None, best)[0], False),
+    ]
+    for title, denoiser, file, out_file, nlm in bench.long_clip_runs(args, runs):
+        bench.compare_in_turns(title, denoiser, model_base, "CPU_BAND_BYTES", arms, file, out_file, args.repeats, nlm)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,8 @@ OpenCV NLM is timed once on the long clip, as part 1 does, for the ratio issue 1
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
-import tempfile
 from pathlib import Path
 
 import torch
@@ -56,35 +54,30 @@ def fold_before(tokens, grid):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--frames", type=int, default=100)
-    parser.add_argument("--best-frames", type=int, default=20)
-    args = parser.parse_args()
+    args = bench.in_turns_parser(__doc__.split("\n")[0]).parse_args()
     now = (model_base.extract_patches, model_base.fold_patches)
     print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads")
-    with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        long_file, short_file, nlm = bench.long_clip_files(folder, args.frames, args.best_frames)
-        best = dataclasses.replace(PRESETS["best"], calibrate=False)
-        for preset, settings, file, frames in (
-            ("fast", PRESETS["fast"], long_file, args.frames),
-            ("balanced", PRESETS["balanced"], long_file, args.frames),
-            ("best", best, short_file, args.best_frames),
-        ):
-            # the preset's own weights (best's are the wide ones), on the CPU
-            denoiser = Denoiser.from_preset(preset, settings=dataclasses.replace(settings, device="cpu"))
+    best = dataclasses.replace(PRESETS["best"], calibrate=False)
+    # each preset with its own weights (best's are the wide ones), on the CPU
+    runs = [
+        (label, Denoiser.from_preset(name, settings=dataclasses.replace(settings, device="cpu")), name != "best")
+        for name, label, settings in (
+            ("fast", "fast", PRESETS["fast"]),
+            ("balanced", "balanced", PRESETS["balanced"]),
+            ("best", "best, calibration off", best),
+        )
+    ]
+    for title, denoiser, file, out_file, nlm in bench.long_clip_runs(args, runs):
 
-            def arm(functions, denoiser=denoiser):
-                model_base.extract_patches, model_base.fold_patches = functions
-                return denoiser
+        def arm(functions, denoiser=denoiser):
+            model_base.extract_patches, model_base.fold_patches = functions
+            return denoiser
 
-            arms = {"before": lambda: arm((extract_before, fold_before)), "now": lambda: arm(now)}
-            title = f"{'best, calibration off' if preset == 'best' else preset}, {frames} frames of 320×240"
-            try:
-                bench.report_in_turns(title, arms, file, folder / "out.mkv", args.repeats, nlm)
-            finally:
-                model_base.extract_patches, model_base.fold_patches = now
+        arms = {"before": lambda: arm((extract_before, fold_before)), "now": lambda: arm(now)}
+        try:
+            bench.report_in_turns(title, arms, file, out_file, args.repeats, nlm)
+        finally:
+            model_base.extract_patches, model_base.fold_patches = now
 
 
 if __name__ == "__main__":
