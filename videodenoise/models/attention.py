@@ -25,6 +25,13 @@ def spatial_offsets(token_set: str, neighbourhood: int) -> list[tuple[int, int]]
     return [(dr, dc) for dr in range(-radius, radius + 1) for dc in range(-radius, radius + 1)]
 
 
+def mixes_patches(heads: int, encoder: torch.Tensor | None) -> bool:
+    """Whether the aligned token set mixes the warped patches and encodes the mix once, Σ w·(pE) = (Σ w·p)E, instead
+    of mixing the warped states: with one head (its weights shared by every unit) and a linear encoder. Then the
+    states need not be kept (`AlignedContext`)."""
+    return heads == 1 and encoder is not None
+
+
 class AlignedContext(NamedTuple):
     """What the aligned token set attends to: every frame of the clip resampled onto each frame along
     the flow (`UnrolledDenoiser.forward(aligned=...)`), in the model's representation.
@@ -301,9 +308,8 @@ class TokenAttention(nn.Module):
         own_weight = (weights * itself[:, None, None, :]).sum(-1)  # (B, R, C, T, heads, offsets)
         others = weights.masked_fill(itself[:, None, None, :], 0.0)
         padded_tokens = pad(tokens)
-        # with one head and a linear encoder the weighted sum is taken of the warped patches (n wide, DUST: a
-        # quarter of its k atoms) and encoded once: Σ w·(p E) = (Σ w·p) E
-        in_patches = heads == 1 and context.encoder is not None
+        # the warped patches are n wide, DUST's states k = 4n (`mixes_patches`)
+        in_patches = mixes_patches(heads, context.encoder)
         warped = self._warped_mix(others, context.patches if in_patches else context.warped_states())
         mixed = warped @ context.encoder.to(warped.dtype) if in_patches else warped
         mixed = mixed.to(tokens.dtype).unflatten(-1, (heads, -1))

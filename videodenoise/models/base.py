@@ -12,7 +12,13 @@ import torch.nn as nn
 
 from videodenoise.devices import cpu_cache_bytes
 from videodenoise.errors import ModelError
-from videodenoise.models.attention import AlignedContext, rms_scale, rms_scale_encoded, spatial_offsets
+from videodenoise.models.attention import (
+    AlignedContext,
+    mixes_patches,
+    rms_scale,
+    rms_scale_encoded,
+    spatial_offsets,
+)
 from videodenoise.models.config import PatchConfig
 from videodenoise.models.layers import extract_patches, fold_patches, patch_means
 
@@ -315,7 +321,7 @@ class UnrolledDenoiser(nn.Module):
         excess difference from the frame's own token over what noise of the told σ (else the model's
         reference σ) explains."""
         encoder = self.linear_encoder
-        if encoder is not None and self.config.heads == 1:  # the attention reads the patches only (AlignedContext)
+        if mixes_patches(self.config.heads, encoder):  # the attention reads the patches only: no states kept
             states, scale = None, rms_scale_encoded(aligned, encoder)
         else:
             states = self.initial_state(aligned.flatten(3, 4)).unflatten(3, itself.shape)
