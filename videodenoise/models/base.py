@@ -209,7 +209,9 @@ class UnrolledDenoiser(nn.Module):
             band = tokens[:, low:high].contiguous()  # free unless B > 1
             band_scale = _band_rows(noise_scale, low, high)
             context = (
-                None if aligned_tokens is None else self._context(band, aligned_tokens[:, low:high], band_scale, itself)
+                None
+                if aligned_tokens is None
+                else self._context(band, aligned_tokens[:, low:high].contiguous(), band_scale, itself)
             )
             token_scale = self._token_scale(band_scale, perturbations)
             if token_scale is not None:  # the layers' thresholds become one per unit (see scales_by_noise)
