@@ -455,3 +455,16 @@ def test_clean_sigma_auto_prints_the_estimate_and_writes_the_output(tmp_path, ca
     estimate = [line for line in out.splitlines() if "noise estimated from motion-aligned frame differences" in line]
     assert len(estimate) == 1 and "in shadows" in estimate[0] and "is told each pixel's σ" in estimate[0]
     assert read_video(target).shape == noisy.shape
+
+
+def test_flat_blocks_sigma_is_the_chi_square_quantile_estimate():
+    # block variances of white noise (a plane fitted away: BLOCK² − 3 degrees of freedom) read back its σ, and the
+    # quantile's divisor is scipy.stats' chi-square quantile (taken through scipy.special, which starts faster)
+    from scipy.stats import chi2
+
+    dof = estimation.BLOCK**2 - 3
+    sigma = 0.04
+    variances = sigma**2 * np.random.default_rng(0).chisquare(dof, size=20_000) / dof
+    expected = math.sqrt(np.quantile(variances, estimation.QUANTILE) / (chi2.ppf(estimation.QUANTILE, dof) / dof))
+    assert estimation._flat_sigma(variances) == pytest.approx(expected, rel=1e-12)
+    assert estimation._flat_sigma(variances) == pytest.approx(sigma, rel=0.01)

@@ -165,7 +165,7 @@ def load_checkpoint(
     path = resolve_checkpoint(path)
     metadata = read_metadata(path)
     read_sigma_train(metadata, path)
-    model = load_model(path, map_location=device)
+    model = load_model(path, map_location=device, trusted=path.resolve().parent == SHIPPED)
     check_finite_weights(model, path)
     return model.eval(), metadata
 
