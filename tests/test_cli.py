@@ -66,3 +66,24 @@ def test_console_script_exit_code_and_no_traceback(tmp_path):
         [sys.executable, "-m", "videodenoise", "data", "--help"], capture_output=True, text=True, timeout=120
     )
     assert help_text.returncode == 0 and "download" in help_text.stdout and "info" in help_text.stdout
+
+
+def test_frame_rate_column_ends_on_the_whole_runs_rate():
+    from rich.progress import Progress
+
+    from videodenoise.cli.progress import _FramesPerSecond
+
+    now = [0.0]
+    column = _FramesPerSecond()
+    with Progress(column, get_time=lambda: now[0], disable=True) as bar:
+        task = bar.add_task("clip", total=None)
+        now[0] = 2.0  # the estimate and the first window: nothing out yet
+        bar.update(task, completed=3, total=10)
+        now[0] = 2.1  # a window's frames come out in a burst
+        bar.update(task, completed=6, total=10)
+        running = column.render(bar.tasks[0]).plain
+        now[0] = 2.5
+        bar.update(task, completed=10, total=10)
+        done = column.render(bar.tasks[0]).plain
+    assert running == f"{3 / 0.1:.2f} fps"  # the recent rate while it runs
+    assert done == "4.00 fps"  # 10 frames in the 2.5 s since the task was added
