@@ -17,10 +17,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 import bench_clean as bench  # noqa: E402
-from _machine import cpu_name  # noqa: E402
 
 from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
 from videodenoise.denoise.settings import PRESETS  # noqa: E402
+
+from _machine import cpu_name  # noqa: E402
 
 ALIGNED = "runs/ablation-fresh-observation/last.safetensors"  # trained by the command in ablation-observation/README.md
 
