@@ -203,8 +203,8 @@ def clean(
             if not quiet:
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
                 console.print(
-                    f"{prefix}wrote {written}: {result.frames} frames, {result.width}×{result.height}, {result.fps:g} "
-                    "fps"
+                    f"{prefix}wrote {written}: {result.frames} frame{'s' if result.frames != 1 else ''}, "
+                    f"{result.width}×{result.height}, {result.fps:g} fps"
                     f"{', audio kept' if result.audio else ''}; {result.seconds:.1f} s, "
                     f"{result.frames_per_second:.2f} frames/s",
                     markup=False,
