@@ -208,11 +208,9 @@ class UnrolledDenoiser(nn.Module):
         for start, stop, low, high in self._bands(tokens, depth):
             band = tokens[:, low:high].contiguous()  # free unless B > 1
             band_scale = _band_rows(noise_scale, low, high)
-            context = (
-                None
-                if aligned_tokens is None
-                else self._context(band, aligned_tokens[:, low:high].contiguous(), band_scale, itself)
-            )
+            # contiguous (a copy unless B = 1): a strided slice would be copied by each of its matrix products
+            aligned_band = None if aligned_tokens is None else aligned_tokens[:, low:high].contiguous()
+            context = None if aligned_band is None else self._context(band, aligned_band, band_scale, itself)
             token_scale = self._token_scale(band_scale, perturbations)
             if token_scale is not None:  # the layers' thresholds become one per unit (see scales_by_noise)
                 band = band / token_scale

@@ -8,7 +8,8 @@ A file is untrusted until it has been checked, and memory stays bounded whatever
 header must be the size safetensors writes for a model, its config within the bounds of
 models/config.py, and the names and shapes of its tensors (read from the header, not the data) those
 of the config's model built on the "meta" device, which allocates nothing. Only then is the model
-built and the data read, so loading costs what the file really holds.
+built and the data read, so loading costs what the file really holds. (The package's own weights files
+skip the "meta" build: `load_model(trusted=True)`.)
 """
 
 from __future__ import annotations
