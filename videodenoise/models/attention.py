@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from videodenoise.models.config import TOKEN_SETS
+from videodenoise.models.config import TOKEN_SETS, PatchConfig
 
 
 def spatial_offsets(token_set: str, neighbourhood: int) -> list[tuple[int, int]]:
@@ -168,6 +168,22 @@ class TokenAttention(nn.Module):
         self.mixes_observation = mix_observation
         if mix_observation:  # g_y, the share of the observation taken from the frames the weights point at
             self.observation_gain = nn.Parameter(torch.tensor(float(gain_init)))
+
+    @classmethod
+    def from_config(cls, dim: int, config: PatchConfig, **options) -> TokenAttention:
+        """The attention a model's config describes over tokens `dim` wide (its heads, token set, start gain...);
+        options: what only one model sets (DUST's mix_observation, UT's distance_scores)."""
+        return cls(
+            dim,
+            config.heads,
+            config.head_dim,
+            config.tied_qk,
+            config.normalize_tokens,
+            config.token_set,
+            config.neighbourhood,
+            config.attention_gain,
+            **options,
+        )
 
     def forward(
         self,

@@ -34,17 +34,7 @@ class DUSTLayer(nn.Module):
         super().__init__()
         atoms = dictionary.shape[1]
         self.coupled = config.coupled_weights
-        self.attention = TokenAttention(
-            atoms,
-            config.heads,
-            config.head_dim,
-            config.tied_qk,
-            config.normalize_tokens,
-            config.token_set,
-            config.neighbourhood,
-            config.attention_gain,
-            mix_observation=config.mix_observation,
-        )
+        self.attention = TokenAttention.from_config(atoms, config, mix_observation=config.mix_observation)
         # analysis: (n, k), the U_l of the update, Dᵀ/c at init (rows convention: y @ D / c)
         self.analysis = nn.Parameter(dictionary / lipschitz)
         if not self.coupled:  # recurrence: (k, k), the W_l of the update, I − DᵀD/c at init

@@ -94,17 +94,7 @@ class UTLayer(nn.Module):
         super().__init__()
         faithful = config.feed_forward == "proximal"
         # the faithful layer scores by −½‖q − k‖², the energy's own similarity; the MLP option keeps dot products
-        self.attention = TokenAttention(
-            config.width,
-            config.heads,
-            config.head_dim,
-            config.tied_qk,
-            config.normalize_tokens,
-            config.token_set,
-            config.neighbourhood,
-            config.attention_gain,
-            distance_scores=faithful,
-        )
+        self.attention = TokenAttention.from_config(config.width, config, distance_scores=faithful)
         self.feed_forward = (
             ProximalStep(config.width)
             if faithful
