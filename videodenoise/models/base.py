@@ -330,8 +330,9 @@ class UnrolledDenoiser(nn.Module):
         variance = torch.as_tensor(sigma**2, dtype=tokens.dtype, device=tokens.device)
         if noise_scale is not None:
             variance = variance * noise_scale.to(tokens.dtype).square()  # (…, 1) broadcasts over the sources
-        difference = tokens.unsqueeze(-2) - aligned
-        excess = ((difference * difference).mean(-1) / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
+        # the mean square through the norm, as `rms_scale` takes it: no second tensor of the T·S warped tokens' size
+        mean_square = torch.linalg.vector_norm(tokens.unsqueeze(-2) - aligned, dim=-1).square() / aligned.shape[-1]
+        excess = (mean_square / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
         patches = None if encoder is None else aligned
         return AlignedContext(states, excess.masked_fill(itself, 0.0), scale, patches, encoder, itself)
 
