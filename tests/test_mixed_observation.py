@@ -10,6 +10,7 @@ import videodenoise.models.base as base
 from videodenoise.denoise.fusion import align_clip
 from videodenoise.errors import ModelError
 from videodenoise.models.attention import AlignedContext, TokenAttention
+from videodenoise.models.layers import extract_patches, fold_patches
 from videodenoise.models.registry import build_model
 
 from helpers import panned_clip, randomise
@@ -135,3 +136,78 @@ def test_mixing_the_observation_needs_the_aligned_token_set():
     attention = TokenAttention(8, token_set="temporal")
     with pytest.raises(ValueError, match="needs it, and only such a one takes it"):
         attention(torch.rand(1, 2, 2, 3, 8), observation=torch.rand(1, 2, 2, 3, 4))
+
+
+def test_layers_past_the_aligned_depth_step_towards_the_observation_mixed_before_them(monkeypatch):
+    """aligned_depth=1: layer 1 attends and mixes the observation; layers 2 and 3 do not attend, and step towards
+    layer 1's mixed observation with its noise, against the definition built from the layers' own parts."""
+    model = randomise(
+        build_model("dust", channels=1, layers=3, token_set="aligned", mix_observation=True, aligned_depth=1)
+    )
+    assert model.layers[0].attention.aligned and model.layers[1].attention.off and model.layers[2].attention.off
+    with torch.no_grad():
+        model.layers[0].attention.observation_gain.fill_(0.5)
+    clean = panned_clip(frames=3)[None]
+    noisy = clean + 0.1 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2))
+    aligned = align_clip(noisy)
+    monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)  # one band: the definition below is whole-clip
+    with torch.no_grad():
+        estimates = model(noisy, all_layers=True, aligned=aligned, sigma=0.1)
+        tokens, grid = extract_patches(noisy, model.config.patch_size, model.config.stride)
+        aligned_tokens, itself = model._aligned_tokens(aligned, noisy)
+        scale = model._noise_scale(0.1, noisy)
+        context = model._context(tokens, aligned_tokens, scale, itself)
+        first = model.layers[0]
+        attended, observation, variance = first.attention(model.initial_state(tokens), context, observation=tokens)
+        assert (observation - tokens).abs().max() > 0.05 and variance.max() < 0.9  # something was mixed
+        noise_scale = scale * variance.sqrt()
+        codes = first.shrink(first._step(attended, observation, model.dictionary), noise_scale)
+        expected = [codes]
+        for layer in model.layers[1:]:
+            codes = layer.shrink(layer._step(codes, observation, model.dictionary), noise_scale)
+            expected.append(codes)
+    for estimate, codes in zip(estimates[1:], expected):
+        torch.testing.assert_close(estimate, fold_patches([model.readout_patches(codes)], grid), rtol=0, atol=1e-6)
+
+
+def test_an_untrained_model_attending_at_one_layer_is_ista_and_its_bands_and_gradients_hold(monkeypatch):
+    model = build_model("dust", channels=1, layers=3, token_set="aligned", mix_observation=True, aligned_depth=1)
+    ista = build_model("dust", channels=1, layers=3, token_set="none")
+    noisy = panned_clip(frames=3)[None] + 0.1 * torch.randn(1, 3, 1, 64, 80, generator=torch.Generator().manual_seed(3))
+    aligned = align_clip(noisy)
+    with torch.no_grad():
+        ours = model(noisy, all_layers=True, aligned=aligned, sigma=0.1)
+        theirs = ista(noisy, all_layers=True, sigma=0.1)
+    for a, b in zip(ours, theirs):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+    trained = randomise(model)
+    estimates = trained(noisy, all_layers=True, aligned=aligned, sigma=0.1)
+    estimates[-1].square().mean().backward()
+    assert trained.layers[0].attention.observation_gain.grad.abs() > 0
+    assert trained.layers[0].attention.query.weight.grad.abs().sum() > 0
+    for layer in trained.layers:
+        assert layer.analysis.grad.abs().sum() > 0
+    with torch.no_grad():
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
+        whole = trained(noisy, aligned=aligned, sigma=0.1)
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)
+        banded = trained(noisy, aligned=aligned, sigma=0.1)
+    torch.testing.assert_close(whole, banded, rtol=0, atol=1e-6)
+    torch.testing.assert_close(whole, estimates[-1].detach(), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"token_set": "aligned", "aligned_depth": 1}, "aligned_depth needs mix_observation=true and untied layers"),
+        (
+            {"token_set": "aligned", "mix_observation": True, "aligned_depth": 1, "tied_layers": True},
+            "aligned_depth needs mix_observation=true and untied layers",
+        ),
+        ({"token_set": "aligned", "mix_observation": True, "aligned_depth": 0}, r"aligned_depth must be 1-5 .*got 0"),
+        ({"token_set": "aligned", "mix_observation": True, "aligned_depth": 6}, r"aligned_depth must be 1-5 .*got 6"),
+    ],
+)
+def test_an_impossible_aligned_depth_is_refused(options, message):
+    with pytest.raises(ModelError, match=message):
+        build_model("dust", channels=1, **options)

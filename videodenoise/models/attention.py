@@ -170,16 +170,17 @@ class TokenAttention(nn.Module):
             self.observation_gain = nn.Parameter(torch.tensor(float(gain_init)))
 
     @classmethod
-    def from_config(cls, dim: int, config: PatchConfig, **options) -> TokenAttention:
+    def from_config(cls, dim: int, config: PatchConfig, token_set: str | None = None, **options) -> TokenAttention:
         """The attention a model's config describes over tokens `dim` wide (its heads, token set, start gain...);
-        options: what only one model sets (DUST's mix_observation, UT's distance_scores)."""
+        token_set: another than the config's (DUST's layers past its aligned_depth: "none"); options: what only one
+        model sets (DUST's mix_observation, UT's distance_scores)."""
         return cls(
             dim,
             config.heads,
             config.head_dim,
             config.tied_qk,
             config.normalize_tokens,
-            config.token_set,
+            config.token_set if token_set is None else token_set,
             config.neighbourhood,
             config.attention_gain,
             **options,

@@ -7,6 +7,8 @@ class does the rest, identically for both, so that "the estimate after layer l" 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import torch.nn as nn
 
@@ -45,6 +47,17 @@ def band_bytes(l2_cache: int | None) -> int:
 CPU_BAND_BYTES = band_bytes(cpu_cache_bytes(2))
 
 
+class HandedOn(NamedTuple):
+    """What a layer returns when the layers after it step towards another observation than the clip's patches:
+    DUST's last attending layer with `aligned_depth`, whose attention mixed the frame's patches with the frames
+    warped onto it. tokens: that observation, shaped as the band's tokens; noise_scale: its noise over the told σ's,
+    per token (B, rows, cols, T, 1)."""
+
+    state: torch.Tensor
+    tokens: torch.Tensor
+    noise_scale: torch.Tensor
+
+
 class UnrolledDenoiser(nn.Module):
     """Base of the patch-token denoisers. Subclasses set `name` and implement the four hooks below."""
 
@@ -71,7 +84,8 @@ class UnrolledDenoiser(nn.Module):
         for a model whose layers depend on the noise level (DUST's thresholds); a model that does not
         ignores it.
         context: the aligned token set's view of the clip (its attention's), else None.
-        scaled: the tokens and the state are divided by each token's noise_scale (see `scales_by_noise`)."""
+        scaled: the tokens and the state are divided by each token's noise_scale (see `scales_by_noise`).
+        Returns the new state, or a `HandedOn` whose tokens and noise_scale the later layers are given instead."""
         raise NotImplementedError
 
     def readout_patches(self, state: torch.Tensor) -> torch.Tensor:
@@ -220,6 +234,8 @@ class UnrolledDenoiser(nn.Module):
                     extra = perturbation_tokens[index][:, low:high].contiguous()
                     state = state + self.initial_state(extra) - self.initial_state(torch.zeros_like(extra))
                 state = self.apply_layer(index, state, band, band_scale, context, scaled=token_scale is not None)
+                if isinstance(state, HandedOn):
+                    state, band, band_scale = state
                 if index in wanted:
                     patches = self.readout_patches(state[:, start - low : stop - low])
                     if token_scale is not None:

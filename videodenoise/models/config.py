@@ -116,6 +116,10 @@ class DUSTConfig(PatchConfig):
     # the shrinkage is told the noise left in them (TokenAttention._aligned): the step would otherwise pull the
     # codes back towards the frame's own noise at every layer
     mix_observation: bool = False
+    # with mix_observation: only the first aligned_depth layers attend, and the later ones step towards the
+    # observation the last of them mixed, told the noise left in it (None: every layer attends). Attention is most
+    # of an aligned model's time, and a step towards the frame's own patches would undo what was borrowed
+    aligned_depth: int | None = None
 
     def __post_init__(self):
         super().__post_init__()
@@ -123,6 +127,15 @@ class DUSTConfig(PatchConfig):
             not self.mix_observation or self.token_set == "aligned",
             f"mix_observation needs token_set='aligned', got {self.token_set!r}",
         )
+        if self.aligned_depth is not None:
+            self._require(
+                self.mix_observation and not self.tied_layers,
+                "aligned_depth needs mix_observation=true and untied layers (the later layers take the mixed observation)",
+            )
+            self._require(
+                1 <= self.aligned_depth <= self.layers,
+                f"aligned_depth must be 1-{self.layers} (the layers that attend), got {self.aligned_depth}",
+            )
         self._within("code_size", self.code_size, MAX_WIDTH, "MAX_WIDTH", optional="= 4·C·p²")
         self._require(self.sigma >= 0, f"sigma must be a noise level >= 0 on the [0, 1] scale, got {self.sigma}")
         self._require(

@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.models.attention import AlignedContext, TokenAttention
-from videodenoise.models.base import UnrolledDenoiser
+from videodenoise.models.base import HandedOn, UnrolledDenoiser
 from videodenoise.models.config import DUSTConfig
 from videodenoise.models.layers import SoftThreshold, dc_atoms, dct_dictionary
 
@@ -30,11 +30,25 @@ from videodenoise.models.layers import SoftThreshold, dc_atoms, dct_dictionary
 class DUSTLayer(nn.Module):
     """One unrolled proximal-gradient step with cross-token attention. Tokens are rows: h ← S(h̃ W + y U)."""
 
-    def __init__(self, config: DUSTConfig, dictionary: torch.Tensor, lipschitz: float, thresholds: torch.Tensor):
+    def __init__(
+        self,
+        config: DUSTConfig,
+        dictionary: torch.Tensor,
+        lipschitz: float,
+        thresholds: torch.Tensor,
+        attends: bool = True,
+        hands_on: bool = False,
+    ):
+        """attends=False: no attention (the layers past the config's aligned_depth); hands_on: the last layer that
+        attends, whose mixed observation and its noise the later layers take (a `HandedOn`)."""
         super().__init__()
         atoms = dictionary.shape[1]
         self.coupled = config.coupled_weights
-        self.attention = TokenAttention.from_config(atoms, config, mix_observation=config.mix_observation)
+        if attends:
+            self.attention = TokenAttention.from_config(atoms, config, mix_observation=config.mix_observation)
+        else:
+            self.attention = TokenAttention.from_config(atoms, config, token_set="none")
+        self.hands_on = hands_on
         # analysis: (n, k), the U_l of the update, Dᵀ/c at init (rows convention: y @ D / c)
         self.analysis = nn.Parameter(dictionary / lipschitz)
         if not self.coupled:  # recurrence: (k, k), the W_l of the update, I − DᵀD/c at init
@@ -55,14 +69,15 @@ class DUSTLayer(nn.Module):
         if self.attention.mixes_observation:  # y mixed as the codes are; the noise it keeps scales the thresholds
             attended, tokens, variance = self.attention(codes, context, observation=tokens)
             noise_scale = variance.sqrt() if noise_scale is None else noise_scale * variance.sqrt()
-        else:
-            attended = self.attention(codes, context, noise_scale if scaled else None)
+        else:  # a layer past the aligned depth does not attend: the clip's context is not its
+            attended = self.attention(codes, context if self.attention.aligned else None, noise_scale if scaled else None)
         # outside autograd the step may overwrite the attention's output, when that is a tensor of its own
         # (not the layer's input, as with attention off), and the shrinkage the step's: fewer fresh tensors
         in_place = not torch.is_grad_enabled()
         step = self._step(attended, tokens, dictionary, in_place and attended is not codes)
         # a noise-conditional call scales every threshold by σ / σ_ref, as ISTA's λ ∝ σ would
-        return self.shrink(step, None if scaled else noise_scale, in_place)
+        codes = self.shrink(step, None if scaled else noise_scale, in_place)
+        return HandedOn(codes, tokens, noise_scale) if self.hands_on else codes
 
     def _step(
         self, codes: torch.Tensor, tokens: torch.Tensor, dictionary: torch.Tensor, in_place: bool = False
@@ -98,11 +113,13 @@ class DUST(UnrolledDenoiser):
         self.dictionary = nn.Parameter(dictionary)  # D (n, k): the shared readout x̂ = D h
         self.lipschitz = lipschitz
         layers = []
-        for scale in threshold_schedule(config):
+        attending = config.layers if config.aligned_depth is None else config.aligned_depth
+        for index, scale in enumerate(threshold_schedule(config)):
             thresholds = torch.full((config.atoms,), scale * config.sigma / lipschitz)
             # the DC atoms carry the patch mean, which noise barely changes: shrinking it only adds bias
             thresholds[is_dc] = 0.0
-            layers.append(DUSTLayer(config, dictionary, lipschitz, thresholds))
+            hands_on = config.aligned_depth is not None and index == attending - 1 < config.layers - 1
+            layers.append(DUSTLayer(config, dictionary, lipschitz, thresholds, index < attending, hands_on))
         self.layers = nn.ModuleList(layers)
 
     @property
