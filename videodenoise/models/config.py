@@ -130,7 +130,7 @@ class DUSTConfig(PatchConfig):
         if self.aligned_depth is not None:
             self._require(
                 self.mix_observation and not self.tied_layers,
-                "aligned_depth needs mix_observation=true and untied layers (the later layers take the mixed observation)",
+                "aligned_depth needs mix_observation=true and untied layers (later layers take the mixed observation)",
             )
             self._require(
                 1 <= self.aligned_depth <= self.layers,

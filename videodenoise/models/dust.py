@@ -70,7 +70,8 @@ class DUSTLayer(nn.Module):
             attended, tokens, variance = self.attention(codes, context, observation=tokens)
             noise_scale = variance.sqrt() if noise_scale is None else noise_scale * variance.sqrt()
         else:  # a layer past the aligned depth does not attend: the clip's context is not its
-            attended = self.attention(codes, context if self.attention.aligned else None, noise_scale if scaled else None)
+            context = context if self.attention.aligned else None
+            attended = self.attention(codes, context, noise_scale if scaled else None)
         # outside autograd the step may overwrite the attention's output, when that is a tensor of its own
         # (not the layer's input, as with attention off), and the shrinkage the step's: fewer fresh tensors
         in_place = not torch.is_grad_enabled()
