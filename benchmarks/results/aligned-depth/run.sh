@@ -5,7 +5,7 @@
 #   run.sh validation|held-out
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-OUT=benchmarks/results/ablation-depth
+OUT=benchmarks/results/aligned-depth
 GREY=motorcycle-right-pan,cell-pan,clock-motion-pan,page-pan
 COLOUR=china-pan,flower-pan,china-objects,flower-objects
 A=(--checkpoint default=videodenoise/checkpoints/dust-video.safetensors

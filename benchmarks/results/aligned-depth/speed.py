@@ -4,7 +4,7 @@ with the shipped default and with the aligned model that attends at its first la
 timed in turns; each over OpenCV NLM's time a frame on the same clip, the measure of issue 19's speed bound (at most
 0.25× for `clean`). The outputs differ (two models).
 
-    .venv/bin/python benchmarks/results/ablation-depth/speed.py [--repeats 3] > …/ablation-depth/speed.log
+    .venv/bin/python benchmarks/results/aligned-depth/speed.py [--repeats 3] > …/aligned-depth/speed.log
 """
 
 from __future__ import annotations
