@@ -36,13 +36,11 @@ How a video is processed, and why:
   zero within the margin of an edge it shares with another tile and rises with a raised cosine
   across the rest of the overlap. Tiled and untiled outputs of DUST and UT agree to float rounding,
   and model activations never exceed one tile's.
-* Colour. A grey model denoises a colour video in an orthonormal opponent colour space (luminance (R+G+B)/√3 and two
-  colour differences, as in CBM3D): the transform keeps i.i.d. noise i.i.d. with the same σ, puts the structure in
-  one channel and leaves two smooth ones, each denoised by the model as a grey clip (`videodenoise.colour`). With a
-  trained grey DUST this beat denoising R, G and B separately by 0.6-1.9 dB on four clips at σ = 10, 25 and 50
-  (`colour="rgb"` keeps that option). A colour model on a grey video gets the grey frame in all three channels, is
-  told the video's σ, and its output is averaged back to grey (telling it √3·σ, the noise along the luminance axis,
-  measured 0.4-0.5 dB worse with an untrained colour DUST).
+* Colour. A grey model denoises a colour video in opponent colours (`videodenoise.colour`), each channel as a grey
+  clip: with a trained grey DUST this beat denoising R, G and B separately by 0.6-1.9 dB on four clips at σ = 10, 25
+  and 50 (`colour="rgb"` keeps that option). A colour model on a grey video gets the grey frame in all three
+  channels, is told the video's σ, and its output is averaged back to grey (telling it √3·σ, the noise along the
+  luminance axis, measured 0.4-0.5 dB worse with an untrained colour DUST).
 * Noise level. A model trained at σ_train (checkpoint metadata) is applied at another σ by noise-level rescaling: x̂
   = c + s·(f((y − c)/s + ½) − ½), s = σ/σ_train, c the channel's mid-grey, so the input has the noise the model
   knows; nearly exact for a denoiser scale-equivariant up to the mean (DUST: 1.5-3.5 dB over applying it unchanged
@@ -82,6 +80,7 @@ from videodenoise.denoise.tiling import blend_tiles, mirror, mirror_coordinates,
 from videodenoise.denoise.wiener import wiener_refine
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
 from videodenoise.errors import DenoiseError, VideoReadError
+from videodenoise.io.frames import check_clip_frames
 from videodenoise.models.checkpoints import (
     load_checkpoint,
     read_sigma_range,
@@ -93,8 +92,6 @@ from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN, check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
-# frames on the [0, 1] scale with unclipped noise stay well under this; 8-bit values do not
-OUT_OF_SCALE = 4.0
 FLAT = 1e-6  # a clip whose values span no more is flat (the opponent transform of a grey picture leaves 3e-8)
 
 
@@ -262,6 +259,7 @@ class Denoiser:
             raise DenoiseError("guides steer motion fusion, which is off: turn fusion on or leave the guides out")
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
         grain = function.told_factors if function is not None else ()
+        carried = function.carried if function is not None and self.fusion is None else 0.0  # else fusion's to use
         if function is not None:
             sigma = function.told_level
         sigma = None if sigma is None else check_sigma(sigma, error=DenoiseError, unit_scale=True)
@@ -303,7 +301,7 @@ class Denoiser:
                 yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, start, kept)
             else:
                 clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
-                yield from self.denoise_window(clip, sigma, start, kept, noise_map, grain)
+                yield from self.denoise_window(clip, sigma, start, kept, noise_map, grain, carried=carried)
             first += kept
             for index in [i for i in buffer if i < first - size]:
                 del buffer[index]
@@ -317,6 +315,7 @@ class Denoiser:
         noise_map: torch.Tensor | None = None,
         grain: tuple[float, ...] = (),
         mirrors: int | None = None,
+        carried: float = 0.0,
     ) -> torch.Tensor:
         """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
 
@@ -324,7 +323,8 @@ class Denoiser:
         channel (`sigma` is the one level that sets the rescaling); a noise-conditional model is told
         it (in the channels it sees, see `_batch_noise`), any other model its root mean square.
         grain: the `NoiseLevelFunction.told_factors` the map is multiplied by in the channels the model sees.
-        mirrors: how many mirror images to average (default: the settings')."""
+        mirrors: how many mirror images to average (default: the settings'). carried: the share of its noise a frame
+        carries over from the one before, told to a model attending over aligned frames (`UnrolledDenoiser.forward`)."""
         mirrors = self.settings.mirrors if mirrors is None else mirrors
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
@@ -355,7 +355,8 @@ class Denoiser:
         flows = clip_coordinates(clip.cpu(), self.settings.fusion, kept) if self.aligns else None
         for axes in MIRRORS[:mirrors]:
             coordinates = None if flows is None else mirror_coordinates(flows, axes)
-            seen = self._apply_tiled(mirror(model_input, axes), start, count, mirror(model_sigma, axes), coordinates)
+            told = mirror(model_sigma, axes)
+            seen = self._apply_tiled(mirror(model_input, axes), start, count, told, coordinates, carried)
             estimate = estimate + mirror(seen, axes)
         estimate = estimate / mirrors
         estimate = (estimate - 0.5) * scale + centre
@@ -444,12 +445,14 @@ class Denoiser:
         count: int,
         sigma: float | torch.Tensor | None = None,
         coordinates: torch.Tensor | None = None,
+        carried: float = 0.0,
     ) -> torch.Tensor:
         """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
 
         sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames.
         coordinates: for an aligned model, the window's `clip_coordinates` of frames [start, start+count), which
-        alone it denoises, each against the whole window; each tile gets the whole frames warped onto its pixels."""
+        alone it denoises, each against the whole window; each tile gets the whole frames warped onto its pixels, and
+        `carried` (`denoise_window`)."""
         height, width = batch.shape[-2:]
         is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
         # a clip whose pixels are all equal (the colour differences of a grey picture in a colour file, as a
@@ -460,7 +463,7 @@ class Denoiser:
             out = batch[:, start : start + count].to(torch.float32, copy=True)
             if not flat.all():
                 live = sigma[~flat] if is_map else sigma
-                out[~flat] = self._apply_tiled(batch[~flat], start, count, live, coordinates)
+                out[~flat] = self._apply_tiled(batch[~flat], start, count, live, coordinates, carried)
             return out
         tiles, weight_sum = self._tiling(height, width)
         kept = slice(start, start + count)  # an aligned model is handed only these frames, others keep them from all
@@ -470,7 +473,7 @@ class Denoiser:
             told = {}
             if coordinates is not None:  # the whole frames warped onto the tile
                 warped = warp_frames(batch, coordinates[..., top:bottom, left:right, :])
-                told.update(aligned=warped, sources=range(start, start + count))
+                told.update(aligned=warped, sources=range(start, start + count), carried=carried)
             if sigma is not None:
                 told["sigma"] = sigma[:, frames, top:bottom, left:right].contiguous() if is_map else sigma
             tile = batch[:, frames, :, top:bottom, left:right].contiguous()
@@ -491,30 +494,3 @@ class Denoiser:
                 height, width, self.tile, self.overlap, self.align, self.margin, self.device
             )
         return self._weights[height, width]
-
-
-def check_clip_frames(clip) -> None:
-    """What `denoise_clip` takes, said in one line when it is not: a float (T, C, H, W) tensor, C = 1 or 3,
-    finite, on the [0, 1] scale. Frames on the 0-255 scale or in an integer dtype would otherwise come
-    back clamped to [0, 1], silently wrong."""
-    if not isinstance(clip, torch.Tensor):
-        hint = ": convert it with torch.from_numpy" if type(clip).__name__ == "ndarray" else ""
-        raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {type(clip).__name__}{hint}")
-    shape = tuple(clip.shape)
-    if clip.dim() != 4:
-        raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
-    if clip.shape[1] not in (1, 3):
-        hint = ": channels last? use clip.permute(0, 3, 1, 2)" if clip.shape[3] in (1, 3) else ""
-        raise DenoiseError(f"denoise_clip expects (T, C, H, W) frames with C = 1 or 3, got {shape}{hint}")
-    if not clip.is_floating_point():
-        top = f"divide by {torch.iinfo(clip.dtype).max}" if clip.dtype != torch.bool else "convert it"
-        raise DenoiseError(f"denoise_clip takes float frames on the [0, 1] scale, got {clip.dtype}: {top}")
-    if clip.numel() and not bool(torch.isfinite(clip).all()):
-        raise DenoiseError("the clip holds NaN or infinite values; denoise_clip takes finite frames in [0, 1]")
-    # noisy frames may stray a little outside [0, 1] (unclipped noise); far outside is another scale
-    largest = float(clip.abs().max()) if clip.numel() else 0.0
-    if largest > OUT_OF_SCALE:
-        raise DenoiseError(
-            f"the clip holds values up to {largest:.4g}; denoise_clip takes frames on the [0, 1] scale "
-            "(divide 8-bit values by 255)"
-        )

@@ -2,7 +2,7 @@
 
 Frames travel through the project as float32 tensors in [0, 1], shaped (C, H, W) for one frame and
 (T, C, H, W) for a clip, with C = 1 (grey) or 3 (RGB). This module converts between those tensors and
-the integer images files hold, and finds the image frames of a folder.
+the integer images files hold, finds the image frames of a folder, and checks that a tensor is such a clip.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from videodenoise.errors import VideoWriteError
+from videodenoise.errors import DenoiseError, VideoWriteError
 
 IMAGE_SUFFIXES = {".tif", ".tiff", ".png", ".jpg", ".jpeg", ".bmp"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".webm", ".gif", ".mov", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv"}
@@ -80,3 +80,34 @@ def to_integer(frame: torch.Tensor | np.ndarray, bits: int = 8) -> np.ndarray:
 def to_uint8(frame: torch.Tensor | np.ndarray) -> np.ndarray:
     """A (C, H, W) float frame in [0, 1] (or an (H, W, C) uint8 array) -> (H, W, C) uint8, rounded."""
     return to_integer(frame, 8)
+
+
+# frames on the [0, 1] scale with unclipped noise stay well under this; 8-bit values do not
+OUT_OF_SCALE = 4.0
+
+
+def check_clip_frames(clip) -> None:
+    """What `denoise_clip` takes, said in one line when it is not: a float (T, C, H, W) tensor, C = 1 or 3,
+    finite, on the [0, 1] scale. Frames on the 0-255 scale or in an integer dtype would otherwise come
+    back clamped to [0, 1], silently wrong."""
+    if not isinstance(clip, torch.Tensor):
+        hint = ": convert it with torch.from_numpy" if type(clip).__name__ == "ndarray" else ""
+        raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {type(clip).__name__}{hint}")
+    shape = tuple(clip.shape)
+    if clip.dim() != 4:
+        raise DenoiseError(f"denoise_clip expects a (T, C, H, W) tensor, got {shape}")
+    if clip.shape[1] not in (1, 3):
+        hint = ": channels last? use clip.permute(0, 3, 1, 2)" if clip.shape[3] in (1, 3) else ""
+        raise DenoiseError(f"denoise_clip expects (T, C, H, W) frames with C = 1 or 3, got {shape}{hint}")
+    if not clip.is_floating_point():
+        top = f"divide by {torch.iinfo(clip.dtype).max}" if clip.dtype != torch.bool else "convert it"
+        raise DenoiseError(f"denoise_clip takes float frames on the [0, 1] scale, got {clip.dtype}: {top}")
+    if clip.numel() and not bool(torch.isfinite(clip).all()):
+        raise DenoiseError("the clip holds NaN or infinite values; denoise_clip takes finite frames in [0, 1]")
+    # noisy frames may stray a little outside [0, 1] (unclipped noise); far outside is another scale
+    largest = float(clip.abs().max()) if clip.numel() else 0.0
+    if largest > OUT_OF_SCALE:
+        raise DenoiseError(
+            f"the clip holds values up to {largest:.4g}; denoise_clip takes frames on the [0, 1] scale "
+            "(divide 8-bit values by 255)"
+        )
