@@ -7,14 +7,11 @@ import pytest
 import torch
 
 import videodenoise.models.base as base
-from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fusion import align_clip
-from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import ModelError
 from videodenoise.models.attention import AlignedContext, TokenAttention
 from videodenoise.models.layers import extract_patches, fold_patches
 from videodenoise.models.registry import build_model
-from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 from helpers import panned_clip, randomise
 
@@ -214,65 +211,3 @@ def test_an_untrained_model_attending_at_one_layer_is_ista_and_its_bands_and_gra
 def test_an_impossible_aligned_depth_is_refused(options, message):
     with pytest.raises(ModelError, match=message):
         build_model("dust", channels=1, **options)
-
-
-@pytest.mark.parametrize("gain", [1.0, 0.5])
-def test_the_noise_left_counts_what_frames_share(gain):
-    """Frames of one static scene whose noise frames k apart share c^k of it (a codec's copied blocks: an AR(1)
-    over the frames), equal weights: the noise left is (1 − g)² + 2g(1 − g)·Σ_s w_s c^|t−s| + g²·Σ_s,s′ w_s w_s′
-    c^|s−s′| for each frame t, as the attention says and as measured."""
-    frames, samples, width, carried = 4, 20_000, 4, 0.4
-    attention = TokenAttention(8, token_set="aligned", neighbourhood=1, mix_observation=True)
-    with torch.no_grad():
-        attention.query.weight.zero_()
-        attention.observation_gain.fill_(gain)
-    generator = torch.Generator().manual_seed(0)
-    scene = torch.rand(1, samples, 1, 1, width, generator=generator)
-    draws = torch.randn(1, samples, 1, frames, width, generator=generator)
-    noise = [draws[:, :, :, 0]]
-    for t in range(1, frames):
-        noise.append(carried * noise[-1] + (1 - carried**2) ** 0.5 * draws[:, :, :, t])
-    noisy = scene + 0.1 * torch.stack(noise, dim=3)
-    warped = noisy.unsqueeze(3).expand(-1, -1, -1, frames, -1, -1)
-    encoder = torch.randn(width, 8, generator=generator)
-    positions = torch.arange(frames, dtype=torch.float32)
-    shared = carried ** (positions[:, None] - positions[None, :]).abs()
-    context = AlignedContext(
-        warped @ encoder, torch.zeros(1, samples, 1, frames, frames), torch.ones(1, samples, 1, frames, frames, 1),
-        warped, encoder, shared=shared,
-    )  # fmt: skip
-    with torch.no_grad():
-        _, mixed, variance = attention(noisy @ encoder, context, observation=noisy)
-    for t in range(frames):
-        expected = (1 - gain) ** 2 + 2 * gain * (1 - gain) * float(shared[t].mean()) + gain**2 * float(shared.mean())
-        torch.testing.assert_close(
-            variance[..., t, :], torch.full_like(variance[..., t, :], expected), atol=1e-6, rtol=0
-        )
-        measured = float((mixed[..., t, :] - scene[..., 0, :]).var()) / 0.1**2
-        assert abs(measured - expected) < 0.04 * expected, (t, measured, expected)
-
-
-def test_the_excess_and_the_denoiser_tell_the_carried_share():
-    """A patch differing from the frame's by δ everywhere, no noise: its excess is δ²/(2σ²(1 − c^k)) − 1 for frames
-    k apart sharing c^k of their noise; `clean` without fusion hands σ auto's carried share to an aligned model."""
-    model = build_model("dust", channels=1, layers=2, token_set="aligned", mix_observation=True)
-    sigma, delta, carried = model.config.sigma, 0.3, 0.4
-    clip = torch.full((1, 3, 1, 16, 16), 0.5)
-    aligned = clip.unsqueeze(2).repeat(1, 1, 3, 1, 1, 1) + delta * (1 - torch.eye(3)).view(1, 3, 3, 1, 1, 1)
-    tokens, _ = extract_patches(clip, model.config.patch_size, model.config.stride)
-    aligned_tokens, itself = model._aligned_tokens(aligned, clip)
-    for told in (0.0, carried):
-        excess = model._context(tokens, aligned_tokens, None, itself, told).excess
-        for t in range(3):
-            for s in range(3):
-                expected = 0.0 if s == t else delta**2 / (2 * sigma**2 * (1 - told ** abs(t - s))) - 1
-                torch.testing.assert_close(excess[..., t, s], torch.full_like(excess[..., t, s], expected))
-    with pytest.raises(ModelError, match=r"carried share of the noise must lie in \[0, 1\), got 1.0"):
-        model._context(tokens, aligned_tokens, None, itself, 1.0)
-    told = []
-    forward = model.forward
-    model.forward = lambda *args, **kwargs: told.append(kwargs.get("carried", 0.0)) or forward(*args, **kwargs)
-    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=0, window=3, fusion=None), sigma_range=(0.0, 0.2))
-    noisy = panned_clip(frames=3)[:, 0] + 0.05 * torch.randn(3, 64, 80, generator=torch.Generator().manual_seed(4))
-    denoiser.denoise_clip(noisy[:, None], NoiseLevelFunction((0.5,), ((0.05,),), 0.05, carried=carried))
-    assert told and set(told) == {carried}

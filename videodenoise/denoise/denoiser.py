@@ -259,7 +259,6 @@ class Denoiser:
             raise DenoiseError("guides steer motion fusion, which is off: turn fusion on or leave the guides out")
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
         grain = function.told_factors if function is not None else ()
-        carried = function.carried if function is not None and self.fusion is None else 0.0  # else fusion's to use
         if function is not None:
             sigma = function.told_level
         sigma = None if sigma is None else check_sigma(sigma, error=DenoiseError, unit_scale=True)
@@ -301,7 +300,7 @@ class Denoiser:
                 yield from self.denoise_window(torch.stack([buffer[i] for i in indices]), sigma, start, kept)
             else:
                 clip, noise_map = (torch.stack(part) for part in zip(*(buffer[i] for i in indices)))
-                yield from self.denoise_window(clip, sigma, start, kept, noise_map, grain, carried=carried)
+                yield from self.denoise_window(clip, sigma, start, kept, noise_map, grain)
             first += kept
             for index in [i for i in buffer if i < first - size]:
                 del buffer[index]
@@ -315,7 +314,6 @@ class Denoiser:
         noise_map: torch.Tensor | None = None,
         grain: tuple[float, ...] = (),
         mirrors: int | None = None,
-        carried: float = 0.0,
     ) -> torch.Tensor:
         """Denoise a (T, C, H, W) window and return its frames [start, start + count) as (count, C, H, W).
 
@@ -323,8 +321,7 @@ class Denoiser:
         channel (`sigma` is the one level that sets the rescaling); a noise-conditional model is told
         it (in the channels it sees, see `_batch_noise`), any other model its root mean square.
         grain: the `NoiseLevelFunction.told_factors` the map is multiplied by in the channels the model sees.
-        mirrors: how many mirror images to average (default: the settings'). carried: the share of its noise a frame
-        carries over from the one before, told to a model attending over aligned frames (`UnrolledDenoiser.forward`)."""
+        mirrors: how many mirror images to average (default: the settings')."""
         mirrors = self.settings.mirrors if mirrors is None else mirrors
         count = len(clip) - start if count is None else count
         frames, channels, height, width = clip.shape
@@ -355,8 +352,7 @@ class Denoiser:
         flows = clip_coordinates(clip.cpu(), self.settings.fusion, kept) if self.aligns else None
         for axes in MIRRORS[:mirrors]:
             coordinates = None if flows is None else mirror_coordinates(flows, axes)
-            told = mirror(model_sigma, axes)
-            seen = self._apply_tiled(mirror(model_input, axes), start, count, told, coordinates, carried)
+            seen = self._apply_tiled(mirror(model_input, axes), start, count, mirror(model_sigma, axes), coordinates)
             estimate = estimate + mirror(seen, axes)
         estimate = estimate / mirrors
         estimate = (estimate - 0.5) * scale + centre
@@ -445,14 +441,12 @@ class Denoiser:
         count: int,
         sigma: float | torch.Tensor | None = None,
         coordinates: torch.Tensor | None = None,
-        carried: float = 0.0,
     ) -> torch.Tensor:
         """The model on (B, T, C, H, W), tile by tile, blended; returns frames [start, start+count).
 
         sigma: None, one σ, or a noise map (B, T, H, W), cut into the same tiles as the frames.
         coordinates: for an aligned model, the window's `clip_coordinates` of frames [start, start+count), which
-        alone it denoises, each against the whole window; each tile gets the whole frames warped onto its pixels, and
-        `carried` (`denoise_window`)."""
+        alone it denoises, each against the whole window; each tile gets the whole frames warped onto its pixels."""
         height, width = batch.shape[-2:]
         is_map = isinstance(sigma, torch.Tensor) and sigma.dim() == 4
         # a clip whose pixels are all equal (the colour differences of a grey picture in a colour file, as a
@@ -463,7 +457,7 @@ class Denoiser:
             out = batch[:, start : start + count].to(torch.float32, copy=True)
             if not flat.all():
                 live = sigma[~flat] if is_map else sigma
-                out[~flat] = self._apply_tiled(batch[~flat], start, count, live, coordinates, carried)
+                out[~flat] = self._apply_tiled(batch[~flat], start, count, live, coordinates)
             return out
         tiles, weight_sum = self._tiling(height, width)
         kept = slice(start, start + count)  # an aligned model is handed only these frames, others keep them from all
@@ -473,7 +467,7 @@ class Denoiser:
             told = {}
             if coordinates is not None:  # the whole frames warped onto the tile
                 warped = warp_frames(batch, coordinates[..., top:bottom, left:right, :])
-                told.update(aligned=warped, sources=range(start, start + count), carried=carried)
+                told.update(aligned=warped, sources=range(start, start + count))
             if sigma is not None:
                 told["sigma"] = sigma[:, frames, top:bottom, left:right].contiguous() if is_map else sigma
             tile = batch[:, frames, :, top:bottom, left:right].contiguous()

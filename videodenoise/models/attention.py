@@ -54,7 +54,6 @@ class AlignedContext(NamedTuple):
     patches: torch.Tensor | None = None  # (B, rows, cols, T, S, n): the warped patches, with a linear encoder
     encoder: torch.Tensor | None = None  # (n, dim)
     itself: torch.Tensor | None = None  # (T, S) bool: which source is the frame itself (None: the eye, S = T)
-    shared: torch.Tensor | None = None  # (S, S): the share of noise sources s and s′ have alike (None: s = s′ only)
 
     def own_source(self, frames: int, device: torch.device) -> torch.Tensor:
         """(T, S) bool, True where source s is frame t itself."""
@@ -280,8 +279,7 @@ class TokenAttention(nn.Module):
         (tokens, y ← y + g_y·(mix − y), f): f (B, R, C, T, 1) is the noise variance left in that y over
         the frame's, Σ_s c_s² for its coefficients c over independent noisy patches (the frame's own
         patches at other window offsets overlap it and are counted as independent: an approximation,
-        exact for a window of one), Σ_s,s′ c_s c_s′·shared[s, s′] at each offset when frames share noise
-        (`context.shared`). Without it, each layer's gradient step would pull the codes back
+        exact for a window of one). Without it, each layer's gradient step would pull the codes back
         towards the frame's own noise however much its attention borrowed (benchmarks/results/ablation-aligned)."""
         batch, rows, cols, frames, dim = tokens.shape
         heads, head_dim = self.heads, self.head_dim
@@ -347,14 +345,8 @@ class TokenAttention(nn.Module):
         padded_observation = pad(observation)
         for index, (dr, dc) in enumerate(self.offsets):
             mixed = mixed + own_weight[..., index, None] * window(padded_observation, dr, dc)
-        centre = weights[..., self.offsets.index((0, 0)), :]
-        if context.shared is None:  # independent noise in different frames
-            own = (centre * itself).sum(-1, keepdim=True)  # c of y itself
-            spread = weights.square().sum(dim=(-2, -1)).unsqueeze(-1)  # Σ c² of the mix
-        else:  # frames sharing noise: y's covariance with the mix, and the mix's variance, over σ²
-            shared = context.shared.to(weights.dtype)
-            own = (centre * (itself.to(weights.dtype) @ shared)).sum(-1, keepdim=True)
-            spread = ((weights @ shared) * weights).sum(dim=(-2, -1)).unsqueeze(-1)
+        own = (weights[..., self.offsets.index((0, 0)), :] * itself).sum(-1, keepdim=True)  # c of y itself
+        spread = weights.square().sum(dim=(-2, -1)).unsqueeze(-1)  # Σ c² of the mix
         variance = (1 - gain) ** 2 + 2 * gain * (1 - gain) * own + gain**2 * spread
         return tokens, torch.lerp(observation, mixed, gain), variance
 

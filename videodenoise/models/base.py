@@ -180,7 +180,6 @@ class UnrolledDenoiser(nn.Module):
         depth=None,
         aligned=None,
         sources=None,
-        carried: float = 0.0,
     ):
         """Denoise a clip (B, T, C, H, W) with any T, H, W.
 
@@ -205,10 +204,6 @@ class UnrolledDenoiser(nn.Module):
         against all S. A frame's estimate depends only on its own row of `aligned` (the attention takes the
         other sources as warped, never as they are denoised), so it is the same whichever frames are
         denoised beside it: `clean` denoises only the frames it keeps of a window.
-        carried: the share of its noise each frame carries over from the one before (a codec's copied blocks;
-        `videodenoise.noise.NoiseLevelFunction.carried`): the aligned token set then takes the noise of frames k
-        apart as sharing carried^k (the sources are consecutive frames), in how much two patches may differ and
-        in the noise its mix leaves. 0: independent, as in training on added noise.
 
         perturbations (robustness tests only): L entries, each None or a clip shaped like `noisy`;
         entry l is cut into patches, encoded by the linear part of `initial_state` and added to the
@@ -229,7 +224,7 @@ class UnrolledDenoiser(nn.Module):
             band_scale = _band_rows(noise_scale, low, high)
             # contiguous (a copy unless B = 1): a strided slice would be copied by each of its matrix products
             aligned_band = None if aligned_tokens is None else aligned_tokens[:, low:high].contiguous()
-            context = None if aligned_band is None else self._context(band, aligned_band, band_scale, itself, carried)
+            context = None if aligned_band is None else self._context(band, aligned_band, band_scale, itself)
             token_scale = self._token_scale(band_scale, perturbations)
             if token_scale is not None:  # the layers' thresholds become one per unit (see scales_by_noise)
                 band = band / token_scale
@@ -336,16 +331,11 @@ class UnrolledDenoiser(nn.Module):
         return tokens.unflatten(3, (frames, width)), itself
 
     def _context(
-        self,
-        tokens: torch.Tensor,
-        aligned: torch.Tensor,
-        noise_scale: torch.Tensor | None,
-        itself: torch.Tensor,
-        carried: float = 0.0,
+        self, tokens: torch.Tensor, aligned: torch.Tensor, noise_scale: torch.Tensor | None, itself: torch.Tensor
     ) -> AlignedContext:
         """A band's `AlignedContext`: the warped tokens in the model's representation, and each one's
         excess difference from the frame's own token over what noise of the told σ (else the model's
-        reference σ) explains, less the share of it two frames carry alike (`forward`'s carried)."""
+        reference σ) explains."""
         encoder = self.linear_encoder
         if mixes_patches(self.config.heads, encoder):  # the attention reads the patches only: no states kept
             states, scale = None, rms_scale_encoded(aligned, encoder)
@@ -356,18 +346,11 @@ class UnrolledDenoiser(nn.Module):
         variance = torch.as_tensor(sigma**2, dtype=tokens.dtype, device=tokens.device)
         if noise_scale is not None:
             variance = variance * noise_scale.to(tokens.dtype).square()  # (…, 1) broadcasts over the sources
-        shared = None
-        if carried:  # a difference of two frames' noise keeps only what they do not share: 2σ²(1 − carried^k)
-            if not 0 <= carried < 1:
-                raise ModelError(f"the carried share of the noise must lie in [0, 1), got {carried}")
-            positions = torch.arange(itself.shape[1], device=tokens.device, dtype=tokens.dtype)
-            shared = carried ** (positions[:, None] - positions[None, :]).abs()  # (S, S)
-            variance = variance * (1 - itself.to(tokens.dtype) @ shared)  # (…, T, S): 0 for the frame itself
         # the mean square through the norm, as `rms_scale` takes it: no second tensor of the T·S warped tokens' size
         mean_square = torch.linalg.vector_norm(tokens.unsqueeze(-2) - aligned, dim=-1).square() / aligned.shape[-1]
         excess = (mean_square / (2 * variance).clamp(min=1e-12) - 1).clamp(min=0)
         patches = None if encoder is None else aligned
-        return AlignedContext(states, excess.masked_fill(itself, 0.0), scale, patches, encoder, itself, shared)
+        return AlignedContext(states, excess.masked_fill(itself, 0.0), scale, patches, encoder, itself)
 
     def _perturbation_tokens(self, perturbations, noisy: torch.Tensor) -> list:
         if perturbations is None:
