@@ -51,10 +51,10 @@ def layer_summaries(records: list[list[torch.Tensor]], attentions: list[TokenAtt
     rows = []
     for index, (weights, attention) in enumerate(zip(records, attentions)):
         gain = attention.gain.detach().float()
-        row = {
+        row = {  # a layer whose attention is off (an aligned_depth past it) keeps gains it does not use
             "layer": index + 1,
-            "gain": float(gain.mean()),
-            "gain_max": float(gain.max()),
+            "gain": None if attention.off else float(gain.mean()),
+            "gain_max": None if attention.off else float(gain.max()),
             "beta": float(attention.mismatch.detach().clamp(min=0)) if attention.aligned else None,
             "observation_gain": (float(attention.observation_gain.detach()) if attention.mixes_observation else None),
         }
@@ -127,7 +127,8 @@ def main() -> None:
                 if "others" in row
                 else "(no attention) | | "
             )
-            print(f"| {row['layer']} | {row['gain']:.3f} | {row['gain_max']:.3f} | {beta} | {mixed} | {rest} |")
+            gains = " | " if row["gain"] is None else f"{row['gain']:.3f} | {row['gain_max']:.3f}"
+            print(f"| {row['layer']} | {gains} | {beta} | {mixed} | {rest} |")
         maps = {f"layer {i + 1}": m for i, r in enumerate(records) if (m := middle_frame_map(r)) is not None}
         if maps:
             figure = plot_maps(maps, args.out / f"{name}-others.png", label="weight on the other frames")
