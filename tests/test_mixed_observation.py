@@ -119,13 +119,7 @@ def test_a_mixing_model_starts_from_a_temporal_one_learns_its_gains_and_bands_ch
     estimates[-1].square().mean().backward()
     for layer in mixing.layers:
         assert layer.attention.observation_gain.grad.abs() > 0
-    with torch.no_grad():
-        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
-        whole = mixing(noisy, aligned=aligned, sigma=0.1)
-        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)
-        banded = mixing(noisy, aligned=aligned, sigma=0.1)
-    torch.testing.assert_close(whole, banded, rtol=0, atol=1e-6)
-    torch.testing.assert_close(whole, estimates[-1].detach(), rtol=0, atol=1e-5)
+    assert_bands_change_nothing(mixing, noisy, aligned, estimates[-1], monkeypatch)
 
 
 def test_mixing_the_observation_needs_the_aligned_token_set():
@@ -187,13 +181,7 @@ def test_an_untrained_model_attending_at_one_layer_is_ista_and_its_bands_and_gra
     assert trained.layers[0].attention.query.weight.grad.abs().sum() > 0
     for layer in trained.layers:
         assert layer.analysis.grad.abs().sum() > 0
-    with torch.no_grad():
-        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
-        whole = trained(noisy, aligned=aligned, sigma=0.1)
-        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)
-        banded = trained(noisy, aligned=aligned, sigma=0.1)
-    torch.testing.assert_close(whole, banded, rtol=0, atol=1e-6)
-    torch.testing.assert_close(whole, estimates[-1].detach(), rtol=0, atol=1e-5)
+    assert_bands_change_nothing(trained, noisy, aligned, estimates[-1], monkeypatch)
 
 
 @pytest.mark.parametrize(
@@ -211,3 +199,15 @@ def test_an_untrained_model_attending_at_one_layer_is_ista_and_its_bands_and_gra
 def test_an_impossible_aligned_depth_is_refused(options, message):
     with pytest.raises(ModelError, match=message):
         build_model("dust", channels=1, **options)
+
+
+def assert_bands_change_nothing(model, noisy, aligned, estimate, monkeypatch) -> None:
+    """The model on one band and on bands of one patch row each gives the same, and what `estimate` (a pass with
+    gradients) gave."""
+    with torch.no_grad():
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1 << 40)
+        whole = model(noisy, aligned=aligned, sigma=0.1)
+        monkeypatch.setattr(base, "CPU_BAND_BYTES", 1)
+        banded = model(noisy, aligned=aligned, sigma=0.1)
+    torch.testing.assert_close(whole, banded, rtol=0, atol=1e-6)
+    torch.testing.assert_close(whole, estimate.detach(), rtol=0, atol=1e-5)
