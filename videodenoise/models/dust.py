@@ -69,7 +69,7 @@ class DUSTLayer(nn.Module):
         if self.attention.mixes_observation:  # y mixed as the codes are; the noise it keeps scales the thresholds
             attended, tokens, variance = self.attention(codes, context, observation=tokens)
             noise_scale = variance.sqrt() if noise_scale is None else noise_scale * variance.sqrt()
-        else:  # a layer past the aligned depth does not attend: the clip's context is not its
+        else:  # a layer past the aligned depth does not attend: the clip's aligned context is not for it
             context = context if self.attention.aligned else None
             attended = self.attention(codes, context, noise_scale if scaled else None)
         # outside autograd the step may overwrite the attention's output, when that is a tensor of its own
