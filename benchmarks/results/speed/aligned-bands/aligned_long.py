@@ -4,6 +4,9 @@ without fusion, each frame at its window's centre), timed in turns; each over Op
 clip, the measure of issue 19's speed bound (at most 0.25× for `clean`). The outputs differ (two models).
 
     .venv/bin/python benchmarks/results/speed/aligned-bands/aligned_long.py [--repeats 2] > aligned-long.log
+
+--checkpoint and --label time another aligned model the same way (benchmarks/results/aligned-depth: the one that
+attends at its first layer only, `--checkpoint runs/ablation-depth-1/last.safetensors --label depth-1`).
 """
 
 from __future__ import annotations
@@ -27,13 +30,16 @@ ALIGNED = "runs/ablation-fresh-observation/last.safetensors"  # trained by the c
 
 
 def main() -> None:
-    args = bench.in_turns_parser(__doc__.split("\n")[0]).parse_args()
-    print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads")
+    parser = bench.in_turns_parser(__doc__.split("\n")[0])
+    parser.add_argument("--checkpoint", default=ALIGNED, help="the aligned model, run without fusion")
+    parser.add_argument("--label", default="aligned", help="its name in the output")
+    args = parser.parse_args()
+    print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads; checkpoint {args.checkpoint}")
     fast = dataclasses.replace(PRESETS["fast"], device="cpu")
     default = Denoiser.from_preset("fast", settings=fast)
-    aligned = Denoiser.from_checkpoint(ALIGNED, dataclasses.replace(fast, fusion=None))
-    for title, _, noisy_file, out_file, nlm in bench.long_clip_runs(args, [("default → aligned", None, True)]):
-        arms = {"default": lambda: default, "aligned": lambda: aligned}
+    aligned = Denoiser.from_checkpoint(args.checkpoint, dataclasses.replace(fast, fusion=None))
+    for title, _, noisy_file, out_file, nlm in bench.long_clip_runs(args, [(f"default → {args.label}", None, True)]):
+        arms = {"default": lambda: default, args.label: lambda: aligned}
         bench.report_in_turns(title, arms, noisy_file, out_file, args.repeats, nlm)
 
 
