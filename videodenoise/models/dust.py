@@ -115,12 +115,13 @@ class DUST(UnrolledDenoiser):
         self.lipschitz = lipschitz
         layers = []
         attending = config.layers if config.aligned_depth is None else config.aligned_depth
+        # the last attending layer hands its mixed observation on, when there are layers after it to take it
+        hands_on_at = attending - 1 if attending < config.layers else None
         for index, scale in enumerate(threshold_schedule(config)):
             thresholds = torch.full((config.atoms,), scale * config.sigma / lipschitz)
             # the DC atoms carry the patch mean, which noise barely changes: shrinking it only adds bias
             thresholds[is_dc] = 0.0
-            hands_on = config.aligned_depth is not None and index == attending - 1 < config.layers - 1
-            layers.append(DUSTLayer(config, dictionary, lipschitz, thresholds, index < attending, hands_on))
+            layers.append(DUSTLayer(config, dictionary, lipschitz, thresholds, index < attending, index == hands_on_at))
         self.layers = nn.ModuleList(layers)
 
     @property
