@@ -1,5 +1,6 @@
-"""benchmarks/attention_worth.py on a tiny model and clip: its arms, and that "all off" is the same weights with
-attention switched off by their config."""
+"""benchmarks/attention_maps.py and attention_worth.py on tiny models and clips: what each says of a layer's attention
+against hand-made weights, and that attention_worth's "all off" is the same weights with attention switched off by
+their config."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import torch
 
+from videodenoise.models.attention import TokenAttention
 from videodenoise.models.registry import build_model, save_model
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -58,3 +60,30 @@ def test_each_layer_and_all_attention_switched_off_against_as_trained(tmp_path, 
     (reference,) = run(without, tmp_path / "without")  # a model with no attention has one arm
     assert reference["arm"] == "as trained" and abs(psnr["all off"] - reference["psnr"]) < 1e-9
     assert worth.arms([]) == {"as trained": []}
+
+
+def test_attention_maps_reads_the_weight_on_other_frames_and_the_sources_attended_to():
+    load("bench_quality")
+    maps = load("attention_maps")
+    attention = TokenAttention(4, heads=1, head_dim=4, gain_init=0.5)
+    own = torch.eye(2).view(1, 1, 1, 1, 2, 1, 2)  # (B, rows, cols, heads, T, offsets, S): each frame on itself
+    even = torch.full((1, 1, 1, 1, 2, 1, 2), 0.5)  # each frame half on the other
+    (alone,), (shared,) = (maps.layer_summaries([[w]], [attention]) for w in (own, even))
+    assert (alone["others"], alone["sources"], alone["borrowed"]) == (0.0, 1.0, 0.0)
+    assert (shared["others"], shared["sources"]) == (0.5, 2.0) and abs(shared["borrowed"] - 0.25) < 1e-7
+    assert alone["gain"] == 0.5 and alone["beta"] is None and alone["observation_gain"] is None
+    assert maps.middle_frame_map([own]).tolist() == [[0.0]] and maps.middle_frame_map([even]).tolist() == [[0.5]]
+
+
+def test_attention_maps_runs_a_checkpoint_on_a_pan_and_draws_its_maps(tmp_path, monkeypatch, capsys):
+    load("bench_quality")
+    maps = load("attention_maps")
+    checkpoint = save_model(
+        build_model("dust", layers=2, patch_size=4, stride=2, attention_gain=0.5), tmp_path / "m.safetensors"
+    )
+    argv = ["attention_maps.py", "--checkpoint", f"tiny={checkpoint}", "--size", "32x32", "--out", str(tmp_path)]
+    monkeypatch.setattr(sys, "argv", argv)
+    maps.main()
+    out = capsys.readouterr().out
+    assert "| 1 | 0.500 | 0.500 |" in out and "| 2 | 0.500 | 0.500 |" in out
+    assert (tmp_path / "tiny-others.png").stat().st_size > 0
