@@ -320,7 +320,7 @@ def clean_before_method(label: str, denoiser) -> quality.Method:
     level function: one σ, the median of skimage's finest-band estimate over up to 5 frames spread
     over the clip (`estimate_noise_sigma`). The paired comparison with `clean:LABEL` isolates the
     estimator."""
-    from videodenoise.noise.estimation import estimate_noise_sigma
+    from videodenoise.noise.single_frame import estimate_noise_sigma
 
     def run(noisy: np.ndarray, _: float) -> tuple[np.ndarray, dict]:
         clip = torch.from_numpy(noisy).float().div_(255.0)

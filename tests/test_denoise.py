@@ -26,7 +26,7 @@ from videodenoise.io.video import probe_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
-from videodenoise.noise.estimation import estimate_noise_sigma
+from videodenoise.noise.single_frame import estimate_noise_sigma
 
 from helpers import frames_read_ahead, h264_video, png_movie, run_cli
 

@@ -20,14 +20,10 @@ from videodenoise.io.video import open_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model, save_model
 from videodenoise.noise import estimation
-from videodenoise.noise.estimation import (
-    estimate_clip_noise,
-    estimate_clip_sigma,
-    estimate_noise_sigma,
-    estimate_video_noise,
-)
+from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sigma, estimate_video_noise
 from videodenoise.noise.grain import GRAIN_SCALE, MAX_GRAIN
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
+from videodenoise.noise.single_frame import BLOCK, QUANTILE, block_statistics, estimate_noise_sigma, flat_sigma
 
 from helpers import run_cli
 
@@ -457,14 +453,26 @@ def test_clean_sigma_auto_prints_the_estimate_and_writes_the_output(tmp_path, ca
     assert read_video(target).shape == noisy.shape
 
 
+def test_block_statistics_fit_a_plane_away_and_leave_out_clipped_blocks():
+    y, x = np.mgrid[0 : 2 * BLOCK, 0 : 3 * BLOCK] / 100.0
+    plane = 0.3 + 0.5 * x + 0.2 * y  # six blocks, each a plane: nothing left around it
+    means, variances = block_statistics(plane)
+    assert means.shape == (6,) and np.allclose(variances, 0, atol=1e-20)
+    assert means[0] == pytest.approx(plane[:BLOCK, :BLOCK].mean())
+    noisy = plane + np.random.default_rng(0).normal(0, 0.02, plane.shape)
+    noisy[0, 0] = 1.0  # one block touches the clip limit: left out
+    means, variances = block_statistics(noisy)
+    assert means.shape == (5,) and 0.5 * 0.02**2 < variances.mean() < 1.5 * 0.02**2
+
+
 def test_flat_blocks_sigma_is_the_chi_square_quantile_estimate():
     # block variances of white noise (a plane fitted away: BLOCK² − 3 degrees of freedom) read back its σ, and the
     # quantile's divisor is scipy.stats' chi-square quantile (taken through scipy.special, which starts faster)
     from scipy.stats import chi2
 
-    dof = estimation.BLOCK**2 - 3
+    dof = BLOCK**2 - 3
     sigma = 0.04
     variances = sigma**2 * np.random.default_rng(0).chisquare(dof, size=20_000) / dof
-    expected = math.sqrt(np.quantile(variances, estimation.QUANTILE) / (chi2.ppf(estimation.QUANTILE, dof) / dof))
-    assert estimation._flat_sigma(variances) == pytest.approx(expected, rel=1e-12)
-    assert estimation._flat_sigma(variances) == pytest.approx(sigma, rel=0.01)
+    expected = math.sqrt(np.quantile(variances, QUANTILE) / (chi2.ppf(QUANTILE, dof) / dof))
+    assert flat_sigma(variances) == pytest.approx(expected, rel=1e-12)
+    assert flat_sigma(variances) == pytest.approx(sigma, rel=0.01)

@@ -8,8 +8,8 @@
 
 * What σ is. The standard deviation of the error each pixel carries, at every spatial frequency. A codec removes
   the finest grain and leaves a correlated, lower-frequency residue that the finest wavelet band (skimage's
-  estimate_sigma: `estimate_noise_sigma`) barely sees: 8.0 (0-255) on bikes with Poisson-Gaussian noise through
-  H.264 at CRF 23, where the error's std is 10.0; a difference of two frames sees 9.9.
+  estimate_sigma: `single_frame.estimate_noise_sigma`) barely sees: 8.0 (0-255) on bikes with Poisson-Gaussian
+  noise through H.264 at CRF 23, where the error's std is 10.0; a difference of two frames sees 9.9.
 * Frame differences. Consecutive frames show the same scene with independent noise. Frame t + 1 is aligned to
   frame t with the flow fusion uses (`videodenoise.denoise.fusion.FrameAligner`) and d = y_t − warp(y_{t+1})
   cancels the scene: where the flow explains the motion, Var(d) = σ_t² + v·σ_{t+1}², v the variance bilinear
@@ -26,9 +26,9 @@
   neighbours instead.
 * Single frames: the cross-check and the fallback. A pair whose d holds less than AGREE of the noise the frame's
   finest band shows (Haar HH coefficients) shares its noise (a repeated frame) and is left out. A video with no
-  usable pair (one frame, all repeats) takes single frames' figures: per bin, the lower of flat patches (the
-  QUANTILE-quantile of the variances around a plane of BLOCK×BLOCK blocks, over the χ² quantile it stands for) and
-  the finest band. Texture lifts both and a codec's smoothing lowers the finest band's, so it is rough.
+  usable pair (one frame, all repeats) takes single frames' figures: per bin, the lower of flat patches and the
+  finest band (`videodenoise.noise.single_frame`). Texture lifts both and a codec's smoothing lowers the finest
+  band's, so it is rough.
 * The curve. BINS bins across [0, 1]; each measured bin's σ at its mean intensity, averaged with what its
   neighbours' line predicts there, weighted by their sample counts; read at the bin centres (linear between,
   flat beyond), not forced monotone: after the sRGB gamma and clipping, σ rises and falls again.
@@ -69,6 +69,14 @@ from videodenoise.errors import VideoReadError
 from videodenoise.noise.grain import grain_samples, measure_grain
 from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
+from videodenoise.noise.single_frame import (
+    MAX_SAMPLES,
+    at_clip_limits,
+    block_statistics,
+    finest_band_sigma,
+    finest_coefficients,
+    flat_sigma,
+)
 
 MAX_PAIRS = 8
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
@@ -79,7 +87,6 @@ BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
 MIN_BLOCKS = 12
-MAX_SAMPLES = 200_000
 EDGE = 0.2  # a gradient (per pixel) of the pair's mean above EDGE·σ is an edge or texture
 FALLBACK_Q = 0.1  # an all-texture frame, or one almost free of noise, still keeps its flattest tenth
 STRUCTURE = 4.0
@@ -88,8 +95,6 @@ EXPOSURE_BOX = 9
 BORDER = 3  # pixels at the frame's edge: the box filters reflect there
 RISK = 2.0
 CLIPPED = 0.02
-BLOCK = 8
-QUANTILE = 0.2
 AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
 
@@ -119,8 +124,8 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
         index = _histogram_index(intensity)
         for channel in range(channels):
             histogram[channel] += np.bincount(index[..., channel].ravel(), minlength=HISTOGRAM)
-            patches[channel].append(_block_statistics(image[..., channel]))
-            finest[channel].append(_finest_coefficients(image[..., channel], intensity[..., channel]))
+            patches[channel].append(block_statistics(image[..., channel]))
+            finest[channel].append(finest_coefficients(image[..., channel], intensity[..., channel]))
         if len(singles) < 3:  # kept for the last resort: the finest wavelet band
             singles.append(first)
         if not after:
@@ -219,26 +224,6 @@ def estimate_video_sigma(reader, count: int = MAX_PAIRS) -> float:
     return estimate_video_noise(reader, count).level
 
 
-def estimate_noise_sigma(frames: Iterable[torch.Tensor]) -> float:
-    """The median over frames of skimage.restoration.estimate_sigma (the finest wavelet band's MAD,
-    averaged over channels): a white Gaussian σ on the [0, 1] scale. Image texture makes it read a
-    little high on clean frames; noise a codec has smoothed makes it read low (see the module notes)."""
-    from skimage.restoration import estimate_sigma
-
-    values = []
-    for frame in frames:
-        image = frame.float().cpu().numpy().transpose(1, 2, 0)
-        if image.shape[2] == 1:
-            values.append(float(estimate_sigma(image[:, :, 0])))
-        else:
-            values.append(float(estimate_sigma(image, channel_axis=-1, average_sigmas=True)))
-    if not values:
-        raise VideoReadError("there are no frames to estimate the noise level on")
-    values.sort()
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else 0.5 * (values[middle - 1] + values[middle])
-
-
 # ---- the measurements ----------------------------------------------------------------------------
 def _difference_samples(
     aligner: FrameAligner,
@@ -275,8 +260,8 @@ def _difference_samples(
     # leaves there sits in block means, which is what the grain measures
     flat = trusted & (gradient <= max(EDGE * spread, noise_gradient))
     trusted &= gradient <= max(EDGE * spread, noise_gradient, fallback)
-    warped_clipped = cv2.remap(_clipped(other).astype(np.float32), map_x, map_y, cv2.INTER_LINEAR)
-    clipped = _clipped(image) | (warped_clipped.reshape(image.shape) > 0)
+    warped_clipped = cv2.remap(at_clip_limits(other).astype(np.float32), map_x, map_y, cv2.INTER_LINEAR)
+    clipped = at_clip_limits(image) | (warped_clipped.reshape(image.shape) > 0)
     # a pixel within RISK σ of 0 or 1 (by its 3×3 mean) is clipped now and then, and when it is not its
     # noise is cut off on one side: left out, so that clipping's σ is not what is measured
     near = cv2.blur(mean, (3, 3), borderType=cv2.BORDER_REFLECT).reshape(image.shape)
@@ -324,24 +309,6 @@ def _gradient(image: np.ndarray) -> np.ndarray:
     return np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8
 
 
-def _block_statistics(plane: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(mean, variance around the best plane) of every unclipped BLOCK×BLOCK block of an H×W plane."""
-    rows, cols = plane.shape[0] // BLOCK, plane.shape[1] // BLOCK
-    if rows == 0 or cols == 0:
-        return np.empty(0), np.empty(0)
-    blocks = plane[: rows * BLOCK, : cols * BLOCK].reshape(rows, BLOCK, cols, BLOCK).transpose(0, 2, 1, 3)
-    blocks = blocks.reshape(-1, BLOCK, BLOCK).astype(np.float64)
-    unclipped = ~_clipped(blocks).any(axis=(1, 2))
-    blocks = blocks[unclipped]
-    ramp = np.arange(BLOCK) - (BLOCK - 1) / 2  # orthogonal to the mean and to each other: fitted one by one
-    mean = blocks.mean(axis=(1, 2))
-    across = np.einsum("bij,j->b", blocks, ramp) / (BLOCK * np.square(ramp).sum())
-    down = np.einsum("bij,i->b", blocks, ramp) / (BLOCK * np.square(ramp).sum())
-    residual = blocks - mean[:, None, None] - across[:, None, None] * ramp[None, None, :]
-    residual -= down[:, None, None] * ramp[None, :, None]
-    return mean, np.square(residual).sum(axis=(1, 2)) / (BLOCK * BLOCK - 3)
-
-
 # ---- the curve -----------------------------------------------------------------------------------
 def _fit(
     temporal, patches, finest, histogram: np.ndarray, singles, pairs, frames: int, grain: tuple[float, ...] = ()
@@ -351,7 +318,7 @@ def _fit(
     for channel in range(histogram.shape[0]):
         intensity, values, clipped = _joined(temporal[channel], 3)
         differences = _bins(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
-        flat = _bins(*_joined(patches[channel]), MIN_BLOCKS, _flat_sigma)
+        flat = _bins(*_joined(patches[channel]), MIN_BLOCKS, flat_sigma)
         fine = _bins(*_joined(finest[channel]), MIN_SAMPLES, robust_sigma)
         # of the two single-frame figures the lower: texture lifts both (flat patches much more, where a
         # frame has none), a codec's smoothing lowers the finest band's
@@ -365,7 +332,7 @@ def _fit(
         rows.append(_smoothed(points, centres))
     known = [row for row in rows if row is not None]
     if not known:  # frames too small for blocks or pairs
-        sigma = _finest_band(singles)
+        sigma = finest_band_sigma(singles)
         rows, source = [np.full(BINS, sigma)] * len(rows), "the finest wavelet band of single frames"
     else:
         rows = [row if row is not None else np.mean(known, axis=0) for row in rows]
@@ -410,28 +377,6 @@ def _bins(
     return out
 
 
-def _finest_coefficients(plane: np.ndarray, intensity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(local mean intensity, Haar HH coefficient (a − b − c + d) / 2) of every unclipped 2×2 block of an
-    H×W plane: white noise of σ gives coefficients of σ, texture little (a diagonal second difference), a
-    codec's smoothed noise less than its σ: a lower bound that texture barely lifts."""
-    rows, cols = plane.shape[0] // 2, plane.shape[1] // 2
-    quads = [plane[i : 2 * rows : 2, j : 2 * cols : 2] for i in (0, 1) for j in (0, 1)]
-    coefficient = (quads[0] - quads[1] - quads[2] + quads[3]) / 2
-    keep = ~np.any([_clipped(q) for q in quads], axis=0)
-    index = np.flatnonzero(keep)
-    index = index[:: max(1, math.ceil(len(index) / MAX_SAMPLES))]
-    return intensity[: 2 * rows : 2, : 2 * cols : 2].ravel()[index], coefficient.ravel()[index]
-
-
-def _flat_sigma(variances: np.ndarray) -> float:
-    # chi2.ppf(q, dof) through scipy.special (chdtri inverts the upper tail): importing scipy.stats took
-    # 0.5 s of every `clean --sigma auto`'s start-up
-    from scipy.special import chdtri
-
-    dof = BLOCK * BLOCK - 3
-    return math.sqrt(float(np.quantile(variances, QUANTILE)) / (chdtri(dof, 1 - QUANTILE) / dof))
-
-
 def _smoothed(points: list[tuple[float, float, int] | None], centres: np.ndarray) -> np.ndarray | None:
     """The measured (intensity, σ, count) points, each averaged with what the line through two measured
     bins near it (the nearest on each side; at an end, the next two inwards) predicts at its intensity,
@@ -465,26 +410,10 @@ def _source(used_pairs: bool, used_patches: bool, pairs: list[int], frames: int)
     return f"flat patches of single frames ({frames} frame{'s' * (frames != 1)})"
 
 
-def _finest_band(frames: list[torch.Tensor]) -> float:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sigma = estimate_noise_sigma(frames)
-    except (ValueError, IndexError):  # too small for even one wavelet level
-        return 0.0
-    return sigma if math.isfinite(sigma) else 0.0
-
-
 def _joined(parts: list[tuple[np.ndarray, ...]], columns: int = 2) -> tuple[np.ndarray, ...]:
     if not parts:
         return tuple(np.empty(0) for _ in range(columns))
     return tuple(np.concatenate([p[column] for p in parts]) for column in range(columns))
-
-
-def _clipped(values: np.ndarray) -> np.ndarray:
-    """Values at exactly 0 or 1: a decoded video clips there (what lies beyond was never noise-free
-    data, and its noise was cut off)."""
-    return (values == 0) | (values == 1)
 
 
 def _histogram_index(intensity: np.ndarray) -> np.ndarray:
