@@ -33,11 +33,11 @@ from _machine import cpu_name
 
 
 def arms(attentions: list[TokenAttention]) -> dict[str, list[bool]]:
-    """Arm label → which attentions are off: none (as trained), each layer's alone, all (for a model with attention)."""
+    """Arm label → which attentions are off: none (as trained), each attending layer's alone, and all of them."""
     count = len(attentions)
     chosen = {"as trained": [False] * count}
     chosen.update({f"layer {i + 1} off": [j == i for j in range(count)] for i in range(count) if not attentions[i].off})
-    if not all(attention.off for attention in attentions):
+    if sum(not attention.off for attention in attentions) > 1:  # with one, its own arm is all of it
         chosen["all off"] = [True] * count
     return chosen
 

@@ -36,6 +36,30 @@ def test_an_observation_mixed_at_gain_zero_is_the_aligned_model():
                 torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
 
 
+def test_a_mixing_attention_switched_off_is_one_at_gain_zero():
+    """`TokenAttention.off` (benchmarks/attention_worth.py switches a trained layer's attention off) on an attention
+    that mixes the observation: nothing mixed, codes or observation, and all the noise left, as with both gains 0."""
+    model = randomise(build_model("dust", channels=1, layers=3, token_set="aligned", mix_observation=True))
+    noisy = torch.rand(1, 3, 1, 20, 24)
+    aligned = align_clip(noisy)
+    with torch.no_grad():
+        for sigma in (None, 0.1):
+            for layer in model.layers:
+                layer.attention.off = True
+            switched = model(noisy, all_layers=True, aligned=aligned, sigma=sigma)
+            kept = [(layer.attention.gain.clone(), layer.attention.observation_gain.clone()) for layer in model.layers]
+            for layer in model.layers:
+                layer.attention.off = False
+                layer.attention.gain.zero_()
+                layer.attention.observation_gain.zero_()
+            closed = model(noisy, all_layers=True, aligned=aligned, sigma=sigma)
+            for layer, (gain, observation_gain) in zip(model.layers, kept):
+                layer.attention.gain.copy_(gain)
+                layer.attention.observation_gain.copy_(observation_gain)
+            for a, b in zip(switched, closed):
+                torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+
+
 @pytest.mark.parametrize("heads", [1, 2])
 @pytest.mark.parametrize("neighbourhood", [1, 3])
 def test_the_observation_is_mixed_by_the_codes_weights(heads, neighbourhood):

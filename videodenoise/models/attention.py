@@ -200,8 +200,8 @@ class TokenAttention(nn.Module):
         whose weights do not change when a token is scaled."""
         if self.aligned != (context is not None):
             raise ValueError("the aligned token set needs an AlignedContext, and only it takes one")
-        if self.off:
-            return tokens
+        if self.off:  # nothing mixed: the codes, and an observation with all its noise left (a variance factor 1)
+            return tokens if observation is None else (tokens, observation, observation.new_ones(()))
         if token_scale is not None and (len(self.offsets) > 1 or self.aligned or not self.normalize_tokens):
             raise ValueError("only the temporal token set with normalised tokens mixes scaled tokens")
         if (observation is not None) != self.mixes_observation:

@@ -2,7 +2,7 @@
 
     mean, variance = block_statistics(plane)             # per BLOCK×BLOCK block: a plane fitted, what is left
     sigma = flat_sigma(variance)                        # from the flattest blocks
-    intensity, hh = finest_coefficients(plane, mean2)   # the finest Haar band, per 2×2 block
+    intensity, hh = finest_coefficients(plane, means)   # the finest Haar band, per 2×2 block (means: local)
     sigma = estimate_noise_sigma(frames)                # skimage's finest-band estimate, median over frames
 
 A frame alone cannot tell noise from texture, so these are rough (`videodenoise.noise.estimation` measures
