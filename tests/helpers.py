@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -12,6 +13,18 @@ import skimage.data
 import torch
 
 from videodenoise.cli.app import main
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def load_benchmark(name: str):
+    """benchmarks/NAME.py as the module NAME, once: the scripts import each other by those names."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def run_cli(args, capsys, monkeypatch) -> tuple[int, str, str]:

@@ -4,7 +4,6 @@ their config."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -14,17 +13,7 @@ import torch
 from videodenoise.models.attention import TokenAttention
 from videodenoise.models.registry import build_model, save_model
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
-
-def load(name: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from helpers import load_benchmark as load
 
 
 def test_each_layer_and_all_attention_switched_off_against_as_trained(tmp_path, monkeypatch):

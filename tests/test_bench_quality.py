@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,16 +11,12 @@ import torch
 
 from videodenoise.models.registry import build_model, save_model
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_quality.py"
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_quality", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_quality"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_quality")
 
 
 def tiny_clip(bench, frames: int = 4, height: int = 24, width: int = 32):

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,17 +14,7 @@ import torch
 
 from videodenoise.models.registry import build_model, save_model
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
-
-def load(name: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from helpers import load_benchmark as load
 
 
 @pytest.fixture(scope="module")
