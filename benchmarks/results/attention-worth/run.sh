@@ -2,6 +2,7 @@
 # What a model's attention is worth (README.md here), on the validation clips and the benchmark's held-out clips,
 # Gaussian σ = 10, 25, 50 and camera noise at light CRF 28, medium CRF 23 and heavy CRF 18.
 #   run.sh default   the shipped default (validation.log, held-out.log)
+#   run.sh best      `--quality best` (its wide weights, calibration off), σ = 25 on the held-out clips (best/)
 #   run.sh aligned   issue 19's aligned models without hand fusion, attending at the first layer only and at all
 #                    five (depth-1/, observation/; runs/ is git-ignored: ../aligned-depth/ and
 #                    ../ablation-observation/ say how each was trained)
@@ -15,6 +16,11 @@ case "${1:-}" in
   default)
     .venv/bin/python benchmarks/attention_worth.py --clips $V "${C[@]}" --out $OUT/validation > $OUT/validation.log 2>&1
     .venv/bin/python benchmarks/attention_worth.py --clips $H "${C[@]}" --out $OUT/held-out > $OUT/held-out.log 2>&1 ;;
+  best)
+    mkdir -p $OUT/best
+    .venv/bin/python benchmarks/attention_worth.py \
+      --checkpoint videodenoise/checkpoints/dust-video-wide.safetensors,quality=best,calibrate=off --clips $H \
+      --sigmas 25 --out $OUT/best/held-out > $OUT/best/held-out.log 2>&1 ;;
   aligned)
     for model in depth-1=runs/ablation-depth-1 observation=runs/ablation-fresh-observation; do
       name=${model%%=*} run=${model#*=}
@@ -25,6 +31,6 @@ case "${1:-}" in
       done
     done ;;
   *)
-    echo "usage: run.sh default|aligned" >&2
+    echo "usage: run.sh default|best|aligned" >&2
     exit 2 ;;
 esac
