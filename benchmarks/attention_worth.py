@@ -55,8 +55,7 @@ def noisy_frames(clip: quality.Clip, noise) -> np.ndarray:
     """The benchmark's noisy uint8 frames of one clip and condition (the same draws as its tables)."""
     if isinstance(noise, tuple):
         level, crf = noise
-        seed = realnoise.camera_seed(clip.name, level, "h264", crf)
-        return realnoise.add_camera_noise(clip.frames, realnoise.camera_noise(level, "h264", crf), seed)
+        return realnoise.camera_draw(clip, level, "h264", crf)
     return quality.add_noise_uint8(clip.frames, noise, quality.noise_seed(clip.name, noise))
 
 

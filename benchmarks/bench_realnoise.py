@@ -142,6 +142,13 @@ def add_camera_noise(clean: np.ndarray, noise: CameraNoise, seed: int) -> np.nda
     return quality.to_uint8(noise(clip, generator=torch.Generator().manual_seed(seed)))
 
 
+def camera_draw(clip: quality.Clip, level: str, codec: str, crf: int | None, seed: int = 0) -> np.ndarray:
+    """The benchmark's noisy uint8 frames of one clip under one condition: its camera noise, its seed."""
+    return add_camera_noise(
+        clip.frames, camera_noise(level, codec, crf), camera_seed(clip.name, level, codec, crf, seed)
+    )
+
+
 def noise_fields(noise: CameraNoise) -> dict:
     """The camera model's parameters, for the log and the JSON."""
     return dataclasses.asdict(noise)
@@ -396,13 +403,10 @@ def run_benchmark(
     """Every method at every setting on every (clip, condition), all on the same uint8 noisy frames."""
     log = log or (lambda text: None)
     rows: list[dict] = []
-    noises = {c: camera_noise(*c) for c in conditions}
     for clip in clips:
         for level, codec, crf in conditions:
             condition = condition_name(level, codec, crf)
-            noisy = add_camera_noise(
-                clip.frames, noises[(level, codec, crf)], camera_seed(clip.name, level, codec, crf, seed)
-            )
+            noisy = camera_draw(clip, level, codec, crf, seed)
             noisy_psnr = quality.measure(noisy.astype(np.float32) / 255.0, clip.frames)["psnr"]
             sigma_est = estimate(torch.from_numpy(noisy).float().div_(255.0)) * 255.0
             common = {

@@ -36,10 +36,14 @@ ORACLE = "ffmpeg:any best/clip (oracle)"
 CONDITION = re.compile(r"^(?P<level>\S+) (?P<codec>\S+) crf(?P<crf>\d+)$")
 
 
+def codec_encoded(frames: np.ndarray, codec: str, crf: int) -> np.ndarray:
+    """A clip's clean uint8 frames (T, 3, H, W) through the codec alone (no noise), decoded back to uint8."""
+    return realnoise.add_camera_noise(frames, CameraNoise(a=0.0, b=0.0, codec=codec, crf=crf), seed=0)
+
+
 def codec_alone(frames: np.ndarray, codec: str, crf: int) -> float:
-    """PSNR of a clip's clean uint8 frames (T, 3, H, W) after the codec alone (no noise), on its own frames."""
-    decoded = realnoise.add_camera_noise(frames, CameraNoise(a=0.0, b=0.0, codec=codec, crf=crf), seed=0)
-    return quality.measure(decoded.astype(np.float32) / 255.0, frames)["psnr"]
+    """PSNR of a clip's clean uint8 frames after the codec alone (`codec_encoded`), on its own frames."""
+    return quality.measure(codec_encoded(frames, codec, crf).astype(np.float32) / 255.0, frames)["psnr"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -135,8 +135,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def camera_case(denoiser, photo, level: str, crf: int, out_folder: Path) -> None:
-    noise = realnoise.camera_noise(level, "h264", crf)
-    noisy = realnoise.add_camera_noise(photo.frames, noise, realnoise.camera_seed(photo.name, level, "h264", crf))
+    noisy = realnoise.camera_draw(photo, level, "h264", crf)
     out, estimate = denoise(denoiser, noisy)
     ffmpeg, label, ffmpeg_psnr = best_ffmpeg(noisy, photo.frames)
     score = {
@@ -150,6 +149,7 @@ def camera_case(denoiser, photo, level: str, crf: int, out_folder: Path) -> None
         (f"{label} (best for this clip), {ffmpeg_psnr:.2f} dB", middle_crop(ffmpeg, top, left)),
         ("clean reference", middle_crop(photo.frames, top, left)),
     ]
+    noise = realnoise.camera_noise(level, "h264", crf)
     caption = f"camera noise a={noise.a:g}, b={noise.b:g}, H.264 CRF {crf}; estimated: {estimate.summary()}"
     name = f"camera-{level}-crf{crf}"
     figure(out_folder / f"{name}.png", panels, caption)

@@ -50,11 +50,7 @@ def noisy_clips(clips: list[quality.Clip]) -> list[tuple[str, list[np.ndarray]]]
     out = []
     for level in realnoise.DEFAULT_LEVELS:
         for crf in realnoise.DEFAULT_CRFS:
-            noise = realnoise.camera_noise(level, "h264", crf)
-            draws = [
-                realnoise.add_camera_noise(clip.frames, noise, realnoise.camera_seed(clip.name, level, "h264", crf))
-                for clip in clips
-            ]
+            draws = [realnoise.camera_draw(clip, level, "h264", crf) for clip in clips]
             out.append((realnoise.condition_name(level, "h264", crf), draws))
     for sigma in GAUSSIAN_SIGMAS:
         draws = [quality.add_noise_uint8(clip.frames, sigma, quality.noise_seed(clip.name, sigma, 0)) for clip in clips]

@@ -1,7 +1,7 @@
 """`clean --sigma auto` on footage with no noise at all, only a codec: what the estimator reads, and whether the
-output stays at its input. The clips' clean frames through H.264 at CRF 18, 23 and 28 (`CameraNoise(a=0, b=0)`, as
-`benchmarks/codec_ceiling.py` encodes them), 5 frames, the fast preset; PSNR against the clean frames of the decoded
-input, of `clean` with σ auto, and of `clean` told σ = 2 by hand.
+output stays at its input. The clips' clean frames through H.264 at CRF 18, 23 and 28 (`codec_ceiling.codec_encoded`,
+as `benchmarks/codec_ceiling.py` scores them), 5 frames, the fast preset; PSNR against the clean frames of the
+decoded input, of `clean` with σ auto, and of `clean` told σ = 2 by hand.
 
     .venv/bin/python benchmarks/results/texture-overread/codec_only.py \
         > benchmarks/results/texture-overread/codec_only.log      # from the repository's root
@@ -20,12 +20,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
 from videodenoise.denoise.settings import PRESETS  # noqa: E402
-from videodenoise.noise.camera import CameraNoise  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
+from codec_ceiling import codec_encoded  # noqa: E402
 
 VALIDATION = "china-pan,china-objects,flower-pan,flower-objects"  # the colour validation clips
 HELD_OUT = "bikes,carphone,astronaut-pan,coffee-pan,chelsea-pan,grace-hopper-pan"  # the benchmark's
@@ -45,7 +44,7 @@ def main() -> None:
     )
     for clip in quality.build_clips(args.clips.split(","), frames=5):
         for crf in (int(c) for c in args.crfs.split(",")):
-            decoded = realnoise.add_camera_noise(clip.frames, CameraNoise(a=0.0, b=0.0, codec="h264", crf=crf), seed=0)
+            decoded = codec_encoded(clip.frames, "h264", crf)
             frames = torch.from_numpy(decoded).float().div_(255.0)
             function = estimate_clip_noise(frames)
             error = (decoded.astype(np.float64) - clip.frames).std()

@@ -42,8 +42,7 @@ def main() -> None:
     for clip in quality.build_clips(args.clips.split(","), frames=5):
         for condition in args.conditions.split(","):
             level, crf = condition.split(":")
-            seed = realnoise.camera_seed(clip.name, level, "h264", int(crf))
-            noisy = realnoise.add_camera_noise(clip.frames, realnoise.camera_noise(level, "h264", int(crf)), seed)
+            noisy = realnoise.camera_draw(clip, level, "h264", int(crf))
             frames = torch.from_numpy(noisy).float().div_(255.0)
             function = estimate_clip_noise(frames)
             error = (noisy.astype(np.float64) - clip.frames).std()
