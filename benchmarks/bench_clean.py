@@ -135,11 +135,13 @@ def make_denoiser(checkpoint: str | None, settings=None):
     return Denoiser(build_model("dust", channels=1), settings), "an untrained grey DUST (no shipped checkpoint yet)"
 
 
-def time_clean(denoiser, noisy_file: Path, out_file: Path, sigma_255: float) -> tuple[float, np.ndarray]:
+def time_clean(denoiser, noisy_file: Path, out_file: Path, sigma_255: float | str) -> tuple[float, np.ndarray]:
+    """`clean` on one file, told sigma_255 (0-255) or "auto": (frames/s, its output frames)."""
     from videodenoise.denoise.pipeline import denoise_video
 
+    sigma = sigma_255 if sigma_255 == "auto" else sigma_255 / 255
     start = time.perf_counter()
-    result = denoise_video(noisy_file, out_file, denoiser, sigma=sigma_255 / 255, format="lossless", overwrite=True)
+    result = denoise_video(noisy_file, out_file, denoiser, sigma=sigma, format="lossless", overwrite=True)
     seconds = time.perf_counter() - start
     return result.frames / seconds, read_frames(out_file)
 
@@ -171,13 +173,16 @@ def long_clip_files(folder: Path, frames: int, short_frames: int) -> tuple[Path,
     return long_file, short_file, nlm
 
 
-def time_in_turns(arms: dict, noisy_file: Path, out_file: Path, repeats: int) -> tuple[dict, dict]:
+def time_in_turns(
+    arms: dict, noisy_file: Path, out_file: Path, repeats: int, sigma_255: float | str = SIGMA_255
+) -> tuple[dict, dict]:
     """`clean` on one file with each arm in turn, `repeats` rounds: arms maps a name to a function that sets the arm
-    up and returns its denoiser. → ({name: [s/frame of each round]}, {name: its last output frames})."""
+    up and returns its denoiser; told sigma_255 or "auto". → ({name: [s/frame of each round]}, {name: its last
+    output frames})."""
     times, outputs = {name: [] for name in arms}, {}
     for _ in range(repeats):
         for name, arm in arms.items():
-            fps, outputs[name] = time_clean(arm(), noisy_file, out_file, SIGMA_255)
+            fps, outputs[name] = time_clean(arm(), noisy_file, out_file, sigma_255)
             times[name].append(1 / fps)
     return times, outputs
 
@@ -228,11 +233,13 @@ def compare_in_turns(
         setattr(module, name, kept)
 
 
-def report_in_turns(title: str, arms: dict, noisy_file: Path, out_file: Path, repeats: int, nlm: float) -> None:
+def report_in_turns(
+    title: str, arms: dict, noisy_file: Path, out_file: Path, repeats: int, nlm: float, sigma_255=SIGMA_255
+) -> None:
     """`clean` with two arms (before, after: a label each, mapped to a function that sets the arm up and returns its
-    denoiser), timed in turns (`time_in_turns`); prints each round's s/frame, the medians, their ratio, each over
-    OpenCV NLM's `nlm` s/frame, and how far apart the two outputs are."""
-    times, outputs = time_in_turns(arms, noisy_file, out_file, repeats)
+    denoiser), timed in turns (`time_in_turns`, told sigma_255 or "auto"); prints each round's s/frame, the medians,
+    their ratio, each over OpenCV NLM's `nlm` s/frame, and how far apart the two outputs are."""
+    times, outputs = time_in_turns(arms, noisy_file, out_file, repeats, sigma_255)
     first, second = (statistics.median(times[label]) for label in arms)
     apart = np.abs(np.subtract(*[o.astype(np.int32) for o in outputs.values()])).max()
     runs = "; ".join(f"{label}: " + ", ".join(f"{t:.4f}" for t in times[label]) for label in arms)

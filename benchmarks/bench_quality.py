@@ -29,15 +29,16 @@ What is measured, and how:
   - `noisy`: the input itself.
   - each checkpoint (--checkpoint NAME=PATH[,key=value...], repeatable; default current = the shipped
     default checkpoint, previous = videodenoise/checkpoints/dust-samples-constrained.safetensors, run once if both
-    are the same file) through `Denoiser.from_checkpoint(path, device=...)` with the CLI's defaults
+    are the same file) through `Denoiser.from_preset("fast", path)` with the CLI's defaults
     (`--quality fast`: motion-compensated temporal fusion of 5 frames, 5-frame reflected windows, stride 3,
     tiles of 512 px, opponent colour for grey models; a noise-conditional checkpoint is told σ, or
     after fusion the σ left at each pixel, inside its training range, any other is applied with
     noise-level rescaling; the default `previous` checkpoint runs as it shipped, without fusion), or
     with one lever changed by the options of CHECKPOINT_OPTIONS (the ablation of docs/quality.md), on
-    the whole clip, with --modes known,auto: `NAME-known` (told the true σ) and `NAME-auto` (σ estimated
-    exactly as `denoise_clip(sigma="auto")` does: `estimate_noise_sigma` on up to 5 frames spread
-    over the clip; the estimate is reported). The estimate's time counts in the auto method's time.
+    the whole clip, with --modes known,auto: `NAME-known` (told the true σ) and `NAME-auto` (the noise
+    estimated exactly as `denoise_clip(sigma="auto")` does: its noise level function, `estimate_clip_noise`;
+    its level is reported; before 2026-12-06 this mode told the model that level as one σ). The estimate's
+    time counts in the auto method's time.
   - `nlm-opencv`: `cv2.fastNlMeansDenoisingColoredMulti`, template 7, search 21, temporal window 5
     centred on every frame and reflected at the clip's ends (frame −1 is frame 1), so every frame gets
     a full window; h = hColor = 0.6·σ (h = 15 at σ = 25), at least 1.
@@ -415,6 +416,8 @@ def classical_methods(
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 #   wiener_stride=N  that filter's patches every N pixels (clean --wiener-stride)
 #   wiener_flow=P    the DIS preset of that filter's flow (clean --wiener-flow)
+#   white_noise=off  never hand white noise to the aligned model (clean --no-white-noise-model); =PATH: to these
+#                    weights (by default the fast preset's shipped weights hand it to the shipped aligned ones)
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -436,6 +439,7 @@ CHECKPOINT_OPTIONS = (
     "wiener",
     "wiener_stride",
     "wiener_flow",
+    "white_noise",
 )
 
 # the options that set a FusionSettings field directly: option → (field, how its value is read)
@@ -451,7 +455,7 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     """The denoiser `clean` builds, changed by a --checkpoint's options."""
     from videodenoise.cli.clean import denoise_settings
     from videodenoise.denoise.denoiser import Denoiser
-    from videodenoise.models.checkpoints import load_checkpoint, read_sigma_range, read_sigma_train
+    from videodenoise.models.checkpoints import load_checkpoint, read_sigma_train
 
     given: dict = {"device": device, "fusion": options.get("fusion") != "off"}
     if "patch_stride" in options:
@@ -473,15 +477,22 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["wiener_stride"] = int(options["wiener_stride"])
     if "guide_patch_stride" in options:
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
+    if "white_noise" in options:  # off, or the weights given below instead of the shipped ones
+        given["white_noise_model"] = False
     radius = int(options["fusion_radius"]) if "fusion_radius" in options else None
-    settings = denoise_settings(options.get("quality", "fast"), given, fusion_radius=radius)
+    quality = options.get("quality", "fast")
+    settings = denoise_settings(quality, given, fusion_radius=radius)
     chosen = {field: read(options[option]) for option, (field, read) in FUSION_OPTIONS.items() if option in options}
     if settings.fusion is not None and chosen:
         settings = dataclasses.replace(settings, fusion=dataclasses.replace(settings.fusion, **chosen))
-    model, metadata = load_checkpoint(path)
-    sigma_range = None if options.get("range") == "off" else read_sigma_range(metadata, path)
-    denoiser = Denoiser(model, settings, sigma_train=read_sigma_train(metadata, path), sigma_range=sigma_range)
-    denoiser.checkpoint = Path(path)
+    if options.get("range") == "off":  # rescaled to σ_train instead of told σ: not what clean builds
+        model, metadata = load_checkpoint(path)
+        denoiser = Denoiser(model, settings, sigma_train=read_sigma_train(metadata, path))
+        denoiser.checkpoint = Path(path)
+    else:
+        denoiser = Denoiser.from_preset(quality, path, settings)  # as clean builds it
+    if options.get("white_noise", "off") != "off":
+        denoiser.with_white_noise_model(Path(options["white_noise"]))
     return denoiser
 
 
@@ -530,16 +541,17 @@ def model_methods(
 
 
 def make_model_runner(denoiser, mode: str) -> Callable[[np.ndarray, float], tuple[np.ndarray, dict]]:
-    from videodenoise.noise.estimation import estimate_clip_sigma
+    from videodenoise.noise.estimation import estimate_clip_noise
 
     def run(noisy: np.ndarray, sigma_255: float) -> tuple[np.ndarray, dict]:
         clip = torch.from_numpy(noisy).float().div_(255.0)
         if mode == "known":
-            sigma = sigma_255 / 255.0
-        else:  # what denoise_clip(sigma="auto") does, with the estimate kept
-            sigma = estimate_clip_sigma(clip)
+            sigma = used = sigma_255 / 255.0
+        else:  # what denoise_clip(sigma="auto") does, with the estimate kept: its level is reported
+            sigma = estimate_clip_noise(clip, coarse=denoiser.settings.scales == 2)
+            used = sigma.level
         estimate = denoiser.denoise_clip(clip, sigma=sigma)
-        return estimate.numpy(), {"sigma_used_255": sigma * 255.0}
+        return estimate.numpy(), {"sigma_used_255": used * 255.0}
 
     return run
 

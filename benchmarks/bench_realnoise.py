@@ -21,9 +21,8 @@ What is measured, and how (docs/realnoise.md says it in prose):
 * Methods (every output rounded to 8 bits before it is scored):
   - `noisy`: the input itself.
   - `clean:NAME` for each --checkpoint NAME=PATH (default current = the shipped default checkpoint):
-    `Denoiser.from_checkpoint(PATH, PRESETS["fast"])`, `denoise_clip(clip, sigma="auto")`, exactly as
-    `clean` runs it (a checkpoint with bench_quality's ,key=value options is built by its
-    `load_denoiser` instead).
+    `Denoiser.from_preset("fast", PATH)`, `denoise_clip(clip, sigma="auto")`, exactly as `clean` runs it
+    (built by bench_quality's `load_denoiser`, which also takes its ,key=value options).
   - `clean:NAME:before`: the same denoiser told the one σ `clean` estimated before the noise level
     function (`--skip one-sigma` leaves it out).
   - `clean:NAME:sigma`: the same denoiser told each σ of --sigma-sweep (0-255 scale); reported at the
@@ -299,14 +298,9 @@ def ffmpeg_method(spec: FfmpegFilter, value: float, pix_fmt: str, threads: int |
 
 
 def load_clean(path: Path, options: dict, device: str):
-    """The denoiser `clean` builds for a checkpoint: `Denoiser.from_checkpoint` with the fast preset, or
-    bench_quality's `load_denoiser` when the checkpoint carries one of its options."""
-    if options:
-        return quality.load_denoiser(path, options, device=device)
-    from videodenoise.denoise.denoiser import Denoiser
-    from videodenoise.denoise.settings import PRESETS
-
-    return Denoiser.from_checkpoint(path, dataclasses.replace(PRESETS["fast"], device=device))
+    """The denoiser `clean` builds for a checkpoint (the fast preset unless its options say otherwise):
+    bench_quality's `load_denoiser`."""
+    return quality.load_denoiser(path, options, device=device)
 
 
 def clean_method(label: str, denoiser, sigma_255: float | None = None) -> quality.Method:
