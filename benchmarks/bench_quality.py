@@ -416,8 +416,6 @@ def classical_methods(
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 #   wiener_stride=N  that filter's patches every N pixels (clean --wiener-stride)
 #   wiener_flow=P    the DIS preset of that filter's flow (clean --wiener-flow)
-#   white_noise=off  never hand white noise to the aligned model (clean --no-white-noise-model); =PATH: to these
-#                    weights (by default the fast preset's shipped weights hand it to the shipped aligned ones)
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -439,7 +437,6 @@ CHECKPOINT_OPTIONS = (
     "wiener",
     "wiener_stride",
     "wiener_flow",
-    "white_noise",
 )
 
 # the options that set a FusionSettings field directly: option → (field, how its value is read)
@@ -477,8 +474,6 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["wiener_stride"] = int(options["wiener_stride"])
     if "guide_patch_stride" in options:
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
-    if "white_noise" in options:  # off, or the weights given below instead of the shipped ones
-        given["white_noise_model"] = False
     radius = int(options["fusion_radius"]) if "fusion_radius" in options else None
     quality = options.get("quality", "fast")
     settings = denoise_settings(quality, given, fusion_radius=radius)
@@ -491,8 +486,6 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         denoiser.checkpoint = Path(path)
     else:
         denoiser = Denoiser.from_preset(quality, path, settings)  # as clean builds it
-    if options.get("white_noise", "off") != "off":
-        denoiser.with_white_noise_model(Path(options["white_noise"]))
     return denoiser
 
 

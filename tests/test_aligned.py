@@ -400,3 +400,9 @@ def test_calibration_hands_an_aligned_model_distinct_frames_too(monkeypatch):
     assert seen and all(len(window) == 4 for window in seen)  # each frame from the 4 others, each once
     for window in seen:
         assert all(not torch.equal(window[i], window[j]) for i in range(4) for j in range(i))
+
+
+def test_clean_says_an_aligned_model_alone_attends_over_the_aligned_neighbours():
+    denoiser = Denoiser(build_model("dust", channels=1, layers=2, token_set="aligned"), DenoiseSettings(device="cpu"))
+    line = denoiser.describe_sigma(0.1, "given")
+    assert "the model attends over each frame's motion-aligned neighbours (5 frames)" in line and "fused" not in line

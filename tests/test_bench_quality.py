@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 import torch
 
+from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.models.registry import build_model, save_model
+from videodenoise.noise.estimation import estimate_clip_noise
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 from helpers import load_benchmark
 
@@ -43,6 +46,25 @@ def test_metrics_of_identical_and_noisy_frames(bench):
     noisy = bench.add_noise_uint8(clean, 25.0, 0)
     worse = bench.measure(noisy.astype(np.float32) / 255, clean)
     assert 18 < worse["psnr"] < 24 and worse["ssim"] < 1
+
+
+def test_the_auto_mode_tells_the_model_the_noise_level_function_as_clean_does(bench):
+    told = []
+
+    class Recording:
+        settings = DenoiseSettings()
+
+        def denoise_clip(self, clip, sigma):
+            told.append(sigma)
+            return clip
+
+    noisy = bench.add_noise_uint8(tiny_clip(bench).frames, 25.0, 0)
+    _, extra = bench.make_model_runner(Recording(), "auto")(noisy, 25.0)
+    expected = estimate_clip_noise(torch.from_numpy(noisy).float().div_(255.0))
+    assert isinstance(told[0], NoiseLevelFunction) and told[0] == expected
+    assert extra["sigma_used_255"] == pytest.approx(expected.level * 255)
+    bench.make_model_runner(Recording(), "known")(noisy, 25.0)
+    assert told[1] == pytest.approx(25 / 255)
 
 
 def test_centre_crop(bench):

@@ -187,7 +187,7 @@ def clean(
                     fps=fps,
                     crf=crf,
                     progress=advance,
-                    on_sigma=lambda value, how: report(denoiser.for_noise(value).describe_sigma(value, how)),
+                    on_sigma=lambda value, how: report(denoiser.describe_sigma(value, how)),
                     on_calibration=lambda calibration: report(calibration.describe()),
                 )
             except (KeyboardInterrupt, typer.Exit):

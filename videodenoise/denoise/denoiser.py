@@ -75,7 +75,7 @@ from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
-from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, WHITE_NOISE_WEIGHTS, DenoiseSettings, preset
+from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
 from videodenoise.denoise.tiling import blend_tiles, mirror, mirror_coordinates, model_margin, round_up, window_frames
 from videodenoise.denoise.wiener import wiener_refine
 from videodenoise.devices import autocast, distributed_environment, resolve_device, resolve_precision
@@ -176,7 +176,6 @@ class Denoiser:
             one_pass = dataclasses.replace(one_scale, patch_stride=guide_stride, passes=1, guide_patch_stride=None)
             self._guide = Denoiser(copy.copy(model), one_pass, sigma_train, sigma_range)
         self._coarse = Denoiser(model, one_scale, sigma_train, sigma_range) if settings.scales == 2 else None
-        self.white_noise: Denoiser | None = None  # what denoises white noise instead (`with_white_noise_model`)
 
     @classmethod
     def from_checkpoint(
@@ -199,32 +198,7 @@ class Denoiser:
         """The denoiser `clean --quality NAME` builds: the preset's settings (or `settings`) applying its
         shipped weights (or the weights file or run folder `path`)."""
         named = preset(name)  # a one-line error for an unknown name, whatever else is given
-        shipped = shipped_checkpoint(PRESET_WEIGHTS[name])
-        denoiser = cls.from_checkpoint(path or shipped, settings or named)
-        if denoiser.settings.white_noise_model and denoiser.checkpoint.resolve() == shipped.resolve():
-            denoiser.with_white_noise_model()
-        return denoiser
-
-    def with_white_noise_model(self, path: str | os.PathLike | None = None) -> Denoiser:
-        """This denoiser, handing white noise to the aligned-attention weights `path` (default: the shipped ones)
-        applied alone, with these settings less fusion and what needs it (`for_noise`)."""
-        alone = dataclasses.replace(
-            self.settings, fusion=None, passes=1, guide_patch_stride=None, calibrate=False, white_noise_model=False
-        )
-        self.white_noise = Denoiser.from_checkpoint(path or shipped_checkpoint(WHITE_NOISE_WEIGHTS), alone)
-        if not self.white_noise.aligns:
-            raise DenoiseError(
-                f"'{self.white_noise.checkpoint}' does not attend over motion-aligned frames; pass weights trained "
-                "with --model-option token_set=aligned"
-            )
-        return self
-
-    def for_noise(self, noise: float | NoiseLevelFunction | None) -> Denoiser:
-        """The denoiser for this noise: `white_noise` where the estimator measured it white (`NoiseLevelFunction.white`;
-        never σ told by hand), else this one. Both models were trained on white noise; only fusion is told what a
-        codec's noise does."""
-        white = isinstance(noise, NoiseLevelFunction) and noise.white
-        return self.white_noise if white and self.white_noise is not None else self
+        return cls.from_checkpoint(path or shipped_checkpoint(PRESET_WEIGHTS[name]), settings or named)
 
     # ---- whole clips in memory -------------------------------------------------------------------
     def denoise_clip(
@@ -242,9 +216,6 @@ class Denoiser:
             raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
         if sigma == "auto":
             sigma = estimate_clip_noise(clip, coarse=self._coarse is not None)
-        routed = self.for_noise(sigma) if guides is None else self  # guides steer fusion, which it has not
-        if routed is not self:
-            return routed.denoise_clip(clip, sigma)
         if self.settings.calibrate and sigma is not None:
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)

@@ -232,7 +232,6 @@ def denoise_plan(
         )
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
-    denoiser = denoiser.for_noise(sigma_value)  # white noise, as estimated, may go to another model
     calibration = None
     if denoiser.settings.calibrate and sigma_value is not None:
         chosen_on = calibration_frames(reader, info)

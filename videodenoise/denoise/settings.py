@@ -157,12 +157,6 @@ class DenoiseSettings:
         "the order they were taken, then woven back. +2.2 dB on a synthetic interlaced clip with motion, -0.8 on a "
         "nearly still one; progressive video is denoised as frames either way.",
     )
-    white_noise_model: bool = setting(
-        False,
-        "With the preset's shipped weights and σ auto: where the noise measures white (new in every frame, not "
-        "spatially correlated: not a codec's), denoise with the shipped aligned-attention DUST alone, which attends "
-        "over each frame's motion-aligned neighbours itself, instead of fusion and the preset's model.",
-    )
     scaling: str = setting(
         "rescale",
         "How a model meets another noise level than it was trained at: rescale "
@@ -259,11 +253,6 @@ PRESET_WEIGHTS: dict[str, str] = {
     "balanced": "dust-video.safetensors",
     "best": "dust-video-wide.safetensors",
 }
-# what `white_noise_model` denoises white noise with: issue 19's DUST attending over motion-aligned frames at its first
-# layer and handing its mixed observation on (configs/train/dust-video-aligned-ablation.toml, aligned_depth=1), run
-# without fusion; held out +0.19 dB at σ = 25 over fast's fusion and model, behind them on a codec's noise
-# (benchmarks/results/aligned-depth/, benchmarks/results/white-noise-route/)
-WHITE_NOISE_WEIGHTS = "dust-video-aligned.safetensors"
 
 
 def preset(name: str) -> DenoiseSettings:

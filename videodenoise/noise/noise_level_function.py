@@ -126,13 +126,6 @@ class NoiseLevelFunction:
         return self.grain[0] if self.grain else 1.0
 
     @property
-    def white(self) -> bool:
-        """Measured on pairs of frames as noise new in every frame (nothing carried over) and spatially white (a
-        grain of 1 in every channel): the noise the models were trained on, not a codec's. `clean`'s default
-        denoises such noise with the aligned-attention model alone (`Denoiser.for_noise`)."""
-        return self.from_pairs and self.carried == 0 and all(g == 1 for g in self.grain)
-
-    @property
     def from_pairs(self) -> bool:
         """Measured on motion-aligned pairs of frames (`videodenoise.noise.estimation` names its source so),
         not on single frames' flat patches, its last resort."""

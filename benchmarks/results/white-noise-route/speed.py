@@ -1,7 +1,7 @@
-"""`clean --sigma auto` on the long clip of `bench_clean.py` part 1 (bikes' 320×240 centre, Gaussian σ = 25, seed 0,
-stored losslessly) with the fast preset as it was (`default`: fusion and the default's model) and handing white noise
-to the aligned model (`route`), timed in turns; each over OpenCV NLM's time a frame on the same clip, the measure of
-issue 19's speed bound (at most 0.25× for `clean`).
+"""Issue 19's aligned model attending at its first layer (`depth-1`), alone, against the fast preset (fusion and the
+default's model) on the long clip of `bench_clean.py` part 1 (bikes' 320×240 centre, Gaussian σ = 25, seed 0, stored
+losslessly): timed in turns, σ estimated (`--sigma auto`) and told (σ = 25), each over OpenCV NLM's time a frame on
+the same clip, the measure of issue 19's speed bound (at most 0.25× for `clean`). Also what the estimator reads there.
 
     .venv/bin/python benchmarks/results/white-noise-route/speed.py [--aligned PATH] [--repeats 3] > speed.log
 """
@@ -20,21 +20,29 @@ import bench_clean as bench  # noqa: E402
 
 from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
 from videodenoise.denoise.settings import PRESETS  # noqa: E402
+from videodenoise.io.video import open_video  # noqa: E402
+from videodenoise.noise.estimation import estimate_video_noise  # noqa: E402
 
 from _machine import cpu_name  # noqa: E402
+
+ALIGNED = "runs/ablation-depth-1/last.safetensors"  # trained by the command in ../aligned-depth/README.md
 
 
 def main() -> None:
     parser = bench.in_turns_parser(__doc__.split("\n")[0])
-    parser.add_argument("--aligned", default=None, help="the aligned weights (default: the shipped ones)")
+    parser.add_argument("--aligned", default=ALIGNED, help="the aligned model's weights, run without fusion")
     args = parser.parse_args()
-    print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads; aligned weights {args.aligned or 'shipped'}")
-    fast = dataclasses.replace(PRESETS["fast"], device="cpu", white_noise_model=False)
+    print(f"machine: {cpu_name()}; {torch.get_num_threads()} torch threads; aligned weights {args.aligned}")
+    fast = dataclasses.replace(PRESETS["fast"], device="cpu")
     default = Denoiser.from_preset("fast", settings=fast)
-    route = Denoiser.from_preset("fast", settings=fast).with_white_noise_model(args.aligned)
-    for title, _, noisy_file, out_file, nlm in bench.long_clip_runs(args, [("default → route, σ auto", None, True)]):
-        arms = {"default": lambda: default, "route": lambda: route}
-        bench.report_in_turns(title, arms, noisy_file, out_file, args.repeats, nlm, sigma_255="auto")
+    aligned = Denoiser.from_checkpoint(args.aligned, dataclasses.replace(fast, fusion=None))
+    runs = [("default → depth-1 alone, σ auto", "auto", True), ("default → depth-1 alone, σ = 25 told", 25, True)]
+    for title, sigma, noisy_file, out_file, nlm in bench.long_clip_runs(args, runs):
+        if sigma == "auto":
+            estimate = estimate_video_noise(open_video(noisy_file))
+            print(f"the estimate: {estimate.summary()}; grain {estimate.grain}, carried {estimate.carried:.2f}")
+        arms = {"default": lambda: default, "depth-1": lambda: aligned}
+        bench.report_in_turns(title, arms, noisy_file, out_file, args.repeats, nlm, sigma_255=sigma)
 
 
 if __name__ == "__main__":
