@@ -234,7 +234,13 @@ def compare_in_turns(
 
 
 def report_in_turns(
-    title: str, arms: dict, noisy_file: Path, out_file: Path, repeats: int, nlm: float, sigma_255=SIGMA_255
+    title: str,
+    arms: dict,
+    noisy_file: Path,
+    out_file: Path,
+    repeats: int,
+    nlm: float,
+    sigma_255: float | str = SIGMA_255,
 ) -> None:
     """`clean` with two arms (before, after: a label each, mapped to a function that sets the arm up and returns its
     denoiser), timed in turns (`time_in_turns`, told sigma_255 or "auto"); prints each round's s/frame, the medians,
