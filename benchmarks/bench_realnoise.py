@@ -297,12 +297,6 @@ def ffmpeg_method(spec: FfmpegFilter, value: float, pix_fmt: str, threads: int |
 # clean
 
 
-def load_clean(path: Path, options: dict, device: str):
-    """The denoiser `clean` builds for a checkpoint (the fast preset unless its options say otherwise):
-    bench_quality's `load_denoiser`."""
-    return quality.load_denoiser(path, options, device=device)
-
-
 def clean_method(label: str, denoiser, sigma_255: float | None = None) -> quality.Method:
     """`clean:LABEL` with σ auto (sigma_255 None), or `clean:LABEL:sigma` told sigma_255."""
 
@@ -1007,7 +1001,7 @@ def main(argv: list[str] | None = None) -> int:
     sweeps: list[Sweep] = []
     checkpoint_info = {}
     for label, (path, options) in checkpoints.items():
-        denoiser = load_clean(path, options, args.device)
+        denoiser = quality.load_denoiser(path, options, device=args.device)
         checkpoint_info[label] = {"path": str(path), "options": options, "device": str(denoiser.device)}
         log(f"checkpoint {label}: {path} {options or ''} on {denoiser.device}")
         if clips:  # warm-up, untimed: a torch model's first call pays for allocations later calls do not

@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
 
-    denoiser = realnoise.load_clean(args.checkpoint or DEFAULT_CHECKPOINT, {}, "auto")
+    denoiser = quality.load_denoiser(args.checkpoint or DEFAULT_CHECKPOINT, {})
     args.out.mkdir(parents=True, exist_ok=True)
 
     bikes = quality.load_real_clip("bikes", FRAMES, None).frames  # the whole 640×272 frame

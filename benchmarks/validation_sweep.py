@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     from videodenoise.noise.estimation import estimate_clip_noise
 
     names = validation_clip_names(args.clips)
-    denoiser = realnoise.load_clean(DEFAULT_CHECKPOINT, {}, "auto")
+    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
     clips = quality.build_clips(names, args.frames, quality.DEFAULT_SIZE)
     machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
     print(f"{args.knob}; clips: {', '.join(names)}; {args.frames} frames; {machine}")
