@@ -260,6 +260,17 @@ def test_a_video_file_is_estimated_from_pairs_spread_over_it(tmp_path):
     np.testing.assert_allclose(noise.at(INTENSITIES), truth(3), rtol=0.15)
 
 
+def test_runs_measured_in_parallel_give_the_function_measured_one_at_a_time(monkeypatch):
+    # a pan with carried noise: every part of the estimate (curve, grain, carried share, coarse) comes from the runs
+    noisy = carried_noise(clip_of(0.5, frames=12, channels=3), 0.05, 0.4)
+    monkeypatch.setattr(estimation, "WORKERS", 1)
+    serial = estimate_clip_noise(noisy, pairs=6, coarse=True)
+    for workers in (2, 4):
+        monkeypatch.setattr(estimation, "WORKERS", workers)
+        assert estimate_clip_noise(noisy, pairs=6, coarse=True) == serial
+    assert serial.carried > 0 and serial.coarse is not None
+
+
 def carried_noise(clean: torch.Tensor, sigma: float, carried: float, seed: int = 5) -> torch.Tensor:
     """Noise of σ that each frame carries over from the one before, as a codec's skipped blocks do:
     n_t = c·n_(t−1) + √(1 − c²)·fresh, so frames k apart share c^k of it."""
@@ -364,6 +375,9 @@ def test_fusion_takes_a_map_or_a_function_and_leaves_a_map_of_the_same_shape():
     scalar, scalar_map = MotionFusion().fuse_clip(noisy, 0.05)
     assert constant_map.shape == (5, 48, 64)
     assert torch.allclose(constant, scalar, atol=1e-6) and torch.allclose(constant_map, scalar_map, atol=1e-6)
+    # a function is read off the frame fusion holds: the same map as calling it on each frame
+    called, called_map = MotionFusion().fuse_clip(noisy, lambda frame: function(frame))
+    assert torch.equal(fused, called) and torch.equal(noise_map, called_map)
     for bad in (torch.full((48, 63), 0.05), torch.full((48, 64), -0.1), torch.full((2, 48, 64), 0.1)):
         with pytest.raises(DenoiseError, match="noise map"):
             MotionFusion().fuse_clip(noisy, bad)

@@ -13,7 +13,7 @@ import torch
 import videodenoise.denoise.fusion as fusion_module
 import videodenoise.models.base as base
 from videodenoise.denoise.denoiser import Denoiser
-from videodenoise.denoise.fusion import MotionFusion, _interpolation_variance
+from videodenoise.denoise.fusion import MotionFusion, _interpolation_variance, channel_mean
 from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError, ModelError
 from videodenoise.io.writers import write_video
@@ -124,6 +124,14 @@ def test_grainy_noise_widens_the_bandwidth_and_white_noise_is_fused_as_before(mo
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(DenoiseError, match="grain"):
             MotionFusion().fuse_clip(clip, SIGMA, grain=bad)
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3])
+def test_channel_mean_is_numpys_mean_over_the_last_axis_bit_for_bit(channels):
+    image = np.random.default_rng(channels).normal(0.5, 0.3, (37, 53, channels)).astype(np.float32)
+    mean = channel_mean(image)
+    assert mean.dtype == np.float32 and mean.shape == (37, 53)
+    np.testing.assert_array_equal(mean, image.mean(axis=2))
 
 
 def test_interpolation_variance_matches_resampled_noise():

@@ -45,24 +45,30 @@
   (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred gradients of its own above
   EDGE·σ, their median (read off d / 2, whose noise is the mean's) is the edge threshold instead, so the flat
   parts of a frame are still found.
-* Cost. Up to MAX_PAIRS runs of three frames spread over the video, one run held at a time, two flows each,
-  MAX_SAMPLES pixels a channel kept from a pair at most (`benchmarks/bench_clean.py --parts 4`: 5 %).
+* Cost. Up to MAX_PAIRS runs of three frames spread over the video, two flows each, MAX_SAMPLES pixels a
+  channel kept from a pair at most; WORKERS runs measured at once in threads while the next is decoded, their
+  samples gathered in the runs' order, so the function is the same as measuring one at a time
+  (`benchmarks/bench_clean.py --parts 4`).
 
 `estimate_clip_sigma` and `estimate_video_sigma` give the function's `level` (the RMS of its map) as one σ.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import math
+import threading
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 import torch
 
-from videodenoise.denoise.fusion import FrameAligner
+from videodenoise.denoise.fusion import FrameAligner, channel_mean
 from videodenoise.denoise.scales import with_coarse
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
@@ -79,6 +85,7 @@ from videodenoise.noise.single_frame import (
 )
 
 MAX_PAIRS = 8
+WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
@@ -101,9 +108,10 @@ HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
 
 def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:
     """The noise level function of runs of consecutive (C, H, W) frames in [0, 1]: each a frame alone, a
-    frame and the next, or a frame and the two after it (which also measure the carried share). Frames are
-    read as they come: at most one run is held besides the samples kept from each."""
-    aligner = FrameAligner(FusionSettings())
+    frame and the next, or a frame and the two after it (which also measure the carried share). Runs are
+    measured WORKERS at a time while the next is read (`_measure_run`), and their samples gathered in
+    order, so the result is the same as one at a time: at most WORKERS + 1 runs are held besides the
+    samples kept from each."""
     temporal: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (intensity, d/√(1 + v)) per pair
     apart: list[list[tuple[np.ndarray, np.ndarray]]] = []  # the same, of frames two apart
     patches: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (block mean, block variance) per frame
@@ -111,40 +119,30 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     histogram = None  # per channel: how many pixels at each local-mean intensity
     grains: list[tuple[np.ndarray, np.ndarray]] = []  # per pair: (pixels, blocks), see grain_samples
     singles, pairs, frames = [], [0, 0], 0  # pairs measured one and two frames apart
-    for first, *after in runs:
-        image, guide = aligner.prepare(first)
-        channels = image.shape[2]
+    for run in _measured_in_order(runs):
+        channels = len(run.patches)
         if histogram is None:
             temporal, apart, patches, finest = ([[] for _ in range(channels)] for _ in range(4))
             histogram = np.zeros((channels, HISTOGRAM))
         elif histogram.shape[0] != channels:
             raise VideoReadError("the frames to estimate the noise on change their channel count")
         frames += 1
-        intensity = local_mean(image)
-        index = _histogram_index(intensity)
+        histogram += run.counts
         for channel in range(channels):
-            histogram[channel] += np.bincount(index[..., channel].ravel(), minlength=HISTOGRAM)
-            patches[channel].append(block_statistics(image[..., channel]))
-            finest[channel].append(finest_coefficients(image[..., channel], intensity[..., channel]))
+            patches[channel].append(run.patches[channel])
+            finest[channel].append(run.finest[channel])
         if len(singles) < 3:  # kept for the last resort: the finest wavelet band
-            singles.append(first)
-        if not after:
+            singles.append(run.first)
+        if run.pair is None:  # no pair, or one sharing its noise: nor a pair two apart, which is compared with it
             continue
-        # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
-        shared_below = AGREE * robust_sigma(np.concatenate([f[-1][1] for f in finest]))
-        measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
-        if measured is None:  # nor a pair two apart, which the carried share compares with this one
-            continue
-        samples, grain_samples = measured
+        samples, grain_samples = run.pair
         pairs[0] += 1
         grains.append(grain_samples)
         for channel, sample in enumerate(samples):
             temporal[channel].append(sample)
-        if len(after) > 1:  # a like pair of frames two apart
-            two = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
-            pairs[1] += two is not None
-            for channel, sample in enumerate(two[0] if two is not None else ()):
-                apart[channel].append(sample)
+        pairs[1] += run.apart is not None
+        for channel, sample in enumerate(run.apart or ()):
+            apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
     function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
@@ -161,6 +159,61 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
         level=min(function.level * scale, 1.0),
         carried=carried,
     )
+
+
+class _RunSamples(NamedTuple):
+    """What one run of frames gives the estimate: its first frame's histogram counts (C, HISTOGRAM), block
+    statistics and finest-band coefficients per channel, the frame itself (for the last resort), and the
+    difference samples of the frame and the next (with the grain's) and of the frame and the one after
+    (None where a run has no such pair, or where the pair shares its noise)."""
+
+    counts: np.ndarray
+    patches: list[tuple[np.ndarray, np.ndarray]]
+    finest: list[tuple[np.ndarray, np.ndarray]]
+    first: torch.Tensor
+    pair: tuple[list, tuple[np.ndarray, np.ndarray]] | None
+    apart: list | None
+
+
+def _measured_in_order(runs: Iterable[Sequence[torch.Tensor]]) -> Iterator[_RunSamples]:
+    """`_measure_run` of each run, WORKERS runs at a time (OpenCV and NumPy let go of the GIL), in the
+    runs' order; the next run is read (decoded) meanwhile. Each worker thread has its own aligner: an
+    OpenCV flow object is not shared between threads."""
+    local = threading.local()
+
+    def measure(run: Sequence[torch.Tensor]) -> _RunSamples:
+        if not hasattr(local, "aligner"):
+            local.aligner = FrameAligner(FusionSettings())
+        return _measure_run(local.aligner, run)
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        pending: collections.deque = collections.deque()
+        for run in runs:
+            pending.append(pool.submit(measure, run))
+            if len(pending) > WORKERS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamples:
+    first, *after = run
+    image, guide = aligner.prepare(first)
+    channels = image.shape[2]
+    intensity = local_mean(image)
+    index = _histogram_index(intensity)
+    counts = np.stack([np.bincount(index[..., c].ravel(), minlength=HISTOGRAM) for c in range(channels)])
+    patches = [block_statistics(image[..., c]) for c in range(channels)]
+    finest = [finest_coefficients(image[..., c], intensity[..., c]) for c in range(channels)]
+    pair = two = None
+    if after:
+        # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
+        shared_below = AGREE * robust_sigma(np.concatenate([f[1] for f in finest]))
+        pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
+        if pair is not None and len(after) > 1:  # a like pair of frames two apart
+            measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+            two = None if measured is None else measured[0]
+    return _RunSamples(counts, patches, finest, first, pair, two)
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS, coarse: bool = False) -> NoiseLevelFunction:
@@ -305,7 +358,7 @@ def _without_exposure_change(difference: np.ndarray, mean: np.ndarray, trusted: 
 def _gradient(image: np.ndarray) -> np.ndarray:
     """The gradient magnitude (per pixel) of an H×W×C image's channel mean, blurred just enough to quiet
     white noise but not fine texture."""
-    grey = cv2.GaussianBlur(image.mean(axis=2), (0, 0), 1.0)
+    grey = cv2.GaussianBlur(channel_mean(image), (0, 0), 1.0)
     return np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8
 
 
