@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from videodenoise.errors import VideodenoiseError
 from videodenoise.evaluation.plots import plot_maps
 from videodenoise.models.attention import TokenAttention
 
+from _script import run_main
 from bench_quality import (
     add_noise_uint8,
     load_denoiser,
@@ -101,10 +101,7 @@ def main() -> None:
     print(f"{clip.source}: {args.frames} frames of {args.size[0]}×{args.size[1]}, grey, σ = {args.sigma:g}\n")
 
     for name, (path, options) in parse_checkpoints(args.checkpoint).items():
-        try:
-            denoiser = load_denoiser(path, options, device="cpu")
-        except VideodenoiseError as error:  # a wrong or corrupt checkpoint: its one line, no traceback
-            raise SystemExit(f"error: {error}") from None
+        denoiser = load_denoiser(path, options, device="cpu")
         attentions = [m for m in denoiser.model.modules() if isinstance(m, TokenAttention)]
         for attention in attentions:
             attention.recording, attention.recorded = True, []
@@ -137,4 +134,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

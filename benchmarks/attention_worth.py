@@ -23,13 +23,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from videodenoise.errors import VideodenoiseError
 from videodenoise.evaluation.statistics import paired_difference
 from videodenoise.models.attention import TokenAttention
 
 import bench_quality as quality
 import bench_realnoise as realnoise
 from _machine import cpu_name
+from _script import run_main
 
 
 def arms(attentions: list[TokenAttention]) -> dict[str, list[bool]]:
@@ -71,10 +71,7 @@ def main(argv: list[str] | None = None) -> None:
 
     path, _, rest = args.checkpoint.partition(",")
     options = dict(item.split("=", 1) for item in rest.split(",") if item)
-    try:
-        denoiser = quality.load_denoiser(Path(path), options, device="cpu")
-    except VideodenoiseError as error:  # a wrong or corrupt checkpoint: its one line, no traceback
-        raise SystemExit(f"error: {error}") from None
+    denoiser = quality.load_denoiser(Path(path), options, device="cpu")
     attentions = [m for m in denoiser.model.modules() if isinstance(m, TokenAttention)]
     switches = arms(attentions)
     kept = [attention.off for attention in attentions]
@@ -128,4 +125,4 @@ def summary(rows: list[dict], labels: list[str]) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -50,6 +50,7 @@ import torch
 from videodenoise.metrics import frame_rmse, psnr_from_rmse
 
 from _machine import cpu_name
+from _script import run_main
 from bench_quality import centre_crop
 
 SIGMA_255 = 25.0
@@ -441,4 +442,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

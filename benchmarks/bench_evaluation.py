@@ -28,6 +28,8 @@ from videodenoise.metrics import clip_metrics
 from videodenoise.noise.kinds import make_noise
 from videodenoise.training.trainer import Trainer
 
+from _script import run_main
+
 
 def time_training(config, entry, model: str, arm: str, steps: int):
     """(seconds per training step, seconds per validation pass, the model)."""
@@ -123,4 +125,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

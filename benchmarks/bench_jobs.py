@@ -22,6 +22,7 @@ import torch
 from videodenoise.evaluation.experiment import ExperimentConfig, load_experiment, run_experiment
 
 from _machine import cpu_name
+from _script import run_main
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "robustness-2.toml"
 
@@ -62,4 +63,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -43,6 +43,7 @@ from videodenoise.devices import autocast, resolve_precision
 from videodenoise.models.registry import build_model, count_parameters
 
 from _machine import cpu_name
+from _script import run_main
 
 aten = torch.ops.aten
 
@@ -239,4 +240,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

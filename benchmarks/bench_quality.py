@@ -84,6 +84,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from videodenoise.metrics import frame_rmse, frame_ssim, psnr_from_rmse  # noqa: E402
 
 from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIGMAS = (0.0, 2.0, 5.0, 10.0, 15.0, 25.0, 50.0)
@@ -981,6 +982,9 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
             )
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
+        from videodenoise.models.registry import read_metadata
+
+        read_metadata(Path(path))  # a corrupt or foreign file is refused here, before any clip is built
         out[name.strip()] = (Path(path), options)
     return out
 
@@ -1061,6 +1065,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"unknown method(s) {', '.join(unknown)}; choose from: models, {', '.join(CLASSICAL)}")
     sigmas = sorted(set(args.sigmas))
     bm_sigmas = tuple(sorted(set(args.bm_sigmas))) if args.bm_sigmas is not None else None
+    checkpoints = parse_checkpoints(args.checkpoint) if "models" in methods_wanted else {}  # refused before the clips
 
     print(
         f"machine: {cpu_name()}, {threads} torch threads, OpenCV threads {cv2.getNumThreads()}, "
@@ -1075,9 +1080,7 @@ def main(argv: list[str] | None = None) -> int:
     methods, skipped = classical_methods([m for m in CLASSICAL if m in methods_wanted], bm_sigmas)
     checkpoint_info: dict[str, dict] = {}
     if "models" in methods_wanted:
-        models, checkpoint_info = model_methods(
-            parse_checkpoints(args.checkpoint), device=args.device, modes=args.modes
-        )
+        models, checkpoint_info = model_methods(checkpoints, device=args.device, modes=args.modes)
         methods = methods[:1] + models + methods[1:] if methods and methods[0].name == "noisy" else models + methods
     for label, info in checkpoint_info.items():
         if "same_as" in info:
@@ -1191,4 +1194,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

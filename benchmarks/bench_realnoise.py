@@ -78,6 +78,7 @@ from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sig
 
 import bench_quality as quality  # noqa: E402
 from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "realnoise"
@@ -990,13 +991,13 @@ def main(argv: list[str] | None = None) -> int:
         log(f"condition {condition_name(*c)}: {noise!r}")
     estimator_name, estimate = ESTIMATORS[args.estimator]
     log(f"σ̂: {estimator_name}")
+    checkpoints = (  # a wrong one is refused before the clips are built
+        quality.parse_checkpoints(args.checkpoint) if args.checkpoint else {"current": (Path(DEFAULT_CHECKPOINT), {})}
+    )
     clips = load_clips(args.clips, args.frames, args.size, args.seed)
     for c in clips:
         log(f"clip {c.name}: {c.shape[0]} frames, {c.shape[3]}×{c.shape[2]}, {c.source}")
 
-    checkpoints = (
-        quality.parse_checkpoints(args.checkpoint) if args.checkpoint else {"current": (Path(DEFAULT_CHECKPOINT), {})}
-    )
     single = [quality.Method("noisy", "reference", "the noisy 8-bit input", quality.run_noisy)]
     sweeps: list[Sweep] = []
     checkpoint_info = {}
@@ -1110,4 +1111,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

@@ -30,6 +30,7 @@ from videodenoise.training.config import (
 from videodenoise.training.trainer import Trainer
 
 from _machine import cpu_name
+from _script import run_main
 
 
 def make_config(args, mode: str) -> TrainConfig:
@@ -162,4 +163,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

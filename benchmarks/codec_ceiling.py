@@ -31,6 +31,7 @@ from videodenoise.noise.camera import CameraNoise
 import bench_quality as quality
 import bench_realnoise as realnoise
 from _machine import cpu_name
+from _script import run_main
 
 ORACLE = "ffmpeg:any best/clip (oracle)"
 CONDITION = re.compile(r"^(?P<level>\S+) (?P<codec>\S+) crf(?P<crf>\d+)$")
@@ -101,4 +102,4 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     torch.set_grad_enabled(False)
-    raise SystemExit(main())
+    run_main(main)

@@ -36,6 +36,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_quality as quality  # noqa: E402
 from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -123,4 +124,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -35,6 +35,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_quality as quality  # noqa: E402
 import bench_realnoise as realnoise  # noqa: E402
+from _script import run_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "pictures"
@@ -157,4 +158,4 @@ def camera_case(denoiser, photo, level: str, crf: int, out_folder: Path) -> None
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

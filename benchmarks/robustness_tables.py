@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _script import run_main
+
 PRIMARY_GAMMAS = (1.5, 2.0, 3.0)
 
 
@@ -217,4 +219,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -39,6 +39,7 @@ from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 
 import bench_quality as bq  # noqa: E402
 from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
 
 VALIDATION_PHOTOS = (
     "skimage:rocket",
@@ -205,4 +206,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_main(main)

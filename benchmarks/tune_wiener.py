@@ -30,6 +30,7 @@ from videodenoise.denoise.settings import PRESETS  # noqa: E402
 
 import bench_quality as bq  # noqa: E402
 from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
 
 
 def psnr(estimate: torch.Tensor, clean: torch.Tensor) -> float:
@@ -84,4 +85,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_main(main)

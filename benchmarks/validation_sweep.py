@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_quality as quality  # noqa: E402
 import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
 
 GAUSSIAN_SIGMAS = (0.0, 2.0, 10.0, 25.0)
 TOLERANCE_DB = 0.05
@@ -142,4 +143,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

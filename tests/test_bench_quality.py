@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from videodenoise.models.registry import build_model, save_model
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
-from helpers import load_benchmark
+from helpers import BENCHMARKS, load_benchmark
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +184,24 @@ def test_the_colour_validation_photos_give_pans_and_objects_in_colour(bench):
         assert np.abs(clip.frames[:, 0].astype(int) - clip.frames[:, 1]).mean() > 5  # colour
     flower = bench.build_clips(["flower-pan"], frames=3, size=(48, 64))[0]
     assert 0 < (objects.frames != flower.frames).any(axis=1).mean() < 0.9  # pieces moving over the flower pan
+
+
+@pytest.mark.parametrize("content", [b"not weights", None], ids=["corrupt", "foreign"])
+def test_a_wrong_checkpoint_is_one_line_and_status_1_before_any_clip_is_built(tmp_path, content):
+    path = tmp_path / "weights.safetensors"
+    if content is None:  # a real safetensors file, but no model's
+        from safetensors.torch import save_file
+
+        save_file({"x": torch.zeros(2)}, str(path))
+    else:
+        path.write_bytes(content)
+    script = BENCHMARKS / "bench_quality.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--checkpoint", f"bad={path}", "--frames", "1", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().startswith("error: ") and len(done.stderr.strip().splitlines()) == 1
+    assert str(path) in done.stderr and "clip" not in done.stdout
