@@ -88,6 +88,7 @@ from _script import run_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SIGMAS = (0.0, 2.0, 5.0, 10.0, 15.0, 25.0, 50.0)
+MODES = ("known", "auto")  # how a checkpoint gets σ: told the true one, or estimated as `clean --sigma auto` does
 DEFAULT_FRAMES = 10
 DEFAULT_SIZE = (240, 320)  # H, W: the largest centre crop; smaller clips stay whole
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "quality"
@@ -491,7 +492,7 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
 
 
 def model_methods(
-    checkpoints: dict[str, tuple[Path, dict]], device: str = "auto", modes: tuple[str, ...] = ("known", "auto")
+    checkpoints: dict[str, tuple[Path, dict]], device: str = "auto", modes: tuple[str, ...] = MODES
 ) -> tuple[list[Method], dict[str, dict]]:
     """Two methods per checkpoint (σ known, σ estimated); the same file with the same options under two
     names runs once."""
@@ -949,6 +950,14 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(h), int(w)
 
 
+def parse_modes(value: str) -> tuple[str, ...]:
+    """'known,auto' → ('known', 'auto'); an unknown mode is refused (argparse prints the message)."""
+    modes = tuple(dict.fromkeys(m.strip() for m in value.split(",") if m.strip()))
+    if not modes or any(m not in MODES for m in modes):
+        raise argparse.ArgumentTypeError(f"'{value}': choose from {', '.join(MODES)} (comma-separated)")
+    return modes
+
+
 def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
     """NAME=PATH[,key=value...] → {NAME: (PATH, options)}; default: the current and previous defaults."""
     if not values:
@@ -1025,9 +1034,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--modes",
-        type=lambda s: tuple(m.strip() for m in s.split(",") if m.strip()),
-        default=("known", "auto"),
-        help="how checkpoints get σ: known, auto or both (default)",
+        type=parse_modes,
+        default=MODES,
+        help="how checkpoints get σ, comma-separated: known (told the true σ), auto (estimated); default both",
     )
     parser.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     parser.add_argument("--threads", type=int, default=None, help="torch and OpenCV threads (default: torch's default)")

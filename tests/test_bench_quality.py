@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import subprocess
@@ -205,3 +206,10 @@ def test_a_wrong_checkpoint_is_one_line_and_status_1_before_any_clip_is_built(tm
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().startswith("error: ") and len(done.stderr.strip().splitlines()) == 1
     assert str(path) in done.stderr and "clip" not in done.stdout
+
+
+def test_modes_are_known_or_auto_and_anything_else_is_refused(bench):
+    assert bench.parse_modes("auto") == ("auto",) and bench.parse_modes("known, auto,known") == ("known", "auto")
+    for bad in ("both", "auto,told", ""):
+        with pytest.raises(argparse.ArgumentTypeError, match="choose from known, auto"):
+            bench.parse_modes(bad)
