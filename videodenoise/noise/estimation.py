@@ -164,8 +164,8 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
 class _RunSamples(NamedTuple):
     """What one run of frames gives the estimate: its first frame's histogram counts (C, HISTOGRAM), block
     statistics and finest-band coefficients per channel, the frame itself (for the last resort), and the
-    difference samples of the frame and the next (with the grain's) and of the frame and the one after
-    (None where a run has no such pair, or where the pair shares its noise)."""
+    difference samples of the frame and the next (with the grain's) and of the frame and the one two after
+    (None where a run has no such pair, or where the pair shares its noise; the second also where the first is)."""
 
     counts: np.ndarray
     patches: list[tuple[np.ndarray, np.ndarray]]
@@ -197,6 +197,7 @@ def _measured_in_order(runs: Iterable[Sequence[torch.Tensor]]) -> Iterator[_RunS
 
 
 def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamples:
+    """What a run of one to three consecutive (C, H, W) frames gives the estimate (`_RunSamples`)."""
     first, *after = run
     image, guide = aligner.prepare(first)
     channels = image.shape[2]
