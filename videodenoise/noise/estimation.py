@@ -372,17 +372,17 @@ def _fit(
     for channel in range(histogram.shape[0]):
         intensity, values, clipped = _joined(temporal[channel], 3)
         differences = _bins(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
-        flat = _bins(*_joined(patches[channel]), MIN_BLOCKS, flat_sigma)
-        fine = _bins(*_joined(finest[channel]), MIN_SAMPLES, robust_sigma)
-        # of the two single-frame figures the lower: texture lifts both (flat patches much more, where a
-        # frame has none), a codec's smoothing lowers the finest band's
-        spatial = [
-            min((p for p in both if p is not None), key=lambda p: p[1], default=None) for both in zip(flat, fine)
-        ]
         if any(point is not None for point in differences):
             points, used_pairs = differences, True  # bins without samples are read off the measured ones
-        else:  # no usable pair: single frames alone
-            points, used_patches = spatial, any(point is not None for point in spatial)
+        else:  # no usable pair: single frames alone (only then are their figures worked out)
+            flat = _bins(*_joined(patches[channel]), MIN_BLOCKS, flat_sigma)
+            fine = _bins(*_joined(finest[channel]), MIN_SAMPLES, robust_sigma)
+            # of the two single-frame figures the lower: texture lifts both (flat patches much more, where a
+            # frame has none), a codec's smoothing lowers the finest band's
+            points = [
+                min((p for p in both if p is not None), key=lambda p: p[1], default=None) for both in zip(flat, fine)
+            ]
+            used_patches = any(point is not None for point in points)
         rows.append(_smoothed(points, centres))
     known = [row for row in rows if row is not None]
     if not known:  # frames too small for blocks or pairs
