@@ -301,3 +301,43 @@ def test_a_file_cut_short_says_so_and_gives_the_frames_it_holds(tmp_path):
         reader = open_video(cut)
     assert 5 < len(reader) < 30
     assert torch.equal(reader.read(), read_video(whole)[: len(reader)])
+
+
+def counted_decoding(monkeypatch) -> tuple[list, list]:
+    """(the files PyAV opens, the frames it converts to arrays), filled in from now on."""
+    opened, converted = [], []
+    real_open, real_convert = av.open, av.VideoFrame.to_ndarray
+    monkeypatch.setattr(av, "open", lambda *a, **k: opened.append(a) or real_open(*a, **k))
+    monkeypatch.setattr(av.VideoFrame, "to_ndarray", lambda f, *a, **k: converted.append(f) or real_convert(f, *a, **k))
+    return opened, converted
+
+
+def test_runs_give_what_reading_each_alone_gives_and_read_close_runs_in_one_pass(tmp_path, monkeypatch):
+    """The noise estimate reads eight runs of three frames spread over a video. Sought one by one, each decodes
+    from the keyframe before it, up to a whole group of pictures; runs with no keyframe between them are read
+    in one pass instead, and only the frames asked for are converted."""
+    clip = smooth_clip(t=40, height=32, width=32)
+    starts = [0, 1, 9, 17, 30, 38]  # overlapping, apart, and one that the video's end cuts short
+    one_keyframe = h264_video(tmp_path / "one.mkv", clip)  # every later frame predicted from the first
+    every_eighth = write_video(tmp_path / "gop.mp4", clip, fps=25, keyframe_interval=8)
+    # keyframes 0, 8, 16, 24, 32: run 1 lies within run 0's pass, and 38 past 32 within 30's
+    for source, passes in ((one_keyframe, 1), (every_eighth, 4)):
+        reader = open_video(source)
+        alone = [list(reader.frames(start=start, count=3)) for start in starts]
+        opened, converted = counted_decoding(monkeypatch)
+        together = list(reader.runs(starts, 3))
+        monkeypatch.undo()
+        assert [len(run) for run in together] == [3, 3, 3, 3, 3, 2]
+        for run, single in zip(together, alone):
+            assert torch.equal(torch.stack(run), torch.stack(single))
+        assert len(opened) == passes
+        assert len(converted) == len({p for s in starts for p in range(s, min(s + 3, 40))})  # 15 frames, once each
+
+
+def test_runs_over_a_lost_frame_keep_their_length(tmp_path):
+    clip = torch.stack([torch.full((3, 24, 32), k / 16) for k in range(12)])
+    reader = open_video(png_movie(tmp_path / "broken.mov", clip, corrupt=[6]))
+    with pytest.warns(CorruptFrameWarning, match="frame 6 of .* cannot be decoded"):
+        runs = list(reader.runs([4, 5, 10], 3))
+    levels = [[round(float(frame.mean()) * 16) for frame in run] for run in runs]
+    assert levels == [[4, 5, 5], [5, 5, 7], [10, 11]]  # frame 6: its neighbour's copy

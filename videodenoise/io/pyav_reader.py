@@ -13,9 +13,10 @@ CorruptFileWarning.
 
 from __future__ import annotations
 
+import bisect
 import struct
 import warnings
-from collections.abc import Iterator
+from collections.abc import Container, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
@@ -75,6 +76,7 @@ class PyAVReader(VideoReader):
 
         self.path = Path(path)
         self._pts_index: list[int] | None = None
+        self._keyframes: list[int] = []  # positions (in the index) of the frames that begin a group of pictures
         with av.open(av_path(self.path)) as container:
             if not container.streams.video:
                 raise VideoReadError(f"'{self.path}' has no video stream")
@@ -152,8 +154,12 @@ class PyAVReader(VideoReader):
 
     def _build_pts_index(self, container, stream) -> list[int]:
         with ffmpeg_errors() as messages:
-            pts = [p.pts for p in container.demux(stream) if p.size > 0]
+            packets = [(p.pts, p.is_keyframe) for p in container.demux(stream) if p.size > 0]
+        pts = [pts for pts, _ in packets]
+        keyframes = sorted(pts for pts, keyframe in packets if keyframe and pts is not None)
         self._pts_index = sorted(pts) if all(p is not None for p in pts) else []
+        if self._pts_index:
+            self._keyframes = [bisect.bisect_left(self._pts_index, pts) for pts in keyframes]
         # the demuxer's own complaints (the codec's would come from decoding, which this is not)
         reports = [text for level, name, text in messages if level <= ERROR_LEVEL and name != stream.codec_context.name]
         if reports:
@@ -170,6 +176,27 @@ class PyAVReader(VideoReader):
             )
         return pts
 
+    def _passes(self, starts: Sequence[int], count: int) -> list[list[int]]:
+        """Runs grouped into passes: a run joins the pass before it unless a keyframe lies between that pass's end
+        and the run's start. A seek lands on the keyframe before the frame sought and decodes from there, so a run
+        with no keyframe in that gap is reached for less by decoding on (each run sought on its own, eight runs
+        of three frames spread over a video with one keyframe in 250 decoded about 125 frames each)."""
+        if self._pts_index is None:
+            import av
+
+            with av.open(av_path(self.path)) as container:
+                self._build_pts_index(container, container.streams[self.stream_index])
+        # without timestamps every read decodes from the first frame: a keyframe at 0 alone says that
+        keyframes = self._keyframes if self._pts_index else [0]
+        passes: list[list[int]] = []
+        for start in starts:
+            sought = keyframes[bisect.bisect_right(keyframes, start) - 1] if keyframes and keyframes[0] <= start else 0
+            if passes and sought <= passes[-1][-1] + count:
+                passes[-1].append(start)
+            else:
+                passes.append([start])
+        return passes
+
     def _decode(self, frame, damage: str | None = None) -> tuple[np.ndarray | None, int | None, str | None]:
         if isinstance(frame, _LostFrame):
             return None, frame.pts, None
@@ -184,11 +211,14 @@ class PyAVReader(VideoReader):
             image = image[:, :, [0, 3]]  # grey with alpha: the grey value and the alpha
         return (image[:, :, None] if image.ndim == 2 else image), frame.pts, damage
 
-    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
+    def _images(
+        self, start: int, count: int | None, wanted: Container[int] | None = None
+    ) -> Iterator[tuple[np.ndarray | None, int | None]]:
         """The decoded images with their timestamps; a packet the decoder rejects becomes a copy of the
         previous image (the next one when it is the first), so frame indices stay aligned, and a frame decoded
         with concealed damage is kept: either way with a CorruptFrameWarning, the first DAMAGE_LINES frames
-        one by one and the rest counted in one line at the end."""
+        one by one and the rest counted in one line at the end. wanted: None, or the positions to convert; the
+        others come as None, decoded (a decoder needs every frame) but neither converted nor reported."""
         troubled = []  # positions of the frames lost or damaged so far
 
         def report(position: int, what: str) -> None:
@@ -196,8 +226,15 @@ class PyAVReader(VideoReader):
             if len(troubled) <= DAMAGE_LINES:  # stacklevel 1, this line: one report however many passes read it
                 warnings.warn(f"frame {position} of '{self.path}' {what}", CorruptFrameWarning, stacklevel=1)
 
-        previous, lost = None, []  # lost: (position, pts) of undecodable frames before the first good one
-        for position, (image, pts, damage) in enumerate(self._decoded_images(start, count), start=start):
+        # lost: (position, pts, reported) of the frames before the first good one, undecodable or not wanted
+        previous, lost = None, []
+        for position, (image, pts, damage) in enumerate(self._decoded_images(start, count, wanted), start=start):
+            if image is _UNWANTED:  # in order: a lost frame before it waits for an image, and so does it
+                if lost:
+                    lost.append((position, pts, False))
+                else:
+                    yield None, pts
+                continue
             if damage is not None:
                 report(
                     position,
@@ -205,12 +242,13 @@ class PyAVReader(VideoReader):
                     "neighbours, and the output shows the same",
                 )
             if image is None and previous is None:
-                lost.append((position, pts))
+                lost.append((position, pts, True))
                 continue
-            for missing, _ in lost + ([(position, pts)] if image is None else []):
-                report(missing, "cannot be decoded (corrupt data); repeating its neighbour in its place")
+            for missing, _, reported in lost + ([(position, pts, True)] if image is None else []):
+                if reported:
+                    report(missing, "cannot be decoded (corrupt data); repeating its neighbour in its place")
             image = previous if image is None else image
-            for _, lost_pts in lost:
+            for _, lost_pts, _ in lost:
                 yield image, lost_pts
             lost, previous = [], image
             yield image, pts
@@ -226,9 +264,14 @@ class PyAVReader(VideoReader):
             )
 
     def _decoded_images(
-        self, start: int, count: int | None
+        self, start: int, count: int | None, wanted: Container[int] | None = None
     ) -> Iterator[tuple[np.ndarray | None, int | None, str | None]]:
         import av
+
+        def decoded(frame, damage, position):  # (image, pts, damage); _UNWANTED in place of an image not wanted
+            if wanted is None or position in wanted:
+                return self._decode(frame, damage)
+            return _UNWANTED, frame.pts, None
 
         with av.open(av_path(self.path)) as container:
             stream = container.streams[self.stream_index]
@@ -257,7 +300,7 @@ class PyAVReader(VideoReader):
                         continue
                     if last_pts is not None and frame.pts > last_pts:
                         return
-                    yield self._decode(frame, damage)
+                    yield decoded(frame, damage, start + produced)
                     produced += 1
                     if count is not None and produced >= count:
                         return
@@ -270,7 +313,10 @@ class PyAVReader(VideoReader):
                     continue
                 if wanted_end is not None and position >= wanted_end:
                     return
-                yield self._decode(frame, damage)
+                yield decoded(frame, damage, position)
+
+
+_UNWANTED = object()  # `_decoded_images` gives it for a frame decoded but not converted
 
 
 class _LostFrame:

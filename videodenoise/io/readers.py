@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -19,6 +19,8 @@ import torch
 
 from videodenoise.errors import VideoReadError
 from videodenoise.io.frames import IMAGE_SUFFIXES, list_frame_files, to_channels, to_tensor
+
+_ENDED = object()  # what a pass gives after its last frame
 
 
 class CorruptFrameWarning(UserWarning):
@@ -133,9 +135,50 @@ class VideoReader:
         """Yield (C, H, W) float32 frames in [0, 1], from `start`, at most `count` of them, with
         `channels` colour channels (None: the source's own); an alpha channel is left out."""
         for image, _ in self._images(start, count):
-            if self.info.alpha:
-                image = image[:, :, :-1]
-            yield to_tensor(to_channels(image, channels))
+            yield self._frame(image, channels)
+
+    def _frame(self, image: np.ndarray, channels: int | None = None) -> torch.Tensor:
+        """An image as `frames` yields it."""
+        return to_tensor(to_channels(image[:, :, :-1] if self.info.alpha else image, channels))
+
+    def runs(self, starts: Sequence[int], count: int) -> Iterator[list[torch.Tensor]]:
+        """For each of the increasing `starts`, the frames [start, start + count) as `frames` gives them, as far
+        as they decode: a list that stops before the first frame that cannot be (empty when none can, shorter
+        where the video ends). The runs `_passes` groups are decoded in one pass, each frame once."""
+        for group in self._passes(starts, count):
+            yield from self._runs_in_one_pass(group, count)
+
+    def _passes(self, starts: Sequence[int], count: int) -> list[list[int]]:
+        """The runs' starts grouped into passes over the video, each group read in one: here every run alone, as a
+        reader whose frames are read where they lie does best."""
+        return [[start] for start in starts]
+
+    def _runs_in_one_pass(self, starts: list[int], count: int) -> Iterator[list[torch.Tensor]]:
+        """`runs` over one pass from the first start to the last run's end, holding only the frames a run still
+        needs. A pass that fails (a frame that cannot be decoded) ends the run it failed in there, as reading that
+        run alone would, and the later runs are read each on its own."""
+        wanted = {p for start in starts for p in range(start, start + count)}
+        decoded = (
+            None if image is None else self._frame(image)
+            for image, _ in self._images(starts[0], starts[-1] + count - starts[0], wanted)
+        )
+        held: dict[int, torch.Tensor | None] = {}
+        position = starts[0]  # of the next frame the pass gives
+        for index, start in enumerate(starts):
+            for stale in [p for p in held if p < start]:
+                del held[stale]
+            failed = False
+            try:
+                while position < start + count and (frame := next(decoded, _ENDED)) is not _ENDED:
+                    held[position] = frame
+                    position += 1
+            except VideoReadError:
+                failed = True
+            yield [held[p] for p in range(start, min(position, start + count))]
+            if failed:
+                for later in starts[index + 1 :]:
+                    yield from self._runs_in_one_pass([later], count)
+                return
 
     def timed_frames(self) -> Iterator[tuple[torch.Tensor, int | None]]:
         """Every frame as it is stored, (C, H, W) in [0, 1] with its alpha channel last when it has
@@ -163,8 +206,11 @@ class VideoReader:
             )
         return torch.stack(clip)
 
-    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
-        """(H, W, C) integer images, alpha last when the source has one, with their timestamps."""
+    def _images(
+        self, start: int, count: int | None, wanted: Container[int] | None = None
+    ) -> Iterator[tuple[np.ndarray | None, int | None]]:
+        """(H, W, C) integer images, alpha last when the source has one, with their timestamps. wanted: None, or
+        the positions whose images are needed; a reader may give None for the others (this one gives them all)."""
         raise NotImplementedError
 
 
@@ -223,7 +269,9 @@ class FrameFolderReader(VideoReader):
                         return image
         raise VideoReadError(f"no frame of '{self.folder}' can be read; the folder's images are all corrupt")
 
-    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
+    def _images(
+        self, start: int, count: int | None, wanted: Container[int] | None = None
+    ) -> Iterator[tuple[np.ndarray, int | None]]:
         stop = len(self.files) if count is None else min(len(self.files), start + count)
         for index in range(start, stop):
             image = self._load_nearest(index)
@@ -270,7 +318,9 @@ class OpenCVReader(VideoReader):
             kind="video",
         )
 
-    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
+    def _images(
+        self, start: int, count: int | None, wanted: Container[int] | None = None
+    ) -> Iterator[tuple[np.ndarray, int | None]]:
         import cv2
 
         capture = cv2.VideoCapture(av_path(self.path))
@@ -299,7 +349,12 @@ class FallbackReader(VideoReader):
     def properties(self) -> VideoProperties:
         return self.primary.properties()
 
-    def _images(self, start: int, count: int | None) -> Iterator[tuple[np.ndarray, int | None]]:
+    def _passes(self, starts: Sequence[int], count: int) -> list[list[int]]:
+        return (self._fallback or self.primary)._passes(starts, count)
+
+    def _images(
+        self, start: int, count: int | None, wanted: Container[int] | None = None
+    ) -> Iterator[tuple[np.ndarray, int | None]]:
         import av
 
         if self._fallback is not None:
@@ -307,7 +362,7 @@ class FallbackReader(VideoReader):
             return
         produced = 0
         try:
-            for image, pts in self.primary._images(start, count):
+            for image, pts in self.primary._images(start, count, wanted):
                 yield image, pts
                 produced += 1
         except (av.FFmpegError, ValueError) as error:

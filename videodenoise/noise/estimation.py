@@ -238,8 +238,7 @@ def estimate_video_noise(reader, pairs: int = MAX_PAIRS, coarse: bool = False) -
 
     def spread() -> Iterator[list[torch.Tensor]]:
         nonlocal found
-        for start in _spread(max(len(reader) - 1, 1), pairs):
-            frames = decode_frames(reader, start, 3)
+        for frames in _quietly(reader.runs(_spread(max(len(reader) - 1, 1), pairs), 3)):
             if frames:
                 found = True
                 yield frames
@@ -483,15 +482,19 @@ def _spread(total: int, count: int) -> list[int]:
 
 def decode_frames(reader, start: int, count: int) -> list[torch.Tensor]:
     """Frames [start, start + count) of a reader that decode, stopping at the first that does not."""
-    frames = []
-    try:
+    return next(_quietly(reader.runs([start], count)))
+
+
+def _quietly(runs: Iterator[list[torch.Tensor]]) -> Iterator[list[torch.Tensor]]:
+    """A reader's runs with its warnings silenced while each is read: the denoising pass warns about each corrupt
+    frame once."""
+    while True:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the denoising pass warns about each corrupt frame once
-            for frame in reader.frames(start=start, count=count):
-                frames.append(frame)
-    except VideoReadError:
-        pass
-    return frames
+            warnings.simplefilter("ignore")
+            run = next(runs, None)
+        if run is None:
+            return
+        yield run
 
 
 def _decodable_frames(reader) -> Iterator[torch.Tensor]:
