@@ -442,6 +442,10 @@ def test_the_estimate_is_described_in_one_line():
     grained = NoiseLevelFunction((0.5,), ((12 / 255,),), level=12 / 255, source="x", grain=(2.0,))
     line = denoiser.describe_sigma(grained, "estimated")
     assert "told 2× grey" in line and "RMS 12 (told: RMS 24)" in line
+    # a video shorter than fusion's window is fused over the frames it has; one of a single frame is not fused
+    assert "neighbours (up to 3 frames)" in denoiser.describe_sigma(function, "estimated", frames=3)
+    alone = denoiser.describe_sigma(function, "estimated", frames=1)
+    assert alone.endswith("one frame, so no neighbours: the model alone") and "fused" not in alone
 
 
 # ------------------------------------------------------------------------------------------- the command

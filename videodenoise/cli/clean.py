@@ -187,7 +187,9 @@ def clean(
                     fps=fps,
                     crf=crf,
                     progress=advance,
-                    on_sigma=lambda value, how: report(denoiser.describe_sigma(value, how)),
+                    on_sigma=lambda value, how, frames=len(plan.reader): report(
+                        denoiser.describe_sigma(value, how, frames)
+                    ),
                     on_calibration=lambda calibration: report(calibration.describe()),
                 )
             except (KeyboardInterrupt, typer.Exit):

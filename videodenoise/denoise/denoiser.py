@@ -408,9 +408,10 @@ class Denoiser:
         # σ = 0: a noise-free input blown up 1000×, which the model all but keeps
         return max(sigma / self.sigma_train, 1e-3), None
 
-    def describe_sigma(self, sigma: float | NoiseLevelFunction | None, how: str) -> str:
+    def describe_sigma(self, sigma: float | NoiseLevelFunction | None, how: str, frames: int | None = None) -> str:
         """One line saying what σ the model is applied with and how: `how` is "given", "estimated" or
-        "none" (as `denoise_plan` reports it)."""
+        "none" (as `denoise_plan` reports it); frames: how many the video has, where known (a video of one
+        frame has no neighbours to fuse or attend over)."""
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
         told = "each pixel's σ" if function is not None else "σ"
         if self.sigma_range is not None:
@@ -423,11 +424,14 @@ class Denoiser:
         level = function.told_level if function is not None else sigma
         scale, told_level = self.scale_for(level)
         rescale = "" if abs(scale - 1) < 1e-9 else f", rescaled to σ = {(told_level or self.sigma_train) * 255:.3g}"
-        if self.fusion is not None:
-            frames = 2 * self.fusion.settings.radius + 1
-            rescale += f"; each frame first fused with its motion-aligned neighbours (up to {frames} frames)"
+        span = 2 * self.fusion.settings.radius + 1 if self.fusion is not None else self.window
+        span = span if frames is None else min(span, frames)
+        if (self.fusion is not None or self.aligns) and span == 1:
+            rescale += "; one frame, so no neighbours: the model alone"
+        elif self.fusion is not None:
+            rescale += f"; each frame first fused with its motion-aligned neighbours (up to {span} frames)"
         elif self.aligns:
-            rescale += f"; the model attends over each frame's motion-aligned neighbours ({self.window} frames)"
+            rescale += f"; the model attends over each frame's motion-aligned neighbours ({span} frames)"
         if function is not None:
             what = f"noise estimated from {function.source}" if how == "estimated" else f"noise {how}"
             told = "" if level == function.level else f" (told: RMS {level * 255:.3g})"
