@@ -210,7 +210,7 @@ class VideoReader:
         self, start: int, count: int | None, wanted: Container[int] | None = None
     ) -> Iterator[tuple[np.ndarray | None, int | None]]:
         """(H, W, C) integer images, alpha last when the source has one, with their timestamps. wanted: None, or
-        the positions whose images are needed; a reader may give None for the others (this one gives them all)."""
+        the positions whose images are needed; a reader may give None for the others (the PyAV reader does)."""
         raise NotImplementedError
 
 
