@@ -48,10 +48,7 @@
 * Cost. Up to MAX_PAIRS runs of three frames spread over the video, two flows each, MAX_SAMPLES pixels a
   channel kept from a pair at most; WORKERS runs measured at once in threads while the next is decoded, their
   samples gathered in the runs' order, so the function is the same as measuring one at a time
-  (`benchmarks/bench_clean.py --parts 4`). A frame over WINDOW_PIXELS (640×480) is measured on one window of
-  that many pixels per run (`_windowed`), each run's elsewhere (the R2 sequence from the centre): every
-  statistic above is a sum over pixels, so on 1920×1080 the whole frames cost 7 times a window's time for the
-  same MAX_SAMPLES kept (benchmarks/results/speed/estimate-windows).
+  (`benchmarks/bench_clean.py --parts 4`).
 
 `estimate_clip_sigma` and `estimate_video_sigma` give the function's `level` (the RMS of its map) as one σ.
 """
@@ -107,8 +104,6 @@ RISK = 2.0
 CLIPPED = 0.02
 AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
-WINDOW_PIXELS, WINDOW_ROWS = 640 * 480, 480  # a larger frame is measured on a window of this size (notes)
-R2 = (0.7548776662466927, 0.5698402909980532)  # the R2 sequence's steps: any first n windows spread out
 
 
 def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:
@@ -124,7 +119,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     histogram = None  # per channel: how many pixels at each local-mean intensity
     grains: list[tuple[np.ndarray, np.ndarray]] = []  # per pair: (pixels, blocks), see grain_samples
     singles, pairs, frames = [], [0, 0], 0  # pairs measured one and two frames apart
-    for run in _measured_in_order(_windowed(runs)):
+    for run in _measured_in_order(runs):
         channels = len(run.patches)
         if histogram is None:
             temporal, apart, patches, finest = ([[] for _ in range(channels)] for _ in range(4))
@@ -178,22 +173,6 @@ class _RunSamples(NamedTuple):
     first: torch.Tensor
     pair: tuple[list, tuple[np.ndarray, np.ndarray]] | None
     apart: list | None
-
-
-def _windowed(runs: Iterable[Sequence[torch.Tensor]]) -> Iterator[Sequence[torch.Tensor]]:
-    """Each run as it is, or, where its frames have over WINDOW_PIXELS, the same window of each (views): at most
-    WINDOW_ROWS rows and WINDOW_PIXELS in all, the k-th run's at the k-th point of the R2 sequence started at
-    the frame's centre, so that the first few runs already cover the frame."""
-    for k, run in enumerate(runs):
-        height, width = run[0].shape[-2:]
-        if height * width <= WINDOW_PIXELS:
-            yield run
-            continue
-        rows = min(height, WINDOW_ROWS)
-        columns = min(width, WINDOW_PIXELS // rows)
-        top = round(((0.5 + k * R2[1]) % 1) * (height - rows))
-        left = round(((0.5 + k * R2[0]) % 1) * (width - columns))
-        yield [frame[..., top : top + rows, left : left + columns] for frame in run]
 
 
 def _measured_in_order(runs: Iterable[Sequence[torch.Tensor]]) -> Iterator[_RunSamples]:
