@@ -695,6 +695,33 @@ def test_a_full_disk_is_one_line_and_leaves_no_output(tmp_path, capsys, monkeypa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4"]
 
 
+@pytest.mark.parametrize(
+    "model_channels,video_channels,colour",
+    [(1, 1, "rgb"), (1, 3, "rgb"), (1, 3, "opponent"), (3, 3, "rgb"), (3, 1, "rgb")],
+)
+@pytest.mark.parametrize("mirrors", [1, 2])
+def test_denoise_window_leaves_its_inputs_alone(model_channels, video_channels, colour, mirrors):
+    """denoise_window works in place on tensors of its own (memory on large frames): the caller's window and
+    noise map stay as they were, and the output shares no memory with them; a flat clip too."""
+    model = build_model("dust", layers=2, channels=model_channels)
+    settings = DenoiseSettings(fusion=None, device="cpu", tile=32, overlap=16, colour=colour, mirrors=mirrors)
+    denoiser = Denoiser(model, settings)
+    generator = torch.Generator().manual_seed(5)
+    noisy = add_noise(moving_clip(t=5, channels=video_channels, height=40, width=48), 25 / 255)
+    for clip in (noisy, torch.full_like(noisy, 0.25)):
+        for noise_map in (
+            None,
+            0.05 + 0.05 * torch.rand(5, 40, 48, generator=generator),
+            0.05 + 0.05 * torch.rand(5, video_channels, 40, 48, generator=generator),
+        ):
+            given = (clip.clone(), None if noise_map is None else noise_map.clone())
+            out = denoiser.denoise_window(clip, 0.1, start=1, count=3, noise_map=noise_map, grain=(1.5,) * 3)
+            assert out.shape == (3, video_channels, 40, 48)
+            assert torch.equal(clip, given[0]) and (noise_map is None or torch.equal(noise_map, given[1]))
+            out.fill_(2.0)
+            assert torch.equal(clip, given[0]) and (noise_map is None or torch.equal(noise_map, given[1]))
+
+
 @pytest.mark.parametrize("tile", [0, 64])
 def test_mirrors_average_the_model_over_mirror_images_turned_back(tile):
     """mirrors = 2 is the mean of the model's estimate and its estimate of the left-right mirror image,

@@ -346,16 +346,20 @@ class Denoiser:
             model_sigma = noise_map / scale
         elif noise_map is not None:
             scale, _ = self.scale_for(float(noise_map.square().mean().sqrt()))
+        # in place from the first new tensor on, and what the model no longer needs let go before it runs: at
+        # 1920×1080 each of these is a window's worth (120 MB), and the peak memory is a handful of them
+        model_input = batch.sub(centre).div_(scale).add_(0.5)
+        del batch, noise_map
         # the model on each mirror image of the window, turned back and averaged (an aligned model: its flows mirrored)
-        model_input, estimate = (batch - centre) / scale + 0.5, 0
         kept = range(start, start + count)  # an aligned model: the kept frames' flows only, once, mirrored below
         flows = clip_coordinates(clip.cpu(), self.settings.fusion, kept) if self.aligns else None
+        estimate = None
         for axes in MIRRORS[:mirrors]:
             coordinates = None if flows is None else mirror_coordinates(flows, axes)
             seen = self._apply_tiled(mirror(model_input, axes), start, count, mirror(model_sigma, axes), coordinates)
-            estimate = estimate + mirror(seen, axes)
-        estimate = estimate / mirrors
-        estimate = (estimate - 0.5) * scale + centre
+            estimate = mirror(seen, axes) if estimate is None else estimate.add_(mirror(seen, axes))
+        del model_input, model_sigma
+        estimate = estimate.div_(mirrors).sub_(0.5).mul_(scale).add_(centre)
         if channels == self.channels:
             out = estimate[0]
         elif channels == 3 and self.colour == "rgb":
