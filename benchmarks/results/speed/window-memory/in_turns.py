@@ -8,6 +8,8 @@ added at that size (seed 0), stored losslessly (FFV1); and bikes' long 320×240 
 
     git worktree add /tmp/old 11d5463
     .venv/bin/python benchmarks/results/speed/window-memory/in_turns.py /tmp/old > in-turns.log
+    git worktree add /tmp/old 1dbec54       # then the freed memory handed back after the estimate
+    .venv/bin/python benchmarks/results/speed/window-memory/in_turns.py /tmp/old --auto-only > in-turns-trim.log
 """
 
 from __future__ import annotations
@@ -72,13 +74,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old", type=Path, help="a worktree of the code before")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--auto-only", action="store_true", help="σ auto only, on the large clips")
     args = parser.parse_args()
     trees = {"before": args.old, "now": ROOT}
     print(f"{cpu_name()}, {os.cpu_count()} threads; before = {args.old}, now = {ROOT}", flush=True)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         for label, noisy in clips(folder).items():
-            for sigma in (str(bench.SIGMA_255), "auto"):
+            if args.auto_only and label.startswith("320"):
+                continue
+            for sigma in ("auto",) if args.auto_only else (str(bench.SIGMA_255), "auto"):
                 repeats = 1 if label.startswith("3840") and sigma == "auto" else args.repeats
                 rows = {name: [] for name in trees}
                 for _ in range(repeats):
