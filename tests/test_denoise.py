@@ -338,12 +338,15 @@ def test_noise_level_rescaling_beats_the_model_as_trained_below_its_level():
     "model_channels,video_channels,colour",
     [(1, 1, "rgb"), (1, 3, "rgb"), (1, 3, "opponent"), (3, 3, "rgb"), (3, 1, "rgb")],
 )
-def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, colour):
-    """With the identity as the model, windows, tiles, colour handling and noise-level rescaling give
-    back the input exactly: nothing is added, whatever the model does."""
+@pytest.mark.parametrize("tile,mirrors", [(72, 1), (0, 4), (72, 4)])
+def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, colour, tile, mirrors):
+    """With the identity as the model, windows, tiles, mirror images, colour handling and noise-level rescaling
+    give back the input exactly: nothing is added, whatever the model does (and a model that hands back its
+    own input is not worked on in place)."""
     model = Identity(channels=model_channels)
     noisy = add_noise(moving_clip(t=7, channels=video_channels, height=100, width=90), 25 / 255)
-    denoiser = Denoiser(model, DenoiseSettings(device="cpu", tile=72, overlap=36, colour=colour), sigma_train=25 / 255)
+    settings = DenoiseSettings(device="cpu", tile=tile, overlap=36, colour=colour, mirrors=mirrors)
+    denoiser = Denoiser(model, settings, sigma_train=25 / 255)
     for sigma in (None, 10 / 255, 50 / 255):
         assert (denoiser.denoise_clip(noisy, sigma) - noisy).abs().max() < 1e-5
 

@@ -357,7 +357,8 @@ class Denoiser:
         for axes in MIRRORS[:mirrors]:
             coordinates = None if flows is None else mirror_coordinates(flows, axes)
             seen = self._apply_tiled(mirror(model_input, axes), start, count, mirror(model_sigma, axes), coordinates)
-            estimate = mirror(seen, axes) if estimate is None else estimate.add_(mirror(seen, axes))
+            # not added in place: the first may be a view of model_input (a model that hands back its input)
+            estimate = mirror(seen, axes) if estimate is None else estimate + mirror(seen, axes)
         del model_input, model_sigma
         estimate = estimate.div_(mirrors).sub_(0.5).mul_(scale).add_(centre)
         if channels == self.channels:
