@@ -15,7 +15,7 @@ import skimage
 import torch
 import torch.nn as nn
 
-from videodenoise.denoise import pipeline
+from videodenoise.denoise import clipping, pipeline
 from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
@@ -339,14 +339,18 @@ def test_noise_level_rescaling_beats_the_model_as_trained_below_its_level():
     [(1, 1, "rgb"), (1, 3, "rgb"), (1, 3, "opponent"), (3, 3, "rgb"), (3, 1, "rgb")],
 )
 @pytest.mark.parametrize("tile,mirrors", [(72, 1), (0, 4), (72, 4)])
-def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, colour, tile, mirrors):
+def test_the_pipeline_adds_nothing_of_its_own(model_channels, video_channels, colour, tile, mirrors, monkeypatch):
     """With the identity as the model, windows, tiles, mirror images, colour handling and noise-level rescaling
     give back the input exactly: nothing is added, whatever the model does (and a model that hands back its
-    own input is not worked on in place)."""
+    own input is not worked on in place), but the clipping's bias undone, told σ, and only that."""
     model = Identity(channels=model_channels)
     noisy = add_noise(moving_clip(t=7, channels=video_channels, height=100, width=90), 25 / 255)
     settings = DenoiseSettings(device="cpu", tile=tile, overlap=36, colour=colour, mirrors=mirrors)
     denoiser = Denoiser(model, settings, sigma_train=25 / 255)
+    for sigma in (None, 10 / 255, 50 / 255):
+        expected = noisy if sigma is None else clipping.unclip(noisy, sigma)
+        assert (denoiser.denoise_clip(noisy, sigma) - expected).abs().max() < 1e-5
+    monkeypatch.setattr(clipping, "UNCLIP", 0)
     for sigma in (None, 10 / 255, 50 / 255):
         assert (denoiser.denoise_clip(noisy, sigma) - noisy).abs().max() < 1e-5
 
@@ -365,7 +369,8 @@ def test_a_grey_picture_in_a_colour_file_stays_grey_and_the_model_sees_its_lumin
         assert (out - out.mean(dim=1, keepdim=True)).abs().max() < 1e-6  # no tint (the model's bias gave 1e-3)
         assert seen and set(seen) == {1}  # one clip a tile: the luminance, not the two flat colour differences
     flat = torch.full((5, 3, 48, 64), 0.25)
-    assert (denoiser.denoise_clip(flat, 25 / 255) - flat).abs().max() < 1e-6  # a flat screen: nothing to remove
+    # a flat screen: nothing to remove but the bias σ = 25 would have left clipped (a fifth of a level, undone)
+    assert (denoiser.denoise_clip(flat, 25 / 255) - clipping.unclip(flat, 25 / 255)).abs().max() < 1e-6
     seen.clear()
     colour = add_noise(moving_clip(t=5, channels=3, height=48, width=64), 25 / 255)
     denoiser.denoise_clip(colour, 25 / 255)

@@ -72,6 +72,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
+from videodenoise.denoise import clipping
 from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
@@ -237,12 +238,26 @@ class Denoiser:
         a first pass's output over the same frames, streamed a few windows ahead of the second pass. With
         `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`), and with
         `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
+        Last, the bias the noise's clipping at 0 and 1 left is undone (`videodenoise.denoise.clipping`), with
+        the σ told or each pixel's σ read from the noise level function.
         """
+        out = self._stream(frames, sigma, guides)
+        if sigma is None or not clipping.UNCLIP:
+            yield from out
+            return
+        for frame in out:
+            noise = sigma(frame) if isinstance(sigma, NoiseLevelFunction) else sigma
+            if isinstance(noise, torch.Tensor) and noise.shape[0] > frame.shape[0]:  # a colour NLF, grey frames
+                noise = noise.square().mean(dim=0, keepdim=True).sqrt()
+            yield clipping.unclip(frame, noise)
+
+    def _stream(self, frames, sigma, guides) -> Iterator[torch.Tensor]:
+        """`denoise_frames` up to the clipping's bias (what the half size of two scales hands on)."""
         frames, noisy = itertools.tee(frames) if self.settings.wiener else (frames, None)
         if self._coarse is None:
             out = self._passes(frames, sigma, guides)
         else:  # the guides steer the full size; the half size makes its own
-            out = two_scales(lambda f, s: self._passes(f, s, guides), self._coarse.denoise_frames, frames, sigma)
+            out = two_scales(lambda f, s: self._passes(f, s, guides), self._coarse._stream, frames, sigma)
         stride, flow = self.settings.wiener_stride, self.settings.wiener_flow
         yield from out if noisy is None else wiener_refine(noisy, out, sigma, self.device, stride, flow)
 

@@ -1,0 +1,44 @@
+"""Undoing the bias clipped noise leaves: the clipped mean against sampling, its inverse, and `clean`'s use of it."""
+
+import torch
+
+from videodenoise.denoise.clipping import clipped_mean, unclip
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+
+def test_the_clipped_mean_is_what_clipped_noise_averages():
+    x = torch.linspace(0, 1, 21, dtype=torch.float64)
+    generator = torch.Generator().manual_seed(0)
+    for sigma in (5 / 255, 25 / 255, 50 / 255):
+        noisy = x[:, None] + sigma * torch.randn(21, 400_000, generator=generator, dtype=torch.float64)
+        sampled = noisy.clamp(0, 1).mean(dim=1)
+        assert (sampled - clipped_mean(x, sigma)).abs().max() < 5e-4
+    # at σ = 25 a black pixel averages σ/√(2π), 9.97 levels, above 0; mid-grey is not moved
+    assert abs(float(clipped_mean(torch.tensor(0.0, dtype=torch.float64), 25 / 255)) * 255 - 9.97) < 0.01
+    assert abs(float(clipped_mean(torch.tensor(0.5, dtype=torch.float64), 25 / 255)) - 0.5) < 1e-12
+
+
+def test_unclip_gives_back_the_value_whose_clipped_mean_was_seen():
+    x = torch.rand(3, 40, 50, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    x[:, :5] = 0.0  # black and white rows: the ends, where the bias is largest
+    x[:, -5:] = 1.0
+    sigma = torch.tensor([4 / 255, 25 / 255, 60 / 255], dtype=torch.float64).view(3, 1, 1)  # one σ per channel
+    assert (unclip(clipped_mean(x, sigma), sigma) - x).abs().max() < 1e-6
+    assert (unclip(clipped_mean(x, 0.1), 0.1) - x).abs().max() < 1e-6  # one σ for every pixel
+
+
+def test_unclip_leaves_noise_free_values_and_stays_in_range():
+    frame = torch.tensor([-0.1, 0.0, 0.3, 1.0, 1.2])
+    assert torch.equal(unclip(frame, 0.0), frame.clamp(0, 1))  # no noise, no clipping bias
+    out = unclip(frame, 25 / 255)
+    assert out.min() >= 0 and out.max() <= 1
+    assert out[2] < 0.3  # below mid-grey clipping at 0 lifts the mean: the value that gave 0.3 lies under it
+
+
+def test_a_noise_level_function_gives_each_pixel_and_channel_its_own_sigma():
+    function = NoiseLevelFunction(knots=(0.1, 0.9), sigmas=((0.02, 0.02), (0.06, 0.06), (0.1, 0.1)), level=0.1)
+    frame = torch.full((3, 8, 8), 0.05)
+    noise = function(frame)
+    out = unclip(frame, noise)
+    assert out[0, 0, 0] > out[1, 0, 0] > out[2, 0, 0]  # the more noise, the more of 0.05 was clipping's lift
+    assert torch.allclose(clipped_mean(out.double(), noise.double()).float(), frame, atol=1e-6)

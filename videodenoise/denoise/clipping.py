@@ -1,0 +1,54 @@
+"""Undo the bias that clipped noise leaves in a denoised frame.
+
+Stored frames clip their noise at the ends of the range: a pixel of true value x with noise of std σ is
+stored as clip(x + σZ, 0, 1), whose mean is not x near black or white but
+
+    m_σ(x) = E[clip(x + σZ, 0, 1)] = (1 − Φ(β)) + x·(Φ(β) − Φ(α)) + σ·(φ(α) − φ(β)),  α = −x/σ, β = (1 − x)/σ
+
+(Z standard normal; at σ = 25/255 a black pixel averages 10 levels above 0). Fusion averages and the model
+smooths, so what they return is close to m_σ(x), not to x: a bias no amount of denoising removes. m_σ is
+increasing, so a denoised value v gives back x = m_σ⁻¹(v) (A. Foi, "Clipped noisy images: heteroskedastic
+modeling and practical denoising", Signal Processing 89(12), 2009). `unclip` solves it per pixel and channel
+by Newton's method on [0, 1], where m_σ'(x) = Φ(β) − Φ(α) is the chance that the noisy value was not clipped.
+
+σ is the noise of the frames as they came (what `clean` was told, or its noise level function read at each
+pixel), not what fusion leaves: the clipping happened to the noisy pixels.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+UNCLIP = 1  # 1: `Denoiser.denoise_frames` undoes the bias; 0: it does not (benchmarks/results/clipping)
+NEWTON_STEPS = 8  # from x = v; m_σ is smooth and monotone on [0, 1], and 8 steps settle it to float precision
+_SMALLEST_SIGMA = 1e-4  # below this (0.03 of a level) the bias is nil: the value stays as it is
+
+
+def clipped_mean(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
+    """m_σ(x): the mean of clip(x + σZ, 0, 1) for true values x (σ > 0, broadcast against x)."""
+    return _mean_and_slope(x, torch.as_tensor(sigma, dtype=x.dtype, device=x.device))[0]
+
+
+def unclip(frame: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
+    """The true values x in [0, 1] whose clipped means m_σ(x) are the frame's values (clamped to [0, 1]);
+    sigma: one σ, or a map broadcast against the frame (e.g. (C, H, W) per channel). Where σ is 0 the
+    frame is returned as it is."""
+    value = frame.clamp(0, 1)
+    sigma = torch.as_tensor(sigma, dtype=value.dtype, device=value.device).expand_as(value)
+    noisy = sigma > _SMALLEST_SIGMA
+    sigma = torch.where(noisy, sigma, 1.0)  # any positive σ where it is unused: no division by 0
+    x = value.clone()
+    for _ in range(NEWTON_STEPS):
+        mean, slope = _mean_and_slope(x, sigma)
+        x = (x - (mean - value) / slope.clamp(min=1e-6)).clamp_(0, 1)
+    return torch.where(noisy, x, value)
+
+
+def _mean_and_slope(x: torch.Tensor, sigma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """m_σ(x) and m_σ'(x) = Φ(β) − Φ(α), the chance that the noisy value was not clipped."""
+    alpha, beta = -x / sigma, (1 - x) / sigma
+    slope = torch.special.ndtr(beta) - torch.special.ndtr(alpha)
+    density = torch.exp(-0.5 * alpha * alpha) - torch.exp(-0.5 * beta * beta)
+    return (1 - torch.special.ndtr(beta)) + x * slope + sigma * density / math.sqrt(2 * math.pi), slope
