@@ -17,13 +17,13 @@ pixel), not what fusion leaves: the clipping happened to the noisy pixels.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
 
 UNCLIP = 1  # 1: `Denoiser.denoise_frames` undoes the bias; 0: it does not (benchmarks/results/clipping)
-NEWTON_STEPS = 8  # from x = v; m_σ is smooth and monotone on [0, 1], and 8 steps settle it to float precision
-_SMALLEST_SIGMA = 1e-4  # below this (0.03 of a level) the bias is nil: the value stays as it is
+NEWTON_STEPS = 12  # from x = v; m_σ is smooth and monotone on [0, 1]: 12 steps settle it to float64 precision
 
 
 def clipped_mean(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
@@ -34,16 +34,35 @@ def clipped_mean(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
 def unclip(frame: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
     """The true values x in [0, 1] whose clipped means m_σ(x) are the frame's values (clamped to [0, 1]);
     sigma: one σ, or a map broadcast against the frame (e.g. (C, H, W) per channel). Where σ is 0 the
-    frame is returned as it is."""
+    frame is returned as it is. Read off a table of x − v over (σ, v), interpolated bilinearly (Newton's
+    method per pixel took longer than the denoising: 0.3 s a 320×240 colour frame); within 0.05 of a level."""
     value = frame.clamp(0, 1)
     sigma = torch.as_tensor(sigma, dtype=value.dtype, device=value.device).expand_as(value)
-    noisy = sigma > _SMALLEST_SIGMA
-    sigma = torch.where(noisy, sigma, 1.0)  # any positive σ where it is unused: no division by 0
+    table = _correction_table().to(value.device, value.dtype)
+    # grid_sample's (x, y) in [−1, 1]: x along the value, y along σ (σ above the table's last row reads it)
+    where = torch.stack([value * 2 - 1, (sigma / TABLE_SIGMA).clamp(max=1) * 2 - 1], dim=-1)
+    correction = torch.nn.functional.grid_sample(
+        table[None, None], where.reshape(1, 1, -1, 2), mode="bilinear", padding_mode="border", align_corners=True
+    )
+    return (value + correction.view_as(value)).clamp_(0, 1)
+
+
+TABLE_SIGMA, TABLE_SIGMAS, TABLE_VALUES = 0.5, 513, 2049  # σ up to 127.5 levels; the table is 4 MiB in float32
+
+
+@functools.cache
+def _correction_table() -> torch.Tensor:
+    """(TABLE_SIGMAS, TABLE_VALUES): m_σ⁻¹(v) − v on a grid of σ in [0, TABLE_SIGMA] and v in [0, 1], solved by
+    Newton's method in float64 (σ = 0: no correction)."""
+    sigma = torch.linspace(0, TABLE_SIGMA, TABLE_SIGMAS, dtype=torch.float64)[:, None].clamp(min=1e-6)
+    value = torch.linspace(0, 1, TABLE_VALUES, dtype=torch.float64).expand(TABLE_SIGMAS, -1)
     x = value.clone()
     for _ in range(NEWTON_STEPS):
         mean, slope = _mean_and_slope(x, sigma)
-        x = (x - (mean - value) / slope.clamp(min=1e-6)).clamp_(0, 1)
-    return torch.where(noisy, x, value)
+        x = (x - (mean - value) / slope.clamp(min=1e-9)).clamp_(0, 1)
+    correction = x - value
+    correction[0] = 0
+    return correction.float()
 
 
 def _mean_and_slope(x: torch.Tensor, sigma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

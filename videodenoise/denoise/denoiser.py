@@ -251,7 +251,7 @@ class Denoiser:
                 noise = noise.square().mean(dim=0, keepdim=True).sqrt()
             yield clipping.unclip(frame, noise)
 
-    def _stream(self, frames, sigma, guides) -> Iterator[torch.Tensor]:
+    def _stream(self, frames, sigma, guides=None) -> Iterator[torch.Tensor]:
         """`denoise_frames` up to the clipping's bias (what the half size of two scales hands on)."""
         frames, noisy = itertools.tee(frames) if self.settings.wiener else (frames, None)
         if self._coarse is None:

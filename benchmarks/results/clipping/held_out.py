@@ -3,7 +3,8 @@
 and without, in one run; then merged with BM4D's rows of benchmarks/results/quality/ (the same noisy frames: the
 noise is a function of the seed, clip and σ).
 
-    .venv/bin/python benchmarks/results/clipping/held_out.py
+    .venv/bin/python benchmarks/results/clipping/held_out.py            # both, or name one: before, unclip
+    .venv/bin/python benchmarks/results/clipping/held_out.py light      # σ = 0, 2 and 5 (the light-noise targets)
     .venv/bin/python benchmarks/bench_quality.py --from-csv benchmarks/results/quality/quality.csv \
         --from-csv benchmarks/results/clipping/held-out/before/quality.csv \
         --from-csv benchmarks/results/clipping/held-out/unclip/quality.csv
@@ -19,10 +20,14 @@ import bench_quality  # noqa: E402
 
 from videodenoise.denoise import clipping  # noqa: E402
 
-COMMON = ["--frames", "5", "--sigmas", "10,15,25,50", "--methods", "noisy,models", "--modes", "auto"]
+COMMON = ["--frames", "5", "--methods", "noisy,models", "--modes", "auto"]
 WEIGHTS = str(ROOT / "videodenoise/checkpoints/dust-video.safetensors")
 
-for value, name in ((0, "before"), (1, "unclip")):
-    clipping.UNCLIP = value
-    out = ROOT / "benchmarks/results/clipping/held-out" / name
-    bench_quality.main([*COMMON, "--checkpoint", f"{name}={WEIGHTS}", "--out", str(out)])
+RUNS = {"before": 0, "unclip": 1}
+LIGHT = "light" in sys.argv[1:]  # the light-noise targets' σ instead, into held-out-light/
+
+for name in [a for a in sys.argv[1:] if a in RUNS] or RUNS:  # e.g. `held_out.py unclip`: that run alone
+    clipping.UNCLIP = RUNS[name]
+    out = ROOT / "benchmarks/results/clipping" / ("held-out-light" if LIGHT else "held-out") / name
+    sigmas = ["--sigmas", "0,2,5" if LIGHT else "10,15,25,50"]
+    bench_quality.main([*COMMON, *sigmas, "--checkpoint", f"{name}={WEIGHTS}", "--out", str(out)])
