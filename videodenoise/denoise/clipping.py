@@ -8,11 +8,14 @@ stored as clip(x + σZ, 0, 1), whose mean is not x near black or white but
 (Z standard normal; at σ = 25/255 a black pixel averages 10 levels above 0). Fusion averages and the model
 smooths, so what they return is close to m_σ(x), not to x: a bias no amount of denoising removes. m_σ is
 increasing, so a denoised value v gives back x = m_σ⁻¹(v) (A. Foi, "Clipped noisy images: heteroskedastic
-modeling and practical denoising", Signal Processing 89(12), 2009). `unclip` solves it per pixel and channel
-by Newton's method on [0, 1], where m_σ'(x) = Φ(β) − Φ(α) is the chance that the noisy value was not clipped.
+modeling and practical denoising", Signal Processing 89(12), 2009). `unclip` reads x − v per pixel and channel
+off a table over (σ, v), solved once by Newton's method on [0, 1], where m_σ'(x) = Φ(β) − Φ(α) is the chance that
+the noisy value was not clipped.
 
 σ is the noise of the frames as they came (what `clean` was told, or its noise level function read at each
-pixel), not what fusion leaves: the clipping happened to the noisy pixels.
+pixel), not what fusion leaves: the clipping happened to the noisy pixels. Noise a camera clipped in linear light
+and then bent by its gamma is treated as if clipped where it is stored: that undoes part of its bias, not the
+gamma's own (benchmarks/results/clipping/README.md).
 """
 
 from __future__ import annotations
