@@ -26,12 +26,26 @@ import math
 import torch
 
 UNCLIP = 1  # 1: `Denoiser.denoise_frames` undoes the bias; 0: it does not (benchmarks/results/clipping)
+# σ auto: the noise a codec smoothed was clipped before it, at the std of the white noise whose low frequencies
+# the codec kept, about the curve times its luminance grain; the σ clipping had is the curve times grain^this
+GRAIN_POWER = 0.0
 NEWTON_STEPS = 12  # from x = v; m_σ is smooth and monotone on [0, 1]: 12 steps settle it to float64 precision
 
 
 def clipped_mean(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
     """m_σ(x): the mean of clip(x + σZ, 0, 1) for true values x (σ > 0, broadcast against x)."""
     return _mean_and_slope(x, torch.as_tensor(sigma, dtype=x.dtype, device=x.device))[0]
+
+
+def clipped_sigma(sigma, frame: torch.Tensor) -> torch.Tensor | float:
+    """The σ the noise had where a frame was clipped: the σ told, or a `NoiseLevelFunction`'s curve read from
+    the frame (C, H, W), times its luminance grain to GRAIN_POWER; one map for grey frames from a colour curve."""
+    if not callable(sigma):
+        return sigma
+    noise = sigma(frame) * sigma.luminance_grain**GRAIN_POWER
+    if noise.shape[0] > frame.shape[0]:  # a colour function, grey frames: their RMS
+        noise = noise.square().mean(dim=0, keepdim=True).sqrt()
+    return noise
 
 
 def unclip(frame: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:

@@ -246,10 +246,7 @@ class Denoiser:
             yield from out
             return
         for frame in out:
-            noise = sigma(frame) if isinstance(sigma, NoiseLevelFunction) else sigma
-            if isinstance(noise, torch.Tensor) and noise.shape[0] > frame.shape[0]:  # a colour NLF, grey frames
-                noise = noise.square().mean(dim=0, keepdim=True).sqrt()
-            yield clipping.unclip(frame, noise)
+            yield clipping.unclip(frame, clipping.clipped_sigma(sigma, frame))
 
     def _stream(self, frames, sigma, guides=None) -> Iterator[torch.Tensor]:
         """`denoise_frames` up to the clipping's bias (what the half size of two scales hands on)."""
