@@ -39,13 +39,9 @@ def clipped_mean(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
 
 def clipped_sigma(sigma, frame: torch.Tensor) -> torch.Tensor | float:
     """The σ the noise had where a frame was clipped: the σ told, or a `NoiseLevelFunction`'s curve read from
-    the frame (C, H, W), times its luminance grain to GRAIN_POWER; one map for grey frames from a colour curve."""
-    if not callable(sigma):
-        return sigma
-    noise = sigma(frame) * sigma.luminance_grain**GRAIN_POWER
-    if noise.shape[0] > frame.shape[0]:  # a colour function, grey frames: their RMS
-        noise = noise.square().mean(dim=0, keepdim=True).sqrt()
-    return noise
+    the frame (C, H, W; the video's own channels, which the function was estimated on), times its luminance
+    grain to GRAIN_POWER."""
+    return sigma(frame) * sigma.luminance_grain**GRAIN_POWER if callable(sigma) else sigma
 
 
 def unclip(frame: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
