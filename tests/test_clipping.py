@@ -71,12 +71,8 @@ def test_every_preset_undoes_the_bias_once_as_its_last_step(told, monkeypatch):
     assert (corrected - plain).abs().max() > 5 / 255  # near black and white it moved the output by levels
 
 
-def test_the_sigma_clipping_had_is_the_curve_times_its_grain_to_the_chosen_power(monkeypatch):
-    curve = ((0.02, 0.02), (0.06, 0.06), (0.1, 0.1))
-    function = NoiseLevelFunction(knots=(0.1, 0.9), sigmas=curve, level=0.07, grain=(2.0, 1.0, 1.0))
-    colour = torch.full((3, 4, 4), 0.3)
-    assert clipping.clipped_sigma(0.1, colour) == 0.1  # a σ told is the σ it had
-    monkeypatch.setattr(clipping, "GRAIN_POWER", 0.0)
-    torch.testing.assert_close(clipping.clipped_sigma(function, colour), function(colour))
-    monkeypatch.setattr(clipping, "GRAIN_POWER", 1.0)
-    torch.testing.assert_close(clipping.clipped_sigma(function, colour), 2 * function(colour))  # the luminance grain
+def test_the_sigma_clipping_had_is_the_one_told_or_the_curve_read_from_the_frame():
+    function = NoiseLevelFunction(knots=(0.1, 0.9), sigmas=((0.02, 0.04), (0.06, 0.06), (0.1, 0.2)), level=0.07)
+    frame = torch.rand(3, 6, 6, generator=torch.Generator().manual_seed(2))
+    assert clipping.clipped_sigma(0.1, frame) == 0.1
+    torch.testing.assert_close(clipping.clipped_sigma(function, frame), function(frame))  # per pixel and channel

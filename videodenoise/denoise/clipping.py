@@ -26,9 +26,6 @@ import math
 import torch
 
 UNCLIP = 1  # 1: `Denoiser.denoise_frames` undoes the bias; 0: it does not (benchmarks/results/clipping)
-# σ auto: the noise a codec smoothed was clipped before it, at the std of the white noise whose low frequencies
-# the codec kept, about the curve times its luminance grain; the σ clipping had is the curve times grain^this
-GRAIN_POWER = 0.0
 NEWTON_STEPS = 12  # from x = v; m_σ is smooth and monotone on [0, 1]: 12 steps settle it to float64 precision
 
 
@@ -39,9 +36,10 @@ def clipped_mean(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
 
 def clipped_sigma(sigma, frame: torch.Tensor) -> torch.Tensor | float:
     """The σ the noise had where a frame was clipped: the σ told, or a `NoiseLevelFunction`'s curve read from
-    the frame (C, H, W; the video's own channels, which the function was estimated on), times its luminance
-    grain to GRAIN_POWER."""
-    return sigma(frame) * sigma.luminance_grain**GRAIN_POWER if callable(sigma) else sigma
+    the frame (C, H, W; the video's own channels, which the function was estimated on). Not the curve times its
+    grain (the white noise a codec's smoothed noise came from): chosen against on the validation clips
+    (benchmarks/results/clipping/README.md, "Second choice")."""
+    return sigma(frame) if callable(sigma) else sigma
 
 
 def unclip(frame: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
