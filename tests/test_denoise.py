@@ -369,7 +369,7 @@ def test_a_grey_picture_in_a_colour_file_stays_grey_and_the_model_sees_its_lumin
         assert (out - out.mean(dim=1, keepdim=True)).abs().max() < 1e-6  # no tint (the model's bias gave 1e-3)
         assert seen and set(seen) == {1}  # one clip a tile: the luminance, not the two flat colour differences
     flat = torch.full((5, 3, 48, 64), 0.25)
-    # a flat screen: nothing to remove but the bias σ = 25 would have left clipped (a fifth of a level, undone)
+    # a flat screen: nothing to remove but the bias σ = 25 would have left clipped (0.04 of a level, undone)
     assert (denoiser.denoise_clip(flat, 25 / 255) - clipping.unclip(flat, 25 / 255)).abs().max() < 1e-6
     seen.clear()
     colour = add_noise(moving_clip(t=5, channels=3, height=48, width=64), 25 / 255)
