@@ -49,7 +49,7 @@ def unclip(frame: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
     method per pixel took longer than the denoising: 0.3 s a 320×240 colour frame); within 0.06 of a level."""
     value = frame.clamp(0, 1)
     sigma = torch.as_tensor(sigma, dtype=value.dtype, device=value.device).expand_as(value)
-    table = _correction_table().to(value.device, value.dtype)
+    table = _table_on(value.device, value.dtype)
     # grid_sample's (x, y) in [−1, 1]: x along the value, y along σ (σ above the table's last row reads it)
     where = torch.stack([value * 2 - 1, (sigma / TABLE_SIGMA).clamp(max=1) * 2 - 1], dim=-1)
     correction = torch.nn.functional.grid_sample(
@@ -59,6 +59,12 @@ def unclip(frame: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
 
 
 TABLE_SIGMA, TABLE_SIGMAS, TABLE_VALUES = 0.5, 513, 2049  # σ up to 127.5 levels; the table is 4 MiB in float32
+
+
+@functools.cache
+def _table_on(device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """The table where the frames are (copied to a GPU once, not for every frame)."""
+    return _correction_table().to(device, dtype)
 
 
 @functools.cache
