@@ -72,7 +72,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
-from videodenoise.denoise import clipping
+from videodenoise.denoise import camera_bias, clipping
 from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
@@ -239,14 +239,19 @@ class Denoiser:
         `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`), and with
         `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
         Last, the bias the noise's clipping at 0 and 1 left is undone (`videodenoise.denoise.clipping`), with
-        the σ told or each pixel's σ read from the noise level function.
+        the σ told or each pixel's σ read from the noise level function; with the function, also a camera
+        gamma's where the first frame's noise is skewed as a gamma skews it (`videodenoise.denoise.camera_bias`).
         """
+        auto = isinstance(sigma, NoiseLevelFunction)
+        gamma = camera_bias.GammaBias(sigma) if auto and camera_bias.CAMERA_BIAS else None
+        frames, noisy = itertools.tee(frames) if gamma is not None else (frames, itertools.repeat(None))
         out = self._stream(frames, sigma, guides)
         if sigma is None or not clipping.UNCLIP:
             yield from out
             return
-        for frame in out:
-            yield clipping.unclip(frame, clipping.clipped_sigma(sigma, frame))
+        for frame, seen in zip(out, noisy):
+            corrected = clipping.unclip(frame, clipping.clipped_sigma(sigma, frame))
+            yield corrected if gamma is None else gamma.undo(seen, frame, corrected)
 
     def _stream(self, frames, sigma, guides=None) -> Iterator[torch.Tensor]:
         """`denoise_frames` up to the clipping's bias (what the half size of two scales hands on)."""

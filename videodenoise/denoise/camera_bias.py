@@ -1,0 +1,148 @@
+"""Undo the bias a camera's gamma leaves, under `--sigma auto`.
+
+A camera makes its noise in linear light: a pixel of linear value x is stored as g(clip(x + n, 0, 1)), n of
+variance a·x + b (shot and read noise), g the sRGB gamma. g is concave, so the noisy values' mean
+
+    m(x) = E[g(clip(x + n, 0, 1))]
+
+sits under g(x) in the mid-tones (Jensen's inequality: about −0.7 σ²/(y + 0.055) at sRGB value y, for an sRGB
+noise std σ; 5-7 levels in the shadows of low-light footage). Fusion and the model return that mean, and the
+clipping's correction (`videodenoise.denoise.clipping`) undoes only a clip of the stored values. Here the
+output v before that correction is mapped through m⁻¹, where that raises it: max(m⁻¹(v) − v, 0) is added to
+the corrected output. Where m⁻¹ would lower a value (the clip at 0, near black) the clipping's correction
+keeps the say: (a, b) are read after the codec, which takes most noise from the shadows, so b comes out low
+and m⁻¹ there lowers too little or raises (benchmarks/results/camera-gamma/README.md).
+
+Two things are read off the video, once, on its first frame:
+
+* whether its noise is a bent Gaussian at all: noise added to the stored values (the Gaussian benchmark's, or
+  what a σ told by hand means) is symmetric, a gamma's is skewed. S is the least-squares ratio, over bins of
+  the output's value in the mid-tones, of the residual's (noisy − output) third central moment to the 6·δ·σ²
+  that a gamma's bias δ = −0.7 σ²/(y + 0.055) implies for a second-order bent Gaussian; the correction is made
+  only when S > SKEW_THRESHOLD (Gaussian noise: |S| ≤ 0.05 at σ ≥ 10 on the validation clips; camera noise
+  after H.264: 0.0-1.7, a codec's averaging shrinking the skew before the bias);
+* (a, b) per channel: the grid point whose std of g(clip(x + n, 0, 1)), at the x whose mean is each bin's
+  value, best matches the noise level function's σ there (least squares on log σ², weighted by the frame's
+  histogram).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+
+from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+CAMERA_BIAS = 1  # 1: `Denoiser.denoise_frames` undoes it under σ auto; 0: it does not (benchmarks/results/camera-gamma)
+SKEW_THRESHOLD = 0.15
+VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
+SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
+READS = np.concatenate([[0.0], np.geomspace(1e-7, 1e-2, 25)])  # b
+SKEW_BINS, FIT_BINS, INVERSE_STEPS = 32, 48, 1024
+
+
+def linear_noise_moments(shot: np.ndarray, read: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of g(clip(x + n, 0, 1)), n ~ N(0, a·x + b) in linear light, at each sRGB value x of
+    VALUES (last axis), for a and b broadcast against each other. By the rectangle rule over ±5 std (81 nodes):
+    the clip makes the integrand kinked, where Gauss-Hermite's nodes were 0.4 of a level off. The mean is made
+    non-decreasing in x, for its inverse."""
+    nodes = np.linspace(-5, 5, 81)
+    weights = np.exp(-0.5 * nodes**2)
+    weights /= weights.sum()
+    linear = srgb_to_linear(torch.from_numpy(VALUES)).numpy()
+    std = np.sqrt(np.asarray(shot)[..., None] * linear + np.asarray(read)[..., None])
+    noisy = torch.from_numpy(np.clip(linear[..., None] + std[..., None] * nodes, 0, 1))
+    samples = linear_to_srgb(noisy).numpy()
+    mean = samples @ weights
+    variance = np.square(samples - mean[..., None]) @ weights
+    return np.maximum.accumulate(mean, axis=-1), variance
+
+
+@functools.cache
+def _grid() -> tuple[np.ndarray, np.ndarray]:
+    """linear_noise_moments over SHOTS × READS: (31, 26, len(VALUES)) each, computed once, when first needed."""
+    parts = [linear_noise_moments(np.full(len(READS), shot), READS) for shot in SHOTS]
+    return np.stack([mean for mean, _ in parts]), np.stack([variance for _, variance in parts])
+
+
+def fit_shot_read(values: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """The grid's (a, b) whose noisy std, at the x whose noisy mean is each of `values`, best matches `sigmas`
+    (least squares on log σ², weighted)."""
+    means, variances = _grid()
+    target = np.log(np.square(sigmas) + 1e-9)
+    best, found = np.inf, (0, 0)
+    for i in range(len(SHOTS)):
+        for j in range(len(READS)):
+            model = np.interp(np.interp(values, means[i, j], VALUES), VALUES, variances[i, j])
+            error = float(weights @ np.square(np.log(model + 1e-9) - target))
+            if error < best:
+                best, found = error, (i, j)
+    return float(SHOTS[found[0]]), float(READS[found[1]])
+
+
+def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> float:
+    """S for one (C, H, W) frame and its denoised output (before the clipping's correction): the residual's
+    third moment per bin of the output's value against a gamma's 6·δ·σ², over the mid-tones (see the module
+    docstring); 0 where no bin qualifies."""
+    num = den = 0.0
+    centres = (torch.arange(SKEW_BINS, dtype=torch.float64) + 0.5) / SKEW_BINS
+    for value, residual in zip(output.double().cpu(), (noisy - output).double().cpu()):
+        index = (value * SKEW_BINS).long().clamp_(0, SKEW_BINS - 1).flatten()
+        residual = residual.flatten()
+        count = torch.bincount(index, minlength=SKEW_BINS).double()
+        per_bin = count.clamp(min=1)
+        centred = residual - (torch.bincount(index, residual, SKEW_BINS) / per_bin)[index]
+        variance = torch.bincount(index, centred**2, SKEW_BINS) / per_bin
+        third = torch.bincount(index, centred**3, SKEW_BINS) / per_bin
+        # mid-tones with samples, and far enough from black that clipping's own skew is not in them
+        usable = (centres > 0.1) & (centres < 0.8) & (count > 500) & (3 * variance.sqrt() < centres)
+        predicted = 6 * (-0.7 * variance / (centres + 0.055)) * variance
+        num += float((count * third * predicted)[usable].sum())
+        den += float((count * predicted**2)[usable].sum())
+    return num / den if den > 0 else 0.0
+
+
+class GammaBias:
+    """The correction for one video under σ auto: decided and fitted on the first frame `undo` sees."""
+
+    def __init__(self, function: NoiseLevelFunction):
+        self.function = function
+        self.lift: torch.Tensor | None = None  # (C, INVERSE_STEPS + 1): m⁻¹(v) − v, at least 0; empty: off
+        self.skew = self.shots = self.reads = None
+
+    def undo(self, noisy: torch.Tensor, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
+        """`corrected` (the output with the clipping's bias undone) raised where the gamma's bias is undone;
+        noisy and output: the (C, H, W) frame and the denoised output before the clipping's correction."""
+        if self.lift is None:
+            self.lift = self._fit(noisy, output).to(output.device, output.dtype)
+        if not len(self.lift):
+            return corrected
+        position = output.clamp(0, 1) * INVERSE_STEPS
+        below = position.floor().clamp_(max=INVERSE_STEPS - 1)
+        fraction = position - below
+        channel = torch.arange(len(self.lift), device=below.device).view(-1, 1, 1)
+        index = below.long() + channel * (INVERSE_STEPS + 1)
+        table = self.lift.flatten()
+        return (corrected + torch.lerp(table[index], table[index + 1], fraction)).clamp_(0, 1)
+
+    def _fit(self, noisy: torch.Tensor, output: torch.Tensor) -> torch.Tensor:
+        self.skew = skew_ratio(noisy, output)
+        if self.skew <= SKEW_THRESHOLD:
+            return torch.empty(0)
+        knots, curves = np.asarray(self.function.knots), np.asarray(self.function.sigmas)
+        centres = (np.arange(FIT_BINS) + 0.5) / FIT_BINS
+        steps = np.linspace(0, 1, INVERSE_STEPS + 1)
+        means, lifts, self.shots, self.reads = _grid()[0], [], [], []
+        for channel, value in enumerate(output.double().cpu().numpy()):
+            count = np.bincount(np.minimum((value * FIT_BINS).astype(np.int64), FIT_BINS - 1).ravel(), None, FIT_BINS)
+            usable = (count > value.size / 256) & (centres > 0.03) & (centres < 0.95)
+            curve = curves[channel if len(curves) > 1 else 0]
+            shot, read = fit_shot_read(centres[usable], np.interp(centres[usable], knots, curve), count[usable])
+            self.shots.append(shot)
+            self.reads.append(read)
+            mean = means[np.searchsorted(SHOTS, shot), np.searchsorted(READS, read)]
+            lifts.append(np.maximum(np.interp(steps, mean, VALUES) - steps, 0))
+        return torch.from_numpy(np.stack(lifts)).float()
