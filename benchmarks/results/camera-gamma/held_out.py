@@ -1,0 +1,37 @@
+"""The held-out runs of README.md, once the rule had decided: the real-noise benchmark's six held-out clips (5 frames,
+every level and CRF) with the shipped default, a camera gamma's bias undone and not, each in its own run; and the
+quality benchmark's six held-out clips under Gaussian noise (σ = 0, 2, 5, 10, 25; σ auto), with it and without.
+
+    .venv/bin/python benchmarks/results/camera-gamma/held_out.py            # all four, or name some of:
+    .venv/bin/python benchmarks/results/camera-gamma/held_out.py camera-before camera-gamma   # and gaussian-...
+    .venv/bin/python benchmarks/bench_realnoise.py --from-csv benchmarks/results/realnoise/realnoise.csv \
+        --from-csv benchmarks/results/fftdnoiz/held-out/realnoise.csv \
+        --from-csv benchmarks/results/camera-gamma/held-out/camera-before/realnoise.csv \
+        --from-csv benchmarks/results/camera-gamma/held-out/camera-gamma/realnoise.csv \
+        --noisy-tolerance 0.03 --merged-out benchmarks/results/camera-gamma/held-out/merged
+"""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from videodenoise.denoise import camera_bias  # noqa: E402
+
+import bench_quality  # noqa: E402
+import bench_realnoise  # noqa: E402
+
+SKIP = "sigma-sweep,one-sigma,nlm-opencv,cbm3d,dctdnoiz,nlmeans,atadenoise,bm3d,fftdnoiz,fftdnoiz-temporal"
+WEIGHTS = str(ROOT / "videodenoise/checkpoints/dust-video.safetensors")
+RUNS = {"camera-before": 0, "camera-gamma": 1, "gaussian-before": 0, "gaussian-gamma": 1}
+
+for name in sys.argv[1:] or RUNS:
+    camera_bias.CAMERA_BIAS = RUNS[name]
+    out = str(ROOT / "benchmarks/results/camera-gamma/held-out" / name)
+    checkpoint = ["--checkpoint", f"{name}={WEIGHTS}", "--out", out]
+    if name.startswith("camera"):
+        bench_realnoise.main(["--frames", "5", "--skip", SKIP, *checkpoint])
+    else:
+        common = ["--frames", "5", "--methods", "noisy,models", "--modes", "auto", "--sigmas", "0,2,5,10,25"]
+        bench_quality.main([*common, *checkpoint])

@@ -1,0 +1,114 @@
+"""Undoing a camera gamma's bias under σ auto: the tables against sampling, the fit, the skew test, and `clean`'s use."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from videodenoise.denoise import camera_bias
+from videodenoise.denoise.camera_bias import GammaBias, fit_shot_read, linear_noise_moments, skew_ratio
+from videodenoise.denoise.clipping import unclip
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.settings import PRESETS
+from videodenoise.models.registry import build_model
+from videodenoise.noise.camera import CameraNoise, linear_to_srgb, srgb_to_linear
+from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+SHOT, READ = 0.02, 0.001  # the real-noise benchmark's heavy level
+
+
+def camera_frames(clean: torch.Tensor, seed: int = 0) -> torch.Tensor:
+    """Sensor noise in linear light through the gamma, no codec, one channel gain (spread 0, mix 0)."""
+    noise = CameraNoise(a=SHOT, b=READ, spread=0.0, mix=0.0, codec="none")
+    return noise(clean, generator=torch.Generator().manual_seed(seed))
+
+
+def ramp(frames: int = 1, height: int = 128, width: int = 160) -> torch.Tensor:
+    """Colour frames whose values run evenly over [0.02, 0.98] (about 640 pixels in each of 32 bins)."""
+    values = torch.linspace(0.02, 0.98, height * width).view(height, width)
+    return values.expand(frames, 3, height, width).clone()
+
+
+def test_the_tables_mean_and_variance_are_what_camera_noise_averages():
+    mean, variance = linear_noise_moments(np.array(SHOT), np.array(READ))
+    generator = torch.Generator().manual_seed(0)
+    for index in (0, 13, 51, 128, 230, 256):  # black, deep shadow, shadow, mid-grey, highlight, white
+        linear = srgb_to_linear(torch.tensor(camera_bias.VALUES[index], dtype=torch.float64))
+        n = math.sqrt(SHOT * float(linear) + READ) * torch.randn(400_000, generator=generator, dtype=torch.float64)
+        sampled = linear_to_srgb((linear + n).clamp(0, 1))
+        assert abs(float(sampled.mean()) - mean[index]) < 1e-3  # a quarter of a level
+        assert abs(float(sampled.var()) / variance[index] - 1) < 0.02
+    # the gamma lifts black (the clip at 0 in linear light) and darkens the shadows (Jensen): several levels each
+    assert mean[0] * 255 > 15 and (camera_bias.VALUES[51] - mean[51]) * 255 > 2
+
+
+def test_the_fit_finds_the_shot_and_read_noise_a_curve_came_from():
+    mean, variance = linear_noise_moments(np.array(SHOT), np.array(READ))
+    values = np.linspace(0.05, 0.9, 30)
+    sigmas = np.sqrt(np.interp(np.interp(values, mean, camera_bias.VALUES), camera_bias.VALUES, variance))
+    shot, read = fit_shot_read(values, sigmas, np.ones_like(values))
+    # the nearest points of a geometric grid (steps of 1.49× in a, 1.62× in b)
+    assert abs(math.log(shot / SHOT)) <= math.log(1.5) and abs(math.log(read / READ)) <= math.log(1.7)
+
+
+def test_the_skew_tells_a_gammas_noise_from_noise_added_to_the_stored_values():
+    clean = ramp()[0]
+    gaussian = (clean + 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(1))).clamp(0, 1)
+    camera = camera_frames(clean)
+    assert abs(skew_ratio(gaussian, clean)) < 0.05
+    assert skew_ratio(camera, clean) > 0.5  # 1 to second order before a codec
+    assert skew_ratio(clean, clean) == 0.0  # no noise: no bin has any
+
+
+def curve_of_the_camera() -> NoiseLevelFunction:
+    """The noise level function σ auto would find for camera_frames, without a codec: its exact std."""
+    mean, variance = linear_noise_moments(np.array(SHOT), np.array(READ))
+    knots = np.linspace(0.02, 0.98, 25)
+    sigma = np.sqrt(np.interp(knots, mean, variance))
+    return NoiseLevelFunction(knots=tuple(knots), sigmas=(tuple(sigma),) * 3, level=float(sigma.mean()))
+
+
+def test_gamma_bias_raises_the_shadows_a_gamma_darkened_and_only_raises():
+    clean = ramp()[0]
+    noisy = camera_frames(clean)
+    mean = linear_noise_moments(np.array(SHOT), np.array(READ))[0]
+    output = torch.from_numpy(np.interp(clean.numpy(), camera_bias.VALUES, mean)).float()  # a perfect averager
+    corrected = unclip(output, curve_of_the_camera()(output))
+    bias = GammaBias(curve_of_the_camera())
+    undone = bias.undo(noisy, output, corrected)
+    assert bias.skew > camera_bias.SKEW_THRESHOLD and len(bias.shots) == 3
+    assert (undone >= corrected).all()
+    shadows = (clean > 0.15) & (clean < 0.5)
+    before, after = (corrected - clean)[shadows].mean() * 255, (undone - clean)[shadows].mean() * 255
+    assert before < -2 and abs(after) < 0.5 * abs(before)  # levels: most of the darkening undone
+    # the decision and the fit are the first frame's; a later frame is corrected by the same table
+    torch.testing.assert_close(bias.undo(camera_frames(clean, seed=5), output, corrected), undone)
+
+
+def test_noise_added_to_the_stored_values_is_left_as_it_is():
+    clean = ramp()[0]
+    noisy = (clean + 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2))).clamp(0, 1)
+    bias = GammaBias(NoiseLevelFunction.constant(25 / 255, 3))
+    corrected = unclip(clean, 25 / 255)
+    assert torch.equal(bias.undo(noisy, clean, corrected), corrected) and bias.skew <= camera_bias.SKEW_THRESHOLD
+
+
+@pytest.fixture
+def fast_denoiser() -> Denoiser:
+    settings = dataclasses.replace(PRESETS["fast"], device="cpu", tile=0)
+    return Denoiser(build_model("dust", channels=1, layers=2), settings, sigma_train=25 / 255)
+
+
+def test_clean_applies_it_under_sigma_auto_only_and_streams_as_it_denoises_whole_clips(fast_denoiser, monkeypatch):
+    noisy = camera_frames(ramp(frames=4))
+    function = curve_of_the_camera()
+    with_it = fast_denoiser.denoise_clip(noisy, function)
+    streamed = torch.stack(list(fast_denoiser.denoise_frames(iter(noisy), function)))
+    torch.testing.assert_close(streamed, with_it, atol=0, rtol=0)
+    told = fast_denoiser.denoise_clip(noisy, 0.1)
+    monkeypatch.setattr(camera_bias, "CAMERA_BIAS", 0)
+    without = fast_denoiser.denoise_clip(noisy, function)
+    assert (with_it >= without).all() and (with_it - without).max() > 2 / 255  # raised by levels somewhere
+    torch.testing.assert_close(fast_denoiser.denoise_clip(noisy, 0.1), told, atol=0, rtol=0)  # a told σ: never
