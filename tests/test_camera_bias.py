@@ -1,4 +1,4 @@
-"""Undoing a camera gamma's bias under σ auto: the tables against sampling, the fit, the skew test, and `clean`'s use."""
+"""Undoing a camera gamma's bias under σ auto: the tables against sampling, the fit, the skew test, `clean`'s use."""
 
 import dataclasses
 import math
@@ -112,3 +112,19 @@ def test_clean_applies_it_under_sigma_auto_only_and_streams_as_it_denoises_whole
     without = fast_denoiser.denoise_clip(noisy, function)
     assert (with_it >= without).all() and (with_it - without).max() > 2 / 255  # raised by levels somewhere
     torch.testing.assert_close(fast_denoiser.denoise_clip(noisy, 0.1), told, atol=0, rtol=0)  # a told σ: never
+
+
+def test_clean_says_once_when_it_undoes_a_gammas_bias_and_nothing_otherwise(fast_denoiser):
+    reports = []
+    list(
+        fast_denoiser.denoise_frames(
+            iter(camera_frames(ramp(frames=3))), curve_of_the_camera(), on_camera_bias=reports.append
+        )
+    )
+    assert len(reports) == 1
+    line = reports[0].describe()
+    assert line.startswith("noise skewed as a camera's gamma skews it (S = ") and "read noise b = " in line
+    gaussian = ramp(frames=3) + 25 / 255 * torch.randn(3, 3, 128, 160, generator=torch.Generator().manual_seed(3))
+    told = NoiseLevelFunction.constant(25 / 255, 3)
+    list(fast_denoiser.denoise_frames(iter(gaussian.clamp(0, 1)), told, on_camera_bias=reports.append))
+    assert len(reports) == 1

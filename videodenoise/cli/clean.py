@@ -191,6 +191,7 @@ def clean(
                         denoiser.describe_sigma(value, how, frames)
                     ),
                     on_calibration=lambda calibration: report(calibration.describe()),
+                    on_camera_bias=lambda gamma: report(gamma.describe()),
                 )
             except (KeyboardInterrupt, typer.Exit):
                 raise

@@ -29,6 +29,7 @@ Two things are read off the video, once, on its first frame:
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -106,18 +107,29 @@ def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> float:
 
 
 class GammaBias:
-    """The correction for one video under σ auto: decided and fitted on the first frame `undo` sees."""
+    """The correction for one video under σ auto: decided and fitted on the first frame `undo` sees;
+    on_fitted(self) is called then if the correction is made (`describe` says how, for `clean`'s report)."""
 
-    def __init__(self, function: NoiseLevelFunction):
-        self.function = function
+    def __init__(self, function: NoiseLevelFunction, on_fitted: Callable[[GammaBias], None] | None = None):
+        self.function, self.on_fitted = function, on_fitted
         self.lift: torch.Tensor | None = None  # (C, INVERSE_STEPS + 1): m⁻¹(v) − v, at least 0; empty: off
         self.skew = self.shots = self.reads = None
+
+    def describe(self) -> str:
+        """One line: what the first frame said and what was fitted (once `undo` has run and made it)."""
+        shots, reads = (", ".join(f"{value:.2g}" for value in values) for values in (self.shots, self.reads))
+        return (
+            f"noise skewed as a camera's gamma skews it (S = {self.skew:.2f}): its bias undone, for shot noise "
+            f"a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve"
+        )
 
     def undo(self, noisy: torch.Tensor, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
         """`corrected` (the output with the clipping's bias undone) raised where the gamma's bias is undone;
         noisy and output: the (C, H, W) frame and the denoised output before the clipping's correction."""
         if self.lift is None:
             self.lift = self._fit(noisy, output).to(output.device, output.dtype)
+            if len(self.lift) and self.on_fitted is not None:
+                self.on_fitted(self)
         if not len(self.lift):
             return corrected
         position = output.clamp(0, 1) * INVERSE_STEPS

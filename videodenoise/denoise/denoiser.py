@@ -65,7 +65,7 @@ import copy
 import dataclasses
 import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import torch
@@ -228,6 +228,7 @@ class Denoiser:
         frames: Iterable[torch.Tensor],
         sigma: float | NoiseLevelFunction | None = None,
         guides: Iterable[torch.Tensor] | None = None,
+        on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
     ) -> Iterator[torch.Tensor]:
         """Yield one denoised (C, H, W) frame per input frame, in order, holding only a few windows.
 
@@ -240,10 +241,10 @@ class Denoiser:
         `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
         Last, the bias the noise's clipping at 0 and 1 left is undone (`videodenoise.denoise.clipping`), with
         the σ told or each pixel's σ read from the noise level function; with the function, also a camera
-        gamma's where the first frame's noise is skewed as a gamma skews it (`videodenoise.denoise.camera_bias`).
-        """
+        gamma's where the first frame's noise is skewed as a gamma skews it (`videodenoise.denoise.camera_bias`;
+        on_camera_bias(the `GammaBias`) once it is fitted)."""
         auto = isinstance(sigma, NoiseLevelFunction)
-        gamma = camera_bias.GammaBias(sigma) if auto and camera_bias.CAMERA_BIAS else None
+        gamma = camera_bias.GammaBias(sigma, on_camera_bias) if auto and camera_bias.CAMERA_BIAS else None
         frames, noisy = itertools.tee(frames) if gamma is not None else (frames, itertools.repeat(None))
         out = self._stream(frames, sigma, guides)
         if sigma is None or not clipping.UNCLIP:

@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 from videodenoise.denoise.calibration import Calibration, calibration_span, choose_told_scale
+from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
@@ -78,11 +79,12 @@ def stream_pairs(
     sigma: float | NoiseLevelFunction | None,
     channels: int | None = None,
     top_field_first: bool | None = None,
+    on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(input frame, denoised frame) in order, holding only the inputs whose output is still to come.
     channels: the picture's channels, the first of each frame (None: all); the rest (an alpha
     channel) passes by the model. top_field_first: None denoises frames; else their fields, in the order
-    they were taken (`videodenoise.denoise.fields`)."""
+    they were taken (`videodenoise.denoise.fields`). on_camera_bias: as for `Denoiser.denoise_frames`."""
     pending: dict[int, torch.Tensor] = {}
 
     def remembered() -> Iterator[torch.Tensor]:
@@ -91,9 +93,10 @@ def stream_pairs(
             yield frame if channels is None else frame[:channels]
 
     if top_field_first is None:
-        denoised_frames = denoiser.denoise_frames(remembered(), sigma)
+        denoised_frames = denoiser.denoise_frames(remembered(), sigma, on_camera_bias=on_camera_bias)
     else:
-        fields = denoiser.denoise_frames(split_fields(remembered(), top_field_first), sigma)
+        fields = split_fields(remembered(), top_field_first)
+        fields = denoiser.denoise_frames(fields, sigma, on_camera_bias=on_camera_bias)
         denoised_frames = weave_fields(fields, top_field_first)
     for index, denoised in enumerate(denoised_frames):
         yield pending.pop(index), denoised
@@ -167,6 +170,7 @@ def denoise_video(
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
+    on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> DenoiseResult:
     """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
 
@@ -190,6 +194,7 @@ def denoise_video(
         progress=progress,
         on_sigma=on_sigma,
         on_calibration=on_calibration,
+        on_camera_bias=on_camera_bias,
     )
 
 
@@ -205,10 +210,12 @@ def denoise_plan(
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
+    on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio is copied (video files only).
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, then
-    on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ. Every
+    on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ, and
+    on_camera_bias(the `GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
     output is written under a hidden name and renamed into place only when complete."""
     import av
 
@@ -275,7 +282,7 @@ def denoise_plan(
         done = write_frames(
             options,
             [view for _, _, view in outputs],
-            stream_pairs(denoiser, frames(), sigma_value, channels=info.channels, top_field_first=fields_first),
+            stream_pairs(denoiser, frames(), sigma_value, info.channels, fields_first, on_camera_bias),
             None if progress is None else lambda count: progress(count, info.n_frames),
             timestamps,
         )
