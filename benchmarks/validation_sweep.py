@@ -6,9 +6,10 @@
     .venv/bin/python benchmarks/validation_sweep.py --knob ... --clips cell-pan,page-pan,china-pan,flower-pan
 
 `--knob MODULE.NAME=v1,v2,...` sets the constant NAME of videodenoise.MODULE to each value in turn (the
-first is the reference: today's value or the simplest). For each, `clean --sigma auto` (the shipped
-default checkpoint, the fast preset, the noise estimated again for every value) on pans over
-VALIDATION_PHOTOS (never the benchmark's clips), through the real-noise benchmark's camera model at
+first is the reference: today's value or the simplest); `--knob OPTION=v1,v2,...` builds the denoiser with each
+value of one of bench_quality's --checkpoint options instead (e.g. `camera_bias=off,on`). For each,
+`clean --sigma auto` (the shipped default checkpoint, the fast preset, the noise estimated again for every
+value) on pans over VALIDATION_PHOTOS (never the benchmark's clips), through the real-noise benchmark's camera model at
 light, medium and heavy, H.264 CRF 18, 23 and 28 (the noise draws bench_realnoise.py makes for these
 clips), and with added Gaussian noise at σ = 0, 2, 10 and 25 (bench_quality's draws): mean PSNR per
 condition and over the nine camera conditions, and the mean luminance grain and told σ estimated.
@@ -68,9 +69,15 @@ def choose(values: list[str], camera: dict[str, float], gaussian: dict[str, list
 
 
 def parse_knob(text: str) -> tuple[object, str, list[str]]:
-    """'denoise.fusion.GRAIN_POWER=0,1,2' → (the module videodenoise.denoise.fusion, 'GRAIN_POWER', values)."""
+    """'denoise.fusion.GRAIN_POWER=0,1,2' → (the module videodenoise.denoise.fusion, 'GRAIN_POWER', values);
+    'camera_bias=off,on' (no module: one of bench_quality's --checkpoint options) → (None, 'camera_bias', values)."""
     target, _, values = text.partition("=")
     module_name, _, name = target.rpartition(".")
+    if not module_name:
+        if target not in quality.CHECKPOINT_OPTIONS or not values:
+            known = ", ".join(quality.CHECKPOINT_OPTIONS)
+            raise SystemExit(f"--knob: give OPTION=v1,v2,... with OPTION one of {known}")
+        return None, target, values.split(",")
     try:
         module = importlib.import_module(f"videodenoise.{module_name}")
     except ImportError:
@@ -102,12 +109,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--clips", help="validation clips, comma-separated (default: the pans over VALIDATION_PHOTOS)")
     args = parser.parse_args(argv)
     module, name, values = parse_knob(args.knob)
-    kind = type(getattr(module, name))
+    kind = type(getattr(module, name)) if module is not None else str
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
     from videodenoise.noise.estimation import estimate_clip_noise
 
     names = validation_clip_names(args.clips)
-    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+    # a constant is set on the one denoiser in turn; an option builds a denoiser per value
+    options = [{name: value} if module is None else {} for value in values]
+    denoisers = {value: quality.load_denoiser(DEFAULT_CHECKPOINT, given) for value, given in zip(values, options)}
     clips = quality.build_clips(names, args.frames, quality.DEFAULT_SIZE)
     machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
     print(f"{args.knob}; clips: {', '.join(names)}; {args.frames} frames; {machine}")
@@ -115,17 +124,18 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|" + "---:|" * len(values))
     camera: dict[str, list[float]] = {v: [] for v in values}
     gaussian: dict[str, list[float]] = {v: [] for v in values}
-    original = getattr(module, name)
+    original = getattr(module, name) if module is not None else None
     try:
         for condition, draws in noisy_clips(clips):
             frames = [torch.from_numpy(draw).float() / 255 for draw in draws]
             cells = []
             for value in values:
-                setattr(module, name, kind(value))
+                if module is not None:
+                    setattr(module, name, kind(value))
                 estimates = [estimate_clip_noise(noisy) for noisy in frames]
                 psnr = np.mean(
                     [
-                        quality.measure(denoiser.denoise_clip(noisy, estimate).numpy(), clip.frames)["psnr"]
+                        quality.measure(denoisers[value].denoise_clip(noisy, estimate).numpy(), clip.frames)["psnr"]
                         for noisy, estimate, clip in zip(frames, estimates, clips)
                     ]
                 )
@@ -135,7 +145,8 @@ def main(argv: list[str] | None = None) -> None:
                 cells.append(f"{psnr:.2f}, {grain:.2f}, {told:.1f}")
             print(f"| {condition} | " + " | ".join(cells) + " |", flush=True)
     finally:
-        setattr(module, name, original)
+        if module is not None:
+            setattr(module, name, original)
     camera_mean = {v: float(np.mean(camera[v])) for v in values}
     print("| camera mean | " + " | ".join(f"**{camera_mean[v]:.2f}**" for v in values) + " |")
     if not args.no_rule:

@@ -1,4 +1,4 @@
-"""Undo the bias a camera's gamma leaves, under `--sigma auto`.
+"""Undo the bias a camera's gamma leaves, under `--sigma auto` (`DenoiseSettings.camera_bias`, on by default).
 
 A camera makes its noise in linear light: a pixel of linear value x is stored as g(clip(x + n, 0, 1)), n of
 variance a·x + b (shot and read noise), g the sRGB gamma. g is concave, so the noisy values' mean
@@ -37,7 +37,6 @@ import torch
 from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
-CAMERA_BIAS = 1  # 1: `Denoiser.denoise_frames` undoes it under σ auto; 0: it does not (benchmarks/results/camera-gamma)
 SKEW_THRESHOLD = 0.15
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)

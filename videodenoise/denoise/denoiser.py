@@ -240,11 +240,11 @@ class Denoiser:
         `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`), and with
         `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
         Last, the bias the noise's clipping at 0 and 1 left is undone (`videodenoise.denoise.clipping`), with
-        the σ told or each pixel's σ read from the noise level function; with the function, also a camera
-        gamma's where the first frame's noise is skewed as a gamma skews it (`videodenoise.denoise.camera_bias`;
-        on_camera_bias(the `GammaBias`) once it is fitted)."""
+        the σ told or each pixel's σ read from the noise level function; with the function and
+        `settings.camera_bias`, also a camera gamma's where the first frame's noise is skewed as a gamma skews it
+        (`videodenoise.denoise.camera_bias`; on_camera_bias(the `GammaBias`) once it is fitted)."""
         auto = isinstance(sigma, NoiseLevelFunction)
-        gamma = camera_bias.GammaBias(sigma, on_camera_bias) if auto and camera_bias.CAMERA_BIAS else None
+        gamma = camera_bias.GammaBias(sigma, on_camera_bias) if auto and self.settings.camera_bias else None
         frames, noisy = itertools.tee(frames) if gamma is not None else (frames, itertools.repeat(None))
         out = self._stream(frames, sigma, guides)
         if sigma is None or not clipping.UNCLIP:

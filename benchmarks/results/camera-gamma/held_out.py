@@ -18,8 +18,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from videodenoise.denoise import camera_bias  # noqa: E402
-
 import bench_quality  # noqa: E402
 import bench_realnoise  # noqa: E402
 
@@ -31,9 +29,9 @@ PRESETS += ["--checkpoint", f"best={WIDE},quality=best,calibrate=off"]
 RUNS = {"camera-before": 0, "camera-gamma": 1, "gaussian-before": 0, "gaussian-gamma": 1, "camera-presets": 1}
 
 for name in sys.argv[1:] or list(RUNS)[:4]:
-    camera_bias.CAMERA_BIAS = RUNS[name]
     out = str(ROOT / "benchmarks/results/camera-gamma/held-out" / name)
-    checkpoint = [*(PRESETS if name == "camera-presets" else ["--checkpoint", f"{name}={WEIGHTS}"]), "--out", out]
+    switch = f",camera_bias={'on' if RUNS[name] else 'off'}"  # the module constant CAMERA_BIAS until f1b2c0d
+    checkpoint = [*(PRESETS if name == "camera-presets" else ["--checkpoint", f"{name}={WEIGHTS}{switch}"]), "--out", out]
     if name.startswith("camera"):
         bench_realnoise.main(["--frames", "5", "--skip", SKIP, *checkpoint])
     else:

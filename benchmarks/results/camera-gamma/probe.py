@@ -148,7 +148,7 @@ def gains(noisy, output, clean, estimate, level) -> tuple[list[float], float]:
 
 
 def main() -> None:
-    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {"camera_bias": "off"})  # what the probe ran against
     if sys.argv[1:] == ["exploration"]:  # bigbuckbunny and pans over four training photographs
         clips = tune_fusion.validation_clips(5, quality.DEFAULT_SIZE)
     else:
