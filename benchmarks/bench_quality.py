@@ -408,6 +408,7 @@ def classical_methods(
 #   precision=bf16   the model under bfloat16 autocast (clean --precision bf16; fp32 by default)
 #   calibrate=on     choose the told σ scale per clip (clean --calibrate; videodenoise.denoise.calibration)
 #   camera_bias=off  under σ auto, leave a camera gamma's bias (clean --no-camera-bias; denoise.camera_bias)
+#   unclip=off       leave the bias clipped noise leaves (clean --no-unclip; videodenoise.denoise.clipping)
 #   mirrors=N        average the estimates of N mirror images (clean --mirrors)
 #   passes=2         denoise twice, fusion steered by the first pass (clean --passes 2)
 #   guide_patch_stride=N  the first of two passes at this patch stride (clean --guide-patch-stride)
@@ -430,6 +431,7 @@ CHECKPOINT_OPTIONS = (
     "precision",
     "calibrate",
     "camera_bias",
+    "unclip",
     "mirrors",
     "passes",
     "guide_patch_stride",
@@ -466,8 +468,9 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     given.update({key: options[key] for key in ("colour", "precision", "wiener_flow") if key in options})  # as given
     if "calibrate" in options:
         given["calibrate"] = options["calibrate"] == "on"
-    if "camera_bias" in options:
-        given["camera_bias"] = options["camera_bias"] == "on"
+    for switch in ("camera_bias", "unclip"):
+        if switch in options:
+            given[switch] = options[switch] == "on"
     if "mirrors" in options:
         given["mirrors"] = int(options["mirrors"])
     if "passes" in options:
@@ -989,11 +992,11 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
             or options.get("fusion", "on") not in ("on", "off")
             or options.get("calibrate", "off") not in ("on", "off")
             or options.get("wiener", "off") not in ("on", "off")
-            or options.get("camera_bias", "on") not in ("on", "off")
+            or any(options.get(switch, "on") not in ("on", "off") for switch in ("camera_bias", "unclip"))
         ):
             raise SystemExit(
-                f"in '{value}': quality takes {', '.join(PRESETS)}; fusion, calibrate, wiener and camera_bias take on "
-                "or off"
+                f"in '{value}': quality takes {', '.join(PRESETS)}; fusion, calibrate, wiener, camera_bias and unclip "
+                "take on or off"
             )
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")

@@ -10,7 +10,6 @@ import pytest
 import torch
 
 import videodenoise.models.base as base
-from videodenoise.denoise import clipping
 from videodenoise.denoise.calibration import calibrate_told_scale
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fusion import align_clip, clip_coordinates, warp_frames
@@ -340,16 +339,16 @@ def test_keys_of_a_linear_encoder_are_the_keys_of_its_states():
         torch.testing.assert_close(context.scale, rms_scale(states), atol=0, rtol=1e-5)  # through the Gram matrix
 
 
-def test_clean_hands_an_aligned_model_windows_of_distinct_frames(monkeypatch):
+def test_clean_hands_an_aligned_model_windows_of_distinct_frames():
     """No frame repeated by reflection at a video's ends (its noise would be averaged as another frame's): a
     window moves inside the video, and a video shorter than a window is one window; each output frame is the
     model's on the window that kept it."""
-    monkeypatch.setattr(clipping, "UNCLIP", 0)  # how the passes combine, before the last step (tests/test_clipping.py)
     model = randomise(build_model("dust", channels=1, layers=2, token_set="aligned", mix_observation=True), seed=2)
     clip = panned_clip(frames=7, height=40, width=48)
     noisy = (clip + 10 / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(3))).clamp(0, 1)
     # told σ itself (a range above it), so the model sees the frames as they are
-    settings = DenoiseSettings(device="cpu", tile=0, window=5, fusion=None, stride=3)  # the centre 3 of 5
+    # the centre 3 of 5; what the model returns, before the last step (tests/test_clipping.py)
+    settings = DenoiseSettings(device="cpu", tile=0, window=5, fusion=None, stride=3, unclip=False)
     denoiser = Denoiser(model, settings, sigma_range=(0.0, 0.2))
 
     def direct(frames: torch.Tensor) -> torch.Tensor:

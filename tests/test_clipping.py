@@ -53,7 +53,7 @@ def test_a_noise_level_function_gives_each_pixel_and_channel_its_own_sigma():
 
 
 @pytest.mark.parametrize("told", ["sigma", "function"])
-def test_every_preset_undoes_the_bias_once_as_its_last_step(told, monkeypatch):
+def test_every_preset_undoes_the_bias_once_as_its_last_step(told):
     """`best`'s two passes, two scales and Wiener filter (and so every preset's shorter path): the output with the
     correction is the output without it, corrected once, with the σ told or each pixel's σ read from the function."""
     model = build_model("dust", channels=1, layers=2)
@@ -64,8 +64,8 @@ def test_every_preset_undoes_the_bias_once_as_its_last_step(told, monkeypatch):
     noisy = (frames + 25 / 255 * torch.randn(frames.shape, generator=torch.Generator().manual_seed(0))).clamp(0, 1)
     sigma = 25 / 255 if told == "sigma" else NoiseLevelFunction.constant(25 / 255, 3)
     corrected = denoiser.denoise_clip(noisy, sigma)
-    monkeypatch.setattr(clipping, "UNCLIP", 0)
-    plain = denoiser.denoise_clip(noisy, sigma)
+    without = Denoiser(model, dataclasses.replace(settings, unclip=False), sigma_train=25 / 255)
+    plain = without.denoise_clip(noisy, sigma)
     expected = torch.stack([unclip(frame, sigma if told == "sigma" else sigma(frame)) for frame in plain])
     torch.testing.assert_close(corrected, expected, atol=1e-6, rtol=0)
     assert (corrected - plain).abs().max() > 5 / 255  # near black and white it moved the output by levels

@@ -12,7 +12,6 @@ import torch
 
 import videodenoise.denoise.fusion as fusion_module
 import videodenoise.models.base as base
-from videodenoise.denoise import clipping
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fusion import MotionFusion, _interpolation_variance, channel_mean
 from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
@@ -423,12 +422,12 @@ def test_guided_mix_shares_a_weight_between_the_guides_and_the_noisy_frames():
         FusionSettings(guided_mix=1.5)
 
 
-def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams(monkeypatch):
+def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams():
     """passes = 2 equals denoising with the first pass's output as guides, clip and stream alike, and reads
     only a few windows ahead of what it has returned."""
-    monkeypatch.setattr(clipping, "UNCLIP", 0)  # how the passes combine, before the last step (tests/test_clipping.py)
     model = build_model("dust", layers=2)
-    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu")
+    # how the passes combine, before the last step (tests/test_clipping.py)
+    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", unclip=False)
     one, two = Denoiser(model, settings), Denoiser(model, dataclasses.replace(settings, passes=2))
     clip = noisy(panned(frames=12, step=1)).clamp(0, 1)
     expected = one.denoise_clip(clip, SIGMA, guides=one.denoise_clip(clip, SIGMA))
@@ -442,12 +441,12 @@ def test_a_second_pass_is_fusion_steered_by_the_first_pass_and_streams(monkeypat
     assert done == 40 and ahead <= 2 * settings.window + 2 * settings.fusion.radius
 
 
-def test_a_first_pass_at_another_patch_stride_guides_the_second_with_the_same_weights(monkeypatch):
+def test_a_first_pass_at_another_patch_stride_guides_the_second_with_the_same_weights():
     """guide_patch_stride runs the first of two passes at its own patch stride: the same as guiding the
     second pass by a one-pass denoiser at that stride, with the weights shared, not copied."""
-    monkeypatch.setattr(clipping, "UNCLIP", 0)  # how the passes combine, before the last step (tests/test_clipping.py)
     model = build_model("dust", layers=2)  # patch 8, stride 4
-    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", patch_stride=2, passes=2)
+    # how the passes combine, before the last step (tests/test_clipping.py)
+    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", patch_stride=2, passes=2, unclip=False)
     guided = Denoiser(model, dataclasses.replace(settings, guide_patch_stride=4))
     assert guided.model.config.stride == 2 and guided._guide.model.config.stride == 4
     assert guided._guide.model.dictionary is guided.model.dictionary and guided._guide._guide is None

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import torch
 
-from videodenoise.denoise import clipping
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video, resolve_sigma
 from videodenoise.denoise.scales import MIN_SIDE, coarse_sigma, combine, halve, low_pass, with_coarse
@@ -118,10 +117,10 @@ def model():
 
 
 @pytest.mark.parametrize("fusion", [None, FusionSettings()])
-def test_two_scales_are_the_one_scale_denoiser_at_both_sizes_combined(model, fusion, monkeypatch):
-    monkeypatch.setattr(clipping, "UNCLIP", 0)  # how the passes combine, before the last step (tests/test_clipping.py)
-    one = Denoiser(model, DenoiseSettings(fusion=fusion, device="cpu"))
-    two = Denoiser(model, DenoiseSettings(fusion=fusion, device="cpu", scales=2))
+def test_two_scales_are_the_one_scale_denoiser_at_both_sizes_combined(model, fusion):
+    # how the scales combine, before the last step (tests/test_clipping.py)
+    one = Denoiser(model, DenoiseSettings(fusion=fusion, device="cpu", unclip=False))
+    two = Denoiser(model, DenoiseSettings(fusion=fusion, device="cpu", scales=2, unclip=False))
     clip = with_noise(textured_pan(frames=6, height=61, width=75))  # odd sides: the halves round up
     fine, coarse = one.denoise_clip(clip, SIGMA), one.denoise_clip(halve(clip), SIGMA / 2)
     expected = torch.stack([combine(f, c) for f, c in zip(fine, coarse)])

@@ -11,7 +11,7 @@ import pytest
 import scipy.fft
 import torch
 
-from videodenoise.denoise import clipping, wiener
+from videodenoise.denoise import wiener
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings
 from videodenoise.errors import DenoiseError
@@ -227,11 +227,11 @@ def test_the_stream_refuses_what_it_cannot_use():
             list(wiener.wiener_refine(clip, clip, 0.1, stride=stride))
 
 
-def test_the_denoiser_refines_its_own_output(monkeypatch):
-    monkeypatch.setattr(clipping, "UNCLIP", 0)  # how the passes combine, before the last step (tests/test_clipping.py)
+def test_the_denoiser_refines_its_own_output():
     torch.manual_seed(0)
     model = build_model("dust", layers=2)
-    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", tile=0)
+    # how the refinement combines, before the last step (tests/test_clipping.py)
+    settings = DenoiseSettings(fusion=FusionSettings(), device="cpu", tile=0, unclip=False)
     clip = (textured(5, 3, 24, 28) + 0.05 * torch.randn(5, 3, 24, 28)).clamp(0, 1)
     plain = Denoiser(model, settings).denoise_clip(clip, sigma=0.05)
     refined = Denoiser(model, dataclasses.replace(settings, wiener=True)).denoise_clip(clip, sigma=0.05)

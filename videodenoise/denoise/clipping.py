@@ -25,7 +25,6 @@ import math
 
 import torch
 
-UNCLIP = 1  # 1: `Denoiser.denoise_frames` undoes the bias; 0: it does not (benchmarks/results/clipping)
 NEWTON_STEPS = 12  # from x = v; m_σ is smooth and monotone on [0, 1]: 12 steps settle it to float64 precision
 
 

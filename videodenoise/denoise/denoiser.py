@@ -247,7 +247,7 @@ class Denoiser:
         gamma = camera_bias.GammaBias(sigma, on_camera_bias) if auto and self.settings.camera_bias else None
         frames, noisy = itertools.tee(frames) if gamma is not None else (frames, itertools.repeat(None))
         out = self._stream(frames, sigma, guides)
-        if sigma is None or not clipping.UNCLIP:
+        if sigma is None or not self.settings.unclip:
             yield from out
             return
         for frame, seen in zip(out, noisy):

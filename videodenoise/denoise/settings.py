@@ -153,6 +153,11 @@ class DenoiseSettings:
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
         "predicts a left-out neighbouring frame, on 5 frames from its middle; white noise only, not a codec's.",
     )
+    unclip: bool = setting(
+        True,
+        "Undo the bias 8-bit clipping leaves in what fusion and the model return (near black too bright, near white "
+        "too dark), with the σ told or estimated; off: their output as it is (benchmarks/results/clipping).",
+    )
     camera_bias: bool = setting(
         True,
         "With --sigma auto, also undo the bias a camera's gamma leaves (shadows darkened, in footage whose noise "
