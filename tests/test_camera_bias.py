@@ -128,3 +128,17 @@ def test_clean_says_once_when_it_undoes_a_gammas_bias_and_nothing_otherwise(fast
     told = NoiseLevelFunction.constant(25 / 255, 3)
     list(fast_denoiser.denoise_frames(iter(gaussian.clamp(0, 1)), told, on_camera_bias=reports.append))
     assert len(reports) == 1
+
+
+def test_each_correction_has_its_own_switch(fast_denoiser):
+    noisy, function = camera_frames(ramp(frames=3)), curve_of_the_camera()
+
+    def output(unclip: bool, camera: bool) -> torch.Tensor:
+        settings = dataclasses.replace(fast_denoiser.settings, unclip=unclip, camera_bias=camera)
+        return Denoiser(fast_denoiser.model, settings, 25 / 255).denoise_clip(noisy, function)
+
+    neither, gamma_only, clipping_only = output(False, False), output(False, True), output(True, False)
+    assert (gamma_only >= neither).all() and (gamma_only - neither).max() > 2 / 255
+    assert (clipping_only - neither).abs().max() > 2 / 255  # near black and white
+    expected = torch.stack([unclip(frame, function(frame)) for frame in neither])
+    torch.testing.assert_close(clipping_only, expected, atol=1e-6, rtol=0)

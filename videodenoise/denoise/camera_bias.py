@@ -123,8 +123,9 @@ class GammaBias:
         )
 
     def undo(self, noisy: torch.Tensor, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
-        """`corrected` (the output with the clipping's bias undone) raised where the gamma's bias is undone;
-        noisy and output: the (C, H, W) frame and the denoised output before the clipping's correction."""
+        """`corrected` (the output with the clipping's bias undone, or the output itself without that step) raised
+        where the gamma's bias is undone; noisy and output: the (C, H, W) frame and the denoised output before the
+        clipping's correction."""
         if self.lift is None:
             self.lift = self._fit(noisy, output).to(output.device, output.dtype)
             if len(self.lift) and self.on_fitted is not None:

@@ -247,11 +247,11 @@ class Denoiser:
         gamma = camera_bias.GammaBias(sigma, on_camera_bias) if auto and self.settings.camera_bias else None
         frames, noisy = itertools.tee(frames) if gamma is not None else (frames, itertools.repeat(None))
         out = self._stream(frames, sigma, guides)
-        if sigma is None or not self.settings.unclip:
+        if sigma is None or not (self.settings.unclip or gamma):
             yield from out
             return
         for frame, seen in zip(out, noisy):
-            corrected = clipping.unclip(frame, clipping.clipped_sigma(sigma, frame))
+            corrected = clipping.unclip(frame, clipping.clipped_sigma(sigma, frame)) if self.settings.unclip else frame
             yield corrected if gamma is None else gamma.undo(seen, frame, corrected)
 
     def _stream(self, frames, sigma, guides=None) -> Iterator[torch.Tensor]:
