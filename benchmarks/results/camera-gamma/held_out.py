@@ -31,7 +31,8 @@ RUNS = {"camera-before": 0, "camera-gamma": 1, "gaussian-before": 0, "gaussian-g
 for name in sys.argv[1:] or list(RUNS)[:4]:
     out = str(ROOT / "benchmarks/results/camera-gamma/held-out" / name)
     switch = f",camera_bias={'on' if RUNS[name] else 'off'}"  # the module constant CAMERA_BIAS until f1b2c0d
-    checkpoint = [*(PRESETS if name == "camera-presets" else ["--checkpoint", f"{name}={WEIGHTS}{switch}"]), "--out", out]
+    models = PRESETS if name == "camera-presets" else ["--checkpoint", f"{name}={WEIGHTS}{switch}"]
+    checkpoint = [*models, "--out", out]
     if name.startswith("camera"):
         bench_realnoise.main(["--frames", "5", "--skip", SKIP, *checkpoint])
     else:

@@ -12,7 +12,8 @@ import torch
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import PRESETS
 
-denoisers = [Denoiser.from_preset("fast", settings=dataclasses.replace(PRESETS["fast"], unclip=on)) for on in (False, True)]
+settings = [dataclasses.replace(PRESETS["fast"], unclip=on) for on in (False, True)]
+denoisers = [Denoiser.from_preset("fast", settings=chosen) for chosen in settings]
 clean = torch.full((5, 3, 64, 96), 0.03)
 noise = 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(0))
 noisy = (clean + noise).clamp(0, 1).mul(255).round().div(255)
