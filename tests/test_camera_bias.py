@@ -77,22 +77,26 @@ def test_gamma_bias_raises_the_shadows_a_gamma_darkened_and_only_raises():
     output = torch.from_numpy(np.interp(clean.numpy(), camera_bias.VALUES, mean)).float()  # a perfect averager
     corrected = unclip(output, curve_of_the_camera()(output))
     bias = GammaBias(curve_of_the_camera())
-    undone = bias.undo(noisy, output, corrected)
+    assert list(bias.watching([noisy])) == [noisy]
+    undone = bias.undo(output, corrected)
     assert bias.skew > camera_bias.SKEW_THRESHOLD and len(bias.shots) == 3
     assert (undone >= corrected).all()
     shadows = (clean > 0.15) & (clean < 0.5)
     before, after = (corrected - clean)[shadows].mean() * 255, (undone - clean)[shadows].mean() * 255
     assert before < -2 and abs(after) < 0.5 * abs(before)  # levels: most of the darkening undone
-    # the decision and the fit are the first frame's; a later frame is corrected by the same table
-    torch.testing.assert_close(bias.undo(camera_frames(clean, seed=5), output, corrected), undone)
+    # the decision and the fit are the first frame's: a later noisy frame is not kept, and the same table corrects
+    list(bias.watching([camera_frames(clean, seed=5)]))
+    assert bias.first is None
+    torch.testing.assert_close(bias.undo(output, corrected), undone)
 
 
 def test_noise_added_to_the_stored_values_is_left_as_it_is():
     clean = ramp()[0]
     noisy = (clean + 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2))).clamp(0, 1)
     bias = GammaBias(NoiseLevelFunction.constant(25 / 255, 3))
+    list(bias.watching([noisy]))
     corrected = unclip(clean, 25 / 255)
-    assert torch.equal(bias.undo(noisy, clean, corrected), corrected) and bias.skew <= camera_bias.SKEW_THRESHOLD
+    assert torch.equal(bias.undo(clean, corrected), corrected) and bias.skew <= camera_bias.SKEW_THRESHOLD
 
 
 @pytest.fixture
@@ -112,6 +116,10 @@ def test_clean_applies_it_under_sigma_auto_only_and_streams_as_it_denoises_whole
     without = off.denoise_clip(noisy, function)
     assert (with_it >= without).all() and (with_it - without).max() > 2 / 255  # raised by levels somewhere
     torch.testing.assert_close(off.denoise_clip(noisy, 0.1), told, atol=0, rtol=0)  # a told σ: never
+    # nor the constant function calibration makes of a told σ
+    constant = NoiseLevelFunction.constant(0.1, 3)
+    torch.testing.assert_close(fast_denoiser.denoise_clip(noisy, constant), off.denoise_clip(noisy, constant))
+    assert camera_bias.gamma_bias(constant) is None and camera_bias.gamma_bias(0.1) is None
 
 
 def test_clean_says_once_when_it_undoes_a_gammas_bias_and_nothing_otherwise(fast_denoiser):

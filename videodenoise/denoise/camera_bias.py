@@ -29,7 +29,7 @@ Two things are read off the video, once, on its first frame:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import torch
@@ -105,14 +105,29 @@ def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> float:
     return num / den if den > 0 else 0.0
 
 
+def gamma_bias(sigma, on_fitted: Callable[[GammaBias], None] | None = None) -> GammaBias | None:
+    """The correction for a video whose noise is `sigma`, or None: only for a curve measured across intensities
+    (σ auto's), never for one σ, nor for the constant function calibration makes of a σ told by hand."""
+    return GammaBias(sigma, on_fitted) if isinstance(sigma, NoiseLevelFunction) and len(sigma.knots) > 1 else None
+
+
 class GammaBias:
-    """The correction for one video under σ auto: decided and fitted on the first frame `undo` sees;
-    on_fitted(self) is called then if the correction is made (`describe` says how, for `clean`'s report)."""
+    """The correction for one video under σ auto, decided and fitted on its first frame: the noisy one
+    `watching` passed on first, and the first output `undo` sees; on_fitted(self) is called then if the
+    correction is made (`describe` says how, for `clean`'s report)."""
 
     def __init__(self, function: NoiseLevelFunction, on_fitted: Callable[[GammaBias], None] | None = None):
         self.function, self.on_fitted = function, on_fitted
+        self.first: torch.Tensor | None = None  # the first noisy frame, until the fit
         self.lift: torch.Tensor | None = None  # (C, INVERSE_STEPS + 1): m⁻¹(v) − v, at least 0; empty: off
         self.skew = self.shots = self.reads = None
+
+    def watching(self, frames: Iterable[torch.Tensor]) -> Iterator[torch.Tensor]:
+        """The noisy frames as they come, the first kept for the fit."""
+        for frame in frames:
+            if self.first is None and self.lift is None:
+                self.first = frame
+            yield frame
 
     def describe(self) -> str:
         """One line: what the first frame said and what was fitted (once `undo` has run and made it)."""
@@ -122,12 +137,12 @@ class GammaBias:
             f"a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve"
         )
 
-    def undo(self, noisy: torch.Tensor, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
+    def undo(self, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
         """`corrected` (the output with the clipping's bias undone, or the output itself without that step) raised
-        where the gamma's bias is undone; noisy and output: the (C, H, W) frame and the denoised output before the
-        clipping's correction."""
+        where the gamma's bias is undone; output: a (C, H, W) denoised frame before the clipping's correction."""
         if self.lift is None:
-            self.lift = self._fit(noisy, output).to(output.device, output.dtype)
+            self.lift = self._fit(self.first, output).to(output.device, output.dtype)
+            self.first = None
             if len(self.lift) and self.on_fitted is not None:
                 self.on_fitted(self)
         if not len(self.lift):

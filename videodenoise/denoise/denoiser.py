@@ -240,19 +240,18 @@ class Denoiser:
         `settings.scales` = 2 the frames halved stream beside them (`videodenoise.denoise.scales`), and with
         `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
         Last, the bias the noise's clipping at 0 and 1 left is undone (`videodenoise.denoise.clipping`), with
-        the σ told or each pixel's σ read from the noise level function; with the function and
-        `settings.camera_bias`, also a camera gamma's where the first frame's noise is skewed as a gamma skews it
+        the σ told or each pixel's σ read from the noise level function; with a function measured across
+        intensities and `settings.camera_bias`, also a camera gamma's where the first frame's noise is skewed as
+        a gamma skews it
         (`videodenoise.denoise.camera_bias`; on_camera_bias(the `GammaBias`) once it is fitted)."""
-        auto = isinstance(sigma, NoiseLevelFunction)
-        gamma = camera_bias.GammaBias(sigma, on_camera_bias) if auto and self.settings.camera_bias else None
-        frames, noisy = itertools.tee(frames) if gamma is not None else (frames, itertools.repeat(None))
-        out = self._stream(frames, sigma, guides)
+        gamma = camera_bias.gamma_bias(sigma, on_camera_bias) if self.settings.camera_bias else None
+        out = self._stream(frames if gamma is None else gamma.watching(frames), sigma, guides)
         if sigma is None or not (self.settings.unclip or gamma):
             yield from out
             return
-        for frame, seen in zip(out, noisy):
+        for frame in out:
             corrected = clipping.unclip(frame, clipping.clipped_sigma(sigma, frame)) if self.settings.unclip else frame
-            yield corrected if gamma is None else gamma.undo(seen, frame, corrected)
+            yield corrected if gamma is None else gamma.undo(frame, corrected)
 
     def _stream(self, frames, sigma, guides=None) -> Iterator[torch.Tensor]:
         """`denoise_frames` up to the clipping's bias (what the half size of two scales hands on)."""
