@@ -57,9 +57,13 @@ def test_the_skew_tells_a_gammas_noise_from_noise_added_to_the_stored_values():
     clean = ramp()[0]
     gaussian = (clean + 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(1))).clamp(0, 1)
     camera = camera_frames(clean)
-    assert abs(skew_ratio(gaussian, clean)) < 0.05
-    assert skew_ratio(camera, clean) > 0.5  # 1 to second order before a codec
-    assert skew_ratio(clean, clean) == 0.0  # no noise: no bin has any
+    assert abs(skew_ratio(gaussian, clean)[0]) < 0.05
+    skew, share = skew_ratio(camera, clean)
+    # 1 to second order before a codec; read from the mid-tone bins but the noisiest shadows'
+    assert skew > 0.5 and 0.4 < share < 0.75
+    # no noise: no skew, read from all 23 mid-tone bins, each 1/32 of a ramp over 0.96
+    assert skew_ratio(clean, clean) == (0.0, pytest.approx(23 / (32 * 0.96), abs=1e-3))
+    assert skew_ratio(camera * 0.05, clean * 0.05) == (0.0, 0.0)  # all in the shadows: none to read from
 
 
 def curve_of_the_camera() -> NoiseLevelFunction:
@@ -86,8 +90,27 @@ def test_gamma_bias_raises_the_shadows_a_gamma_darkened_and_only_raises():
     assert before < -2 and abs(after) < 0.5 * abs(before)  # levels: most of the darkening undone
     # the decision and the fit are the first frame's: a later noisy frame is not kept, and the same table corrects
     list(bias.watching([camera_frames(clean, seed=5)]))
-    assert bias.first is None
+    assert not bias.waiting
     torch.testing.assert_close(bias.undo(output, corrected), undone)
+
+
+def test_a_fade_from_black_is_decided_on_the_first_frame_with_enough_picture():
+    clean = ramp()[0]
+    dark, noisy = camera_frames(clean * 0.05, seed=7), camera_frames(clean)
+    mean = linear_noise_moments(np.array(SHOT), np.array(READ))[0]
+    output = torch.from_numpy(np.interp(clean.numpy(), camera_bias.VALUES, mean)).float()
+    bias, reports = GammaBias(curve_of_the_camera(), on_fitted=lambda fitted: reports.append(fitted.describe())), []
+    fade = [dark, dark, noisy, camera_frames(clean, seed=8)]
+    passed = bias.watching(fade)
+    next(passed), next(passed), next(passed)  # read ahead of the outputs, as a stream does
+    dark_output = clean * 0.05
+    assert torch.equal(bias.undo(dark_output, dark_output), dark_output) and bias.lift is None and not reports
+    assert torch.equal(bias.undo(dark_output, dark_output), dark_output) and bias.lift is None
+    undone = bias.undo(output, output)
+    assert (undone - output).max() > 2 / 255 and len(reports) == 1 and "read on frame 3, the first with" in reports[0]
+    next(passed)
+    assert not bias.waiting  # nothing kept once decided
+    torch.testing.assert_close(bias.undo(output, output), undone)
 
 
 def test_noise_added_to_the_stored_values_is_left_as_it_is():
@@ -150,3 +173,15 @@ def test_each_correction_has_its_own_switch(fast_denoiser):
     assert (clipping_only - neither).abs().max() > 2 / 255  # near black and white
     expected = torch.stack([unclip(frame, function(frame)) for frame in neither])
     torch.testing.assert_close(clipping_only, expected, atol=1e-6, rtol=0)
+
+
+def test_clean_corrects_a_clip_that_fades_in_from_black_from_where_the_picture_is_up(fast_denoiser):
+    frames = torch.cat([camera_frames(ramp(frames=2) * 0.05, seed=4), camera_frames(ramp(frames=3))])
+    function, reports = curve_of_the_camera(), []
+    streamed = torch.stack(list(fast_denoiser.denoise_frames(iter(frames), function, on_camera_bias=reports.append)))
+    torch.testing.assert_close(fast_denoiser.denoise_clip(frames, function), streamed, atol=0, rtol=0)
+    off = Denoiser(fast_denoiser.model, dataclasses.replace(fast_denoiser.settings, camera_bias=False), 25 / 255)
+    without = off.denoise_clip(frames, function)
+    assert len(reports) == 1 and reports[0].frame == 2
+    assert torch.equal(streamed[:2], without[:2])  # the dark frames as the clipping's correction leaves them
+    assert (streamed[2:] >= without[2:]).all() and (streamed[2:] - without[2:]).max() > 2 / 255

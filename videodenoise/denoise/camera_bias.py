@@ -13,7 +13,9 @@ the corrected output. Where m⁻¹ would lower a value (the clip at 0, near blac
 keeps the say: (a, b) are read after the codec, which takes most noise from the shadows, so b comes out low
 and m⁻¹ there lowers too little or raises (benchmarks/results/camera-gamma/README.md).
 
-Two things are read off the video, once, on its first frame:
+Two things are read off the video, once, on its first frame that can tell: the first whose mid-tones hold
+MIN_SHARE of its values in bins S is read from (a fade from black waits until the picture is up; the frames
+before it are left as the clipping's correction leaves them):
 
 * whether its noise is a bent Gaussian at all: noise added to the stored values (the Gaussian benchmark's, or
   what a σ told by hand means) is symmetric, a gamma's is skewed. S is the least-squares ratio, over bins of
@@ -28,6 +30,7 @@ Two things are read off the video, once, on its first frame:
 
 from __future__ import annotations
 
+import collections
 import functools
 from collections.abc import Callable, Iterable, Iterator
 
@@ -38,6 +41,7 @@ from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 SKEW_THRESHOLD = 0.15
+MIN_SHARE = 0.05  # every clip measured on is read from ≥ 0.12 of its first frame (camera-gamma/first_frame_share.log)
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
 READS = np.concatenate([[0.0], np.geomspace(1e-7, 1e-2, 25)])  # b
@@ -83,11 +87,11 @@ def fit_shot_read(values: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -
     return float(SHOTS[found[0]]), float(READS[found[1]])
 
 
-def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> float:
+def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> tuple[float, float]:
     """S for one (C, H, W) frame and its denoised output (before the clipping's correction): the residual's
     third moment per bin of the output's value against a gamma's 6·δ·σ², over the mid-tones (see the module
-    docstring); 0 where no bin qualifies."""
-    num = den = 0.0
+    docstring), 0 where no bin qualifies; and the share of the frame's values in the bins it was read from."""
+    num = den = read = 0.0
     centres = (torch.arange(SKEW_BINS, dtype=torch.float64) + 0.5) / SKEW_BINS
     for value, residual in zip(output.double().cpu(), (noisy - output).double().cpu()):
         index = (value * SKEW_BINS).long().clamp_(0, SKEW_BINS - 1).flatten()
@@ -102,7 +106,8 @@ def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> float:
         predicted = 6 * (-0.7 * variance / (centres + 0.055)) * variance
         num += float((count * third * predicted)[usable].sum())
         den += float((count * predicted**2)[usable].sum())
-    return num / den if den > 0 else 0.0
+        read += float(count[usable].sum())
+    return (num / den if den > 0 else 0.0), read / output.numel()
 
 
 def gamma_bias(sigma, on_fitted: Callable[[GammaBias], None] | None = None) -> GammaBias | None:
@@ -112,37 +117,44 @@ def gamma_bias(sigma, on_fitted: Callable[[GammaBias], None] | None = None) -> G
 
 
 class GammaBias:
-    """The correction for one video under σ auto, decided and fitted on its first frame: the noisy one
-    `watching` passed on first, and the first output `undo` sees; on_fitted(self) is called then if the
-    correction is made (`describe` says how, for `clean`'s report)."""
+    """The correction for one video under σ auto, decided and fitted on its first frame that can tell: each
+    output `undo` sees is paired with the noisy frame `watching` passed on in the same place, until one decides;
+    on_fitted(self) is called then if the correction is made (`describe` says how, for `clean`'s report)."""
 
     def __init__(self, function: NoiseLevelFunction, on_fitted: Callable[[GammaBias], None] | None = None):
         self.function, self.on_fitted = function, on_fitted
-        self.first: torch.Tensor | None = None  # the first noisy frame, until the fit
+        # the noisy frames passed on and not yet undone, until the decision: as many as the stream reads ahead
+        self.waiting: collections.deque[torch.Tensor] = collections.deque()
         self.lift: torch.Tensor | None = None  # (C, INVERSE_STEPS + 1): m⁻¹(v) − v, at least 0; empty: off
         self.skew = self.shots = self.reads = None
+        self.frame = 0  # the frame (from 0) that decided, once one has
 
     def watching(self, frames: Iterable[torch.Tensor]) -> Iterator[torch.Tensor]:
-        """The noisy frames as they come, the first kept for the fit."""
+        """The noisy frames as they come, kept until the decision."""
         for frame in frames:
-            if self.first is None and self.lift is None:
-                self.first = frame
+            if self.lift is None:
+                self.waiting.append(frame)
             yield frame
 
     def describe(self) -> str:
-        """One line: what the first frame said and what was fitted (once `undo` has run and made it)."""
+        """One line: what the deciding frame said and what was fitted (once `undo` has decided to make it)."""
         shots, reads = (", ".join(f"{value:.2g}" for value in values) for values in (self.shots, self.reads))
+        where = f", read on frame {self.frame + 1}, the first with enough picture" if self.frame else ""
         return (
-            f"noise skewed as a camera's gamma skews it (S = {self.skew:.2f}): its bias undone, for shot noise "
-            f"a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve"
+            f"noise skewed as a camera's gamma skews it (S = {self.skew:.2f}{where}): its bias undone, for shot "
+            f"noise a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve"
         )
 
     def undo(self, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
         """`corrected` (the output with the clipping's bias undone, or the output itself without that step) raised
         where the gamma's bias is undone; output: a (C, H, W) denoised frame before the clipping's correction."""
         if self.lift is None:
-            self.lift = self._fit(self.first, output).to(output.device, output.dtype)
-            self.first = None
+            self.lift = self._fit(self.waiting.popleft(), output)
+            if self.lift is None:  # too little picture to tell (black, a fade): the next frame decides
+                self.frame += 1
+                return corrected
+            self.lift = self.lift.to(output.device, output.dtype)
+            self.waiting.clear()
             if len(self.lift) and self.on_fitted is not None:
                 self.on_fitted(self)
         if not len(self.lift):
@@ -155,8 +167,11 @@ class GammaBias:
         table = self.lift.flatten()
         return (corrected + torch.lerp(table[index], table[index + 1], fraction)).clamp_(0, 1)
 
-    def _fit(self, noisy: torch.Tensor, output: torch.Tensor) -> torch.Tensor:
-        self.skew = skew_ratio(noisy, output)
+    def _fit(self, noisy: torch.Tensor, output: torch.Tensor) -> torch.Tensor | None:
+        """The lift table, empty if the noise is not a gamma's, None if this frame cannot tell."""
+        self.skew, share = skew_ratio(noisy, output)
+        if share < MIN_SHARE:
+            return None
         if self.skew <= SKEW_THRESHOLD:
             return torch.empty(0)
         knots, curves = np.asarray(self.function.knots), np.asarray(self.function.sigmas)

@@ -241,9 +241,9 @@ class Denoiser:
         `settings.wiener` the output is refined by `wiener_refine`, the noisy frames held until it reads them.
         Last, the bias the noise's clipping at 0 and 1 left is undone (`videodenoise.denoise.clipping`), with
         the σ told or each pixel's σ read from the noise level function; with a function measured across
-        intensities and `settings.camera_bias`, also a camera gamma's where the first frame's noise is skewed as
-        a gamma skews it
-        (`videodenoise.denoise.camera_bias`; on_camera_bias(the `GammaBias`) once it is fitted)."""
+        intensities and `settings.camera_bias`, also a camera gamma's where the noise of the first frame with
+        enough picture is skewed as a gamma skews it (`videodenoise.denoise.camera_bias`; on_camera_bias(the
+        `GammaBias`) once it is fitted)."""
         gamma = camera_bias.gamma_bias(sigma, on_camera_bias) if self.settings.camera_bias else None
         out = self._stream(frames if gamma is None else gamma.watching(frames), sigma, guides)
         if sigma is None or not (self.settings.unclip or gamma):
