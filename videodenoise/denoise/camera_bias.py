@@ -14,8 +14,9 @@ keeps the say: (a, b) are read after the codec, which takes most noise from the 
 and m⁻¹ there lowers too little or raises (benchmarks/results/camera-gamma/README.md).
 
 Two things are read off the video, once, on its first frame that can tell: the first whose mid-tones hold
-MIN_SHARE of its values in bins S is read from (a fade from black waits until the picture is up; the frames
-before it are left as the clipping's correction leaves them):
+MIN_SHARE of its values in bins S is read from, bins with noise (a fade from black waits until the picture is up,
+a noise-free title card until the footage; the frames before it are left as the clipping's correction leaves
+them):
 
 * whether its noise is a bent Gaussian at all: noise added to the stored values (the Gaussian benchmark's, or
   what a σ told by hand means) is symmetric, a gamma's is skewed. S is the least-squares ratio, over bins of
@@ -41,6 +42,7 @@ from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 SKEW_THRESHOLD = 0.15
+LEVEL = 1 / 255
 MIN_SHARE = 0.05  # every clip measured on is read from ≥ 0.12 of its first frame (camera-gamma/first_frame_share.log)
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
@@ -90,7 +92,8 @@ def fit_shot_read(values: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -
 def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> tuple[float, float]:
     """S for one (C, H, W) frame and its denoised output (before the clipping's correction): the residual's
     third moment per bin of the output's value against a gamma's 6·δ·σ², over the mid-tones (see the module
-    docstring), 0 where no bin qualifies; and the share of the frame's values in the bins it was read from."""
+    docstring), 0 where no bin qualifies; and the share of the frame's values in the bins it was read from (none
+    where the frame carries no noise: a title card before the footage cannot tell)."""
     num = den = read = 0.0
     centres = (torch.arange(SKEW_BINS, dtype=torch.float64) + 0.5) / SKEW_BINS
     for value, residual in zip(output.double().cpu(), (noisy - output).double().cpu()):
@@ -101,8 +104,10 @@ def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> tuple[float, float]
         centred = residual - (torch.bincount(index, residual, SKEW_BINS) / per_bin)[index]
         variance = torch.bincount(index, centred**2, SKEW_BINS) / per_bin
         third = torch.bincount(index, centred**3, SKEW_BINS) / per_bin
-        # mid-tones with samples, and far enough from black that clipping's own skew is not in them
-        usable = (centres > 0.1) & (centres < 0.8) & (count > 500) & (3 * variance.sqrt() < centres)
+        # mid-tones with samples and noise (a level at least: 8 bits round to 0.29), and far enough from black
+        # that clipping's own skew is not in them
+        usable = (centres > 0.1) & (centres < 0.8) & (count > 500) & (variance > LEVEL**2)
+        usable &= 3 * variance.sqrt() < centres
         predicted = 6 * (-0.7 * variance / (centres + 0.055)) * variance
         num += float((count * third * predicted)[usable].sum())
         den += float((count * predicted**2)[usable].sum())
