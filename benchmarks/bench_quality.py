@@ -132,6 +132,15 @@ class Clip:
         return tuple(self.frames.shape)
 
 
+def underexposed(clip: Clip, exposure: float) -> Clip:
+    """The clip as a camera would have taken it with `exposure` times the light (linear light scaled, then the
+    sRGB gamma and 8 bits again): night footage made from day footage, the truth for noise added after."""
+    from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear
+
+    linear = srgb_to_linear(torch.from_numpy(clip.frames).double() / 255) * exposure
+    return dataclasses.replace(clip, frames=to_uint8(linear_to_srgb(linear)), source=f"{clip.source}, × {exposure:g}")
+
+
 def to_uint8(frames) -> np.ndarray:
     """Float frames in [0, 1] (tensor or array) → uint8, rounded and clipped."""
     if isinstance(frames, torch.Tensor):

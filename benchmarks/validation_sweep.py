@@ -24,7 +24,9 @@ those choices stand as that rule made them.
 
 `--clips` names other validation clips instead of those four pans: the pans (or moving-object clips) over
 COLOUR_VALIDATION_PHOTOS too, say, which foretold the held-out clips' gains where the grey-heavy four had
-over-promised 2× (benchmarks/results/colour-validation); the benchmark's clips are refused.
+over-promised 2× (benchmarks/results/colour-validation); the benchmark's clips are refused. `--exposure E` takes
+the clips underexposed E× in linear light first (`bench_quality.underexposed`: night footage), the truth the
+noise is added to and measured against.
 """
 
 from __future__ import annotations
@@ -107,9 +109,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--frames", type=int, default=5)
     parser.add_argument("--no-rule", action="store_true", help="print the tables without choosing")
     parser.add_argument("--clips", help="validation clips, comma-separated (default: the pans over VALIDATION_PHOTOS)")
+    parser.add_argument("--exposure", type=float, default=1.0, help="the clips underexposed this much (night footage)")
     args = parser.parse_args(argv)
     module, name, values = parse_knob(args.knob)
     kind = type(getattr(module, name)) if module is not None else str
+    if kind is bool:  # a switch: bool("0") would be True
+        kind = lambda text: text.lower() in ("1", "true", "on")  # noqa: E731
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
     from videodenoise.noise.estimation import estimate_clip_noise
 
@@ -118,8 +123,11 @@ def main(argv: list[str] | None = None) -> None:
     options = [{name: value} if module is None else {} for value in values]
     denoisers = {value: quality.load_denoiser(DEFAULT_CHECKPOINT, given) for value, given in zip(values, options)}
     clips = quality.build_clips(names, args.frames, quality.DEFAULT_SIZE)
+    if args.exposure != 1:
+        clips = [quality.underexposed(clip, args.exposure) for clip in clips]
     machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
-    print(f"{args.knob}; clips: {', '.join(names)}; {args.frames} frames; {machine}")
+    exposure = f"; exposure × {args.exposure:g}" if args.exposure != 1 else ""
+    print(f"{args.knob}; clips: {', '.join(names)}; {args.frames} frames{exposure}; {machine}")
     print("| condition | " + " | ".join(f"{name} = {v}: PSNR, grain, told σ" for v in values) + " |")
     print("|---|" + "---:|" * len(values))
     camera: dict[str, list[float]] = {v: [] for v in values}

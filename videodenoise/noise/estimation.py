@@ -77,6 +77,7 @@ from videodenoise.denoise.fusion import FrameAligner, channel_mean
 from videodenoise.denoise.scales import with_coarse
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
+from videodenoise.noise.clipped_bins import clipped_points
 from videodenoise.noise.grain import grain_samples, measure_grain
 from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
@@ -329,7 +330,7 @@ def _difference_samples(
     warped_clipped = cv2.remap(at_clip_limits(other).astype(np.float32), map_x, map_y, cv2.INTER_LINEAR)
     clipped = at_clip_limits(image) | (warped_clipped.reshape(image.shape) > 0)
     # a pixel within RISK σ of 0 or 1 (by its 3×3 mean) is clipped now and then, and when it is not its
-    # noise is cut off on one side: left out, so that clipping's σ is not what is measured
+    # noise is cut off on one side: kept apart (flagged), read only where its bin has little else (clipped_bins)
     near = cv2.blur(mean, (3, 3), borderType=cv2.BORDER_REFLECT).reshape(image.shape)
     at_risk = (near < RISK * spread) | (near > 1 - RISK * spread)
     structure = cv2.blur(normalised, (STRUCTURE_BOX, STRUCTURE_BOX), borderType=cv2.BORDER_REFLECT)
@@ -342,12 +343,14 @@ def _difference_samples(
         if unclipped.any():
             limit = STRUCTURE * MAD_TO_SIGMA * float(np.median(structure[..., channel][unclipped]))
             keep &= clipped[..., channel] | (structure[..., channel] <= limit)
+            risky = trusted & at_risk[..., channel] & (clipped[..., channel] | (structure[..., channel] <= limit))
+        else:
+            risky = trusted & at_risk[..., channel]
         kept_everywhere &= keep & ~clipped[..., channel]
-        index = np.flatnonzero(keep)
-        index = index[:: max(1, math.ceil(len(index) / MAX_SAMPLES))]
-        samples.append(
-            tuple(plane[..., channel].ravel()[index] for plane in (intensity, normalised, clipped))  # type: ignore[misc]
-        )
+        index = [np.flatnonzero(part) for part in (keep, risky)]  # each its own MAX_SAMPLES
+        index = np.concatenate([part[:: max(1, math.ceil(len(part) / MAX_SAMPLES))] for part in index])
+        planes = (intensity, normalised, clipped, at_risk)
+        samples.append(tuple(plane[..., channel].ravel()[index] for plane in planes))  # type: ignore[misc]
     return samples, grain_samples(difference, normalised, map_x, map_y, kept_everywhere)
 
 
@@ -382,8 +385,10 @@ def _fit(
     centres = (np.arange(BINS) + 0.5) / BINS
     rows, used_pairs, used_patches = [], False, False
     for channel in range(histogram.shape[0]):
-        intensity, values, clipped = _joined(temporal[channel], 3)
-        differences = _bins(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
+        intensity, values, clipped, risky = _joined(temporal[channel], 4)
+        risky = risky.astype(bool)
+        differences = _bins(intensity[~risky], values[~risky], MIN_SAMPLES, robust_sigma, clipped[~risky], MIN_SHARE)
+        differences = clipped_points(differences, intensity, values, risky, BINS, MIN_SAMPLES)
         if any(point is not None for point in differences):
             points, used_pairs = differences, True  # bins without samples are read off the measured ones
         else:  # no usable pair: single frames alone (only then are their figures worked out)
