@@ -32,17 +32,18 @@ def clipped_points(
     bins: int,
     minimum: int,
 ) -> list[tuple[float, float, int] | None]:
-    """The estimator's (mean intensity, σ, count) per bin, with each bin that holds `minimum` samples and is
-    either unread (None) or mostly `risky` (pixels near 0 or 1) read instead from all its samples, clipped
-    ones too, by the clipping's inverse."""
+    """The estimator's (mean intensity, σ, count) per bin, with each bin that holds `minimum` samples, most of
+    them `risky` (pixels near 0 or 1), read instead from all its samples, clipped ones too, by the clipping's
+    inverse. A bin unread for other reasons (few samples, odd content) is left to the estimator: the inverse
+    amplifies what is not noise there, texture a flow did not align."""
     if not CLIPPED_NOISE or not risky.any():
         return points
     index = np.minimum((intensity * bins).astype(np.int64), bins - 1)
     chosen, means, stds = [], [], []
-    for bin_, point in enumerate(points):
+    for bin_ in range(len(points)):
         inside = index == bin_
         count = int(inside.sum())
-        if count < minimum or (point is not None and 2 * int((risky & inside).sum()) <= count):
+        if count < minimum or 2 * int((risky & inside).sum()) <= count:
             continue
         low, high = np.quantile(values[inside], [TAIL, 1 - TAIL])
         kept = values[inside][(values[inside] >= low) & (values[inside] <= high)]

@@ -77,6 +77,7 @@ from videodenoise.denoise.fusion import FrameAligner, channel_mean
 from videodenoise.denoise.scales import with_coarse
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
+from videodenoise.noise import clipped_bins
 from videodenoise.noise.clipped_bins import clipped_points
 from videodenoise.noise.grain import grain_samples, measure_grain
 from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
@@ -151,12 +152,15 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
             apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
-    function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
-    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
-    two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
-    both = function.from_pairs and two.from_pairs and function.level > 0
-    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
-    if carried < MIN_CARRIED or two.level**2 - function.level**2 < MIN_CARRIED_VARIANCE:
+    common = (patches, finest, histogram, singles, pairs, frames)
+    function = _fit(temporal, *common, measure_grain(grains))
+    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes).
+    # Compared without the clipping's inverse: it amplifies its bins' sampling error, which read as a share
+    one = _fit(temporal, *common, invert=False) if clipped_bins.CLIPPED_NOISE else function
+    two = _fit(apart, *common, invert=False)
+    both = one.from_pairs and two.from_pairs and one.level > 0
+    carried = min((two.level / one.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
+    if carried < MIN_CARRIED or two.level**2 - one.level**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
     return dataclasses.replace(
@@ -380,7 +384,7 @@ def _gradient(image: np.ndarray) -> np.ndarray:
 
 # ---- the curve -----------------------------------------------------------------------------------
 def _fit(
-    temporal, patches, finest, histogram: np.ndarray, singles, pairs, frames: int, grain: tuple[float, ...] = ()
+    temporal, patches, finest, histogram, singles, pairs, frames: int, grain: tuple[float, ...] = (), invert=True
 ) -> NoiseLevelFunction:
     centres = (np.arange(BINS) + 0.5) / BINS
     rows, used_pairs, used_patches = [], False, False
@@ -388,7 +392,8 @@ def _fit(
         intensity, values, clipped, risky = _joined(temporal[channel], 4)
         risky = risky.astype(bool)
         differences = _bins(intensity[~risky], values[~risky], MIN_SAMPLES, robust_sigma, clipped[~risky], MIN_SHARE)
-        differences = clipped_points(differences, intensity, values, risky, BINS, MIN_SAMPLES)
+        if invert:  # the bins the clipping emptied, read through its inverse
+            differences = clipped_points(differences, intensity, values, risky, BINS, MIN_SAMPLES)
         if any(point is not None for point in differences):
             points, used_pairs = differences, True  # bins without samples are read off the measured ones
         else:  # no usable pair: single frames alone (only then are their figures worked out)
