@@ -19,7 +19,7 @@ from videodenoise.errors import DenoiseError
 from videodenoise.io.video import open_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model, save_model
-from videodenoise.noise import clipped_bins, estimation
+from videodenoise.noise import estimation
 from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sigma, estimate_video_noise
 from videodenoise.noise.grain import GRAIN_SCALE, MAX_GRAIN
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -109,18 +109,6 @@ def test_clipped_heavy_noise_still_reads_its_sigma_not_the_clipped_remainder():
     noisy = to_8_bits(gaussian(clip_of(0.6, channels=1), 50 / 255))
     noise = estimate_clip_noise(noisy)
     np.testing.assert_allclose(np.array(noise.sigmas), 50 / 255, rtol=0.08)
-
-
-@pytest.mark.parametrize("exposure", [0.08, 0.02])
-def test_a_dark_video_reads_the_sigma_its_noise_had_before_clipping(exposure, monkeypatch):
-    """Every pixel dark (night footage: the texture at 2-35 or 0.5-9 levels), Gaussian σ = 25 clipped at 0: the
-    bins made of clipped pixels are read through the clipping's inverse; without it σ reads low."""
-    dark = clip_of(0.6, channels=1, height=144, width=192) * 2 * exposure - 0.1 * exposure
-    noisy = to_8_bits(gaussian(dark, 25 / 255))
-    noise = estimate_clip_noise(noisy)
-    np.testing.assert_allclose(np.array(noise.sigmas), 25 / 255, rtol=0.08)
-    monkeypatch.setattr(clipped_bins, "CLIPPED_NOISE", False)
-    assert estimate_clip_noise(noisy).level < 0.9 * 25 / 255
 
 
 def test_frames_that_repeat_their_noise_fall_back_on_single_frames():

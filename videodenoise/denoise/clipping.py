@@ -33,33 +33,6 @@ def clipped_mean(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
     return _mean_and_slope(x, torch.as_tensor(sigma, dtype=x.dtype, device=x.device))[0]
 
 
-def clipped_std(x: torch.Tensor, sigma: torch.Tensor | float) -> torch.Tensor:
-    """The std of clip(x + σZ, 0, 1) for true values x (σ > 0, broadcast against x): from
-    E[clip²] = (1 − Φ(β)) + x²(Φ(β) − Φ(α)) + 2xσ(φ(α) − φ(β)) + σ²((Φ(β) − Φ(α)) + αφ(α) − βφ(β))."""
-    sigma = torch.as_tensor(sigma, dtype=x.dtype, device=x.device)
-    mean, inside = _mean_and_slope(x, sigma)
-    alpha, beta = -x / sigma, (1 - x) / sigma
-    phi_alpha, phi_beta = (torch.exp(-0.5 * t * t) / math.sqrt(2 * math.pi) for t in (alpha, beta))
-    square = (1 - torch.special.ndtr(beta)) + x * x * inside + 2 * x * sigma * (phi_alpha - phi_beta)
-    square = square + sigma * sigma * (inside + alpha * phi_alpha - beta * phi_beta)
-    return (square - mean * mean).clamp(min=0).sqrt()
-
-
-def unclipped_sigma(mean: torch.Tensor, std: torch.Tensor, steps: int = 40) -> torch.Tensor:
-    """The σ of the noise before its clipping, from the mean and std of clipped values around one true value
-    (Foi 2009): σ such that clip(x + σZ, 0, 1), x = m_σ⁻¹(mean), has that std; by bisection, up to the σ at
-    which mean is black's (or white's) clipped mean, where no x in [0, 1] is left (a std beyond that, from
-    values of different x mixed, reads as that σ). float64 tensors of the same shape."""
-    near = torch.minimum(mean, 1 - mean).clamp(min=1e-6)
-    low, high = torch.zeros_like(mean), (near * math.sqrt(2 * math.pi)).clamp(max=TABLE_SIGMA)
-    for _ in range(steps):
-        middle = (low + high) / 2
-        x = unclip(mean, middle)
-        wider = clipped_std(x, middle.clamp(min=1e-9)) < std
-        low, high = torch.where(wider, middle, low), torch.where(wider, high, middle)
-    return (low + high) / 2
-
-
 def clipped_sigma(sigma, frame: torch.Tensor) -> torch.Tensor | float:
     """The σ the noise had where a frame was clipped: the σ told, or a `NoiseLevelFunction`'s curve read from
     the frame (C, H, W; the video's own channels, which the function was estimated on). Not the curve times its

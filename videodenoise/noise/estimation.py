@@ -77,8 +77,6 @@ from videodenoise.denoise.fusion import FrameAligner, channel_mean
 from videodenoise.denoise.scales import with_coarse
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
-from videodenoise.noise import clipped_bins
-from videodenoise.noise.clipped_bins import clipped_points
 from videodenoise.noise.grain import grain_samples, measure_grain
 from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
@@ -152,15 +150,12 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
             apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
-    common = (patches, finest, histogram, singles, pairs, frames)
-    function = _fit(temporal, *common, measure_grain(grains))
-    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes).
-    # Compared without the clipping's inverse: it amplifies its bins' sampling error, which read as a share
-    one = _fit(temporal, *common, invert=False) if clipped_bins.CLIPPED_NOISE else function
-    two = _fit(apart, *common, invert=False)
-    both = one.from_pairs and two.from_pairs and one.level > 0
-    carried = min((two.level / one.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
-    if carried < MIN_CARRIED or two.level**2 - one.level**2 < MIN_CARRIED_VARIANCE:
+    function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
+    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
+    two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
+    both = function.from_pairs and two.from_pairs and function.level > 0
+    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
+    if carried < MIN_CARRIED or two.level**2 - function.level**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
     return dataclasses.replace(
@@ -334,7 +329,7 @@ def _difference_samples(
     warped_clipped = cv2.remap(at_clip_limits(other).astype(np.float32), map_x, map_y, cv2.INTER_LINEAR)
     clipped = at_clip_limits(image) | (warped_clipped.reshape(image.shape) > 0)
     # a pixel within RISK σ of 0 or 1 (by its 3×3 mean) is clipped now and then, and when it is not its
-    # noise is cut off on one side: kept apart (flagged), read only where its bin has little else (clipped_bins)
+    # noise is cut off on one side: left out, so that clipping's σ is not what is measured
     near = cv2.blur(mean, (3, 3), borderType=cv2.BORDER_REFLECT).reshape(image.shape)
     at_risk = (near < RISK * spread) | (near > 1 - RISK * spread)
     structure = cv2.blur(normalised, (STRUCTURE_BOX, STRUCTURE_BOX), borderType=cv2.BORDER_REFLECT)
@@ -347,14 +342,12 @@ def _difference_samples(
         if unclipped.any():
             limit = STRUCTURE * MAD_TO_SIGMA * float(np.median(structure[..., channel][unclipped]))
             keep &= clipped[..., channel] | (structure[..., channel] <= limit)
-            risky = trusted & at_risk[..., channel] & (clipped[..., channel] | (structure[..., channel] <= limit))
-        else:
-            risky = trusted & at_risk[..., channel]
         kept_everywhere &= keep & ~clipped[..., channel]
-        index = [np.flatnonzero(part) for part in (keep, risky)]  # each its own MAX_SAMPLES
-        index = np.concatenate([part[:: max(1, math.ceil(len(part) / MAX_SAMPLES))] for part in index])
-        planes = (intensity, normalised, clipped, at_risk)
-        samples.append(tuple(plane[..., channel].ravel()[index] for plane in planes))  # type: ignore[misc]
+        index = np.flatnonzero(keep)
+        index = index[:: max(1, math.ceil(len(index) / MAX_SAMPLES))]
+        samples.append(
+            tuple(plane[..., channel].ravel()[index] for plane in (intensity, normalised, clipped))  # type: ignore[misc]
+        )
     return samples, grain_samples(difference, normalised, map_x, map_y, kept_everywhere)
 
 
@@ -384,16 +377,13 @@ def _gradient(image: np.ndarray) -> np.ndarray:
 
 # ---- the curve -----------------------------------------------------------------------------------
 def _fit(
-    temporal, patches, finest, histogram, singles, pairs, frames: int, grain: tuple[float, ...] = (), invert=True
+    temporal, patches, finest, histogram: np.ndarray, singles, pairs, frames: int, grain: tuple[float, ...] = ()
 ) -> NoiseLevelFunction:
     centres = (np.arange(BINS) + 0.5) / BINS
     rows, used_pairs, used_patches = [], False, False
     for channel in range(histogram.shape[0]):
-        intensity, values, clipped, risky = _joined(temporal[channel], 4)
-        risky = risky.astype(bool)
-        differences = _bins(intensity[~risky], values[~risky], MIN_SAMPLES, robust_sigma, clipped[~risky], MIN_SHARE)
-        if invert:  # the bins the clipping emptied, read through its inverse
-            differences = clipped_points(differences, intensity, values, risky, BINS, MIN_SAMPLES)
+        intensity, values, clipped = _joined(temporal[channel], 3)
+        differences = _bins(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
         if any(point is not None for point in differences):
             points, used_pairs = differences, True  # bins without samples are read off the measured ones
         else:  # no usable pair: single frames alone (only then are their figures worked out)
