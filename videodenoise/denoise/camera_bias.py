@@ -42,7 +42,7 @@ from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 SKEW_THRESHOLD = 0.15
-LEVEL = 1 / 255
+NOISE_FLOOR = 1 / 255  # a level: less is 8 bits' rounding (0.29 of a level), not noise
 MIN_SHARE = 0.05  # every clip measured on is read from ≥ 0.12 of its first frame (camera-gamma/first_frame_share.log)
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
@@ -104,9 +104,8 @@ def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> tuple[float, float]
         centred = residual - (torch.bincount(index, residual, SKEW_BINS) / per_bin)[index]
         variance = torch.bincount(index, centred**2, SKEW_BINS) / per_bin
         third = torch.bincount(index, centred**3, SKEW_BINS) / per_bin
-        # mid-tones with samples and noise (a level at least: 8 bits round to 0.29), and far enough from black
-        # that clipping's own skew is not in them
-        usable = (centres > 0.1) & (centres < 0.8) & (count > 500) & (variance > LEVEL**2)
+        # mid-tones with samples and noise, far enough from black that clipping's own skew is not in them
+        usable = (centres > 0.1) & (centres < 0.8) & (count > 500) & (variance > NOISE_FLOOR**2)
         usable &= 3 * variance.sqrt() < centres
         predicted = 6 * (-0.7 * variance / (centres + 0.055)) * variance
         num += float((count * third * predicted)[usable].sum())
@@ -144,7 +143,7 @@ class GammaBias:
     def describe(self) -> str:
         """One line: what the deciding frame said and what was fitted (once `undo` has decided to make it)."""
         shots, reads = (", ".join(f"{value:.2g}" for value in values) for values in (self.shots, self.reads))
-        where = f", read on frame {self.frame + 1}, the first with enough picture" if self.frame else ""
+        where = f", read on frame {self.frame + 1}, the first with noisy picture enough to tell" if self.frame else ""
         return (
             f"noise skewed as a camera's gamma skews it (S = {self.skew:.2f}{where}): its bias undone, for shot "
             f"noise a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve"
