@@ -8,49 +8,41 @@ H.264 CRF 23. Log beside it.
     .venv/bin/python benchmarks/results/clipped-noise/probe_black.py
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
 import numpy as np
-import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dark import bare, draws, psnr, shipped  # noqa: E402
 
 from videodenoise.denoise.camera_bias import VALUES, linear_noise_moments  # noqa: E402
-from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
-from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
-shipped = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
-plain = Denoiser(shipped.model, dataclasses.replace(shipped.settings, unclip=False, camera_bias=False), shipped.sigma_train)
 
-
-def inverse(output: np.ndarray, noise) -> np.ndarray:
-    """(T, C, H, W) values in [0, 1] through m⁻¹ per channel, the camera's own (a, b) and channel gains."""
+def inverse(output: np.ndarray, pairs) -> np.ndarray:
+    """(T, C, H, W) values in [0, 1] through m⁻¹ per channel, for (shot, read) noise per channel."""
     out = np.empty_like(output)
-    for channel, gain in enumerate((1.0, 1 - noise.spread, 1 + noise.spread)):
-        mean, _ = linear_noise_moments(np.array(noise.a * gain), np.array(noise.b * gain**2))
+    for channel, (shot, read) in enumerate(pairs):
+        mean, _ = linear_noise_moments(np.array(shot), np.array(read))
         out[:, channel] = np.interp(output[:, channel], mean, VALUES)
     return out
 
 
-for name in ("cell-pan", "flower-pan", "china-pan", "motorcycle-right-pan"):
-    for exposure in (0.125, 0.03125):
-        clip = quality.underexposed(quality.build_clips([name], 5, quality.DEFAULT_SIZE)[0], exposure)
-        for level in ("medium", "heavy"):
-            noise = realnoise.camera_noise(level, "h264", 23)
-            noisy = realnoise.add_camera_noise(clip.frames, noise, realnoise.camera_seed(name, level, "h264", 23))
-            x = torch.from_numpy(noisy).float() / 255
-            estimate = estimate_clip_noise(x)
-            bare = plain.denoise_clip(x, estimate).numpy()
-            cells = {
-                "σ auto": shipped.denoise_clip(x, estimate).numpy(),
-                "told 36": shipped.denoise_clip(x, 36 / 255).numpy(),
-                "σ auto, no corrections": bare,
-                "σ auto, the camera's own inverse": inverse(bare, noise),
-            }
-            text = " | ".join(f"{key} {quality.measure(out, clip.frames)['psnr']:.2f}" for key, out in cells.items())
-            print(f"{name:22s} ×{exposure:g} {level:6s}: {text}", flush=True)
+def camera_pairs(noise) -> list[tuple[float, float]]:
+    """The camera model's own (a·g, b·g²) per channel, for channel gains g = 1, 1 − spread, 1 + spread."""
+    return [(noise.a * g, noise.b * g * g) for g in (1.0, 1 - noise.spread, 1 + noise.spread)]
+
+
+if __name__ == "__main__":
+    for name, exposure, level, clip, noise, x in draws():
+        estimate = estimate_clip_noise(x)
+        output = bare.denoise_clip(x, estimate).numpy()
+        cells = {
+            "σ auto": psnr(shipped.denoise_clip(x, estimate), clip),
+            "told 36": psnr(shipped.denoise_clip(x, 36 / 255), clip),
+            "σ auto, no corrections": psnr(output, clip),
+            "σ auto, the camera's own inverse": psnr(inverse(output, camera_pairs(noise)), clip),
+        }
+        text = " | ".join(f"{key} {value:.2f}" for key, value in cells.items())
+        print(f"{name:22s} ×{exposure:g} {level:6s}: {text}", flush=True)

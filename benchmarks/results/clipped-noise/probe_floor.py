@@ -9,72 +9,51 @@ beside it.
     .venv/bin/python benchmarks/results/clipped-noise/probe_floor.py
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dark import bare, draws, psnr, shipped  # noqa: E402
+from probe_black import camera_pairs, inverse  # noqa: E402
 
 from videodenoise.denoise import camera_bias  # noqa: E402
-from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
-from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
 FLOOR = 0.5  # percentile of the output taken for black's level
-shipped = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
-plain = Denoiser(shipped.model, dataclasses.replace(shipped.settings, unclip=False, camera_bias=False), shipped.sigma_train)
 means = camera_bias._grid()[0]  # (shots, reads, values)
 
 
-def inverse(output: np.ndarray, pairs) -> np.ndarray:
-    out = np.empty_like(output)
-    for channel, (shot, read) in enumerate(pairs):
-        mean, _ = camera_bias.linear_noise_moments(np.array(shot), np.array(read))
-        out[:, channel] = np.interp(output[:, channel], mean, camera_bias.VALUES)
-    return out
-
-
-def floor_pairs(noisy: torch.Tensor, bare: np.ndarray, estimate) -> list[tuple[float, float]] | None:
+def floor_pairs(noisy: torch.Tensor, output: np.ndarray, estimate) -> list[tuple[float, float]] | None:
     """(a fitted as the gamma step does, b from the floor) per channel; None if the step would not apply."""
     bias = camera_bias.GammaBias(estimate)
-    table = bias._fit(noisy[0], torch.from_numpy(bare[0]))
+    table = bias._fit(noisy[0], torch.from_numpy(output[0]))
     if table is None or not len(table):
         return None
     pairs = []
     for channel, shot in enumerate(bias.shots):
-        level = np.percentile(bare[:, channel], FLOOR)
+        level = np.percentile(output[:, channel], FLOOR)
         row = means[np.searchsorted(camera_bias.SHOTS, shot), :, 0]  # m(0) along b: increasing
         pairs.append((shot, float(camera_bias.READS[np.argmin(np.abs(row - level))])))
     return pairs
 
 
 rows = []
-for name in ("cell-pan", "flower-pan", "china-pan", "motorcycle-right-pan"):
-    for exposure in (1.0, 0.125, 0.03125):
-        clip = quality.build_clips([name], 5, quality.DEFAULT_SIZE)[0]
-        clip = quality.underexposed(clip, exposure) if exposure != 1 else clip
-        for level in ("medium", "heavy"):
-            noise = realnoise.camera_noise(level, "h264", 23)
-            noisy = realnoise.add_camera_noise(clip.frames, noise, realnoise.camera_seed(name, level, "h264", 23))
-            x = torch.from_numpy(noisy).float() / 255
-            estimate = estimate_clip_noise(x)
-            bare = plain.denoise_clip(x, estimate).numpy()
-            own = [(noise.a * g, noise.b * g * g) for g in (1.0, 1 - noise.spread, 1 + noise.spread)]
-            pairs = floor_pairs(x, bare, estimate)
-            scores = {
-                "σ auto": quality.measure(shipped.denoise_clip(x, estimate).numpy(), clip.frames)["psnr"],
-                "floor's b": None if pairs is None else quality.measure(inverse(bare, pairs), clip.frames)["psnr"],
-                "camera's own": quality.measure(inverse(bare, own), clip.frames)["psnr"],
-            }
-            rows.append((exposure, scores))
-            reads = "step off" if pairs is None else "b " + ", ".join(f"{b:.2g}" for _, b in pairs)
-            text = " | ".join(f"{k} {'—' if v is None else f'{v:.2f}'}" for k, v in scores.items())
-            print(f"{name:22s} ×{exposure:g} {level:6s} (true b {noise.b:g}; {reads}): {text}", flush=True)
+for name, exposure, level, clip, noise, x in draws((1.0, 0.125, 0.03125)):
+    estimate = estimate_clip_noise(x)
+    output = bare.denoise_clip(x, estimate).numpy()
+    pairs = floor_pairs(x, output, estimate)
+    scores = {
+        "σ auto": psnr(shipped.denoise_clip(x, estimate), clip),
+        "floor's b": None if pairs is None else psnr(inverse(output, pairs), clip),
+        "camera's own": psnr(inverse(output, camera_pairs(noise)), clip),
+    }
+    rows.append((exposure, scores))
+    reads = "step off" if pairs is None else "b " + ", ".join(f"{b:.2g}" for _, b in pairs)
+    text = " | ".join(f"{k} {'—' if v is None else f'{v:.2f}'}" for k, v in scores.items())
+    print(f"{name:22s} ×{exposure:g} {level:6s} (true b {noise.b:g}; {reads}): {text}", flush=True)
 for exposure in (1.0, 0.125, 0.03125):
     gaps = [s["floor's b"] - s["σ auto"] for e, s in rows if e == exposure and s["floor's b"] is not None]
     text = f"mean {np.mean(gaps):+.2f}, {min(gaps):+.2f} to {max(gaps):+.2f}" if gaps else "none"
