@@ -186,3 +186,16 @@ def test_clean_corrects_a_clip_that_fades_in_from_black_from_where_the_picture_i
     assert len(reports) == 1 and reports[0].frame == 2
     assert torch.equal(streamed[:2], without[:2])  # the dark frames as the clipping's correction leaves them
     assert (streamed[2:] >= without[2:]).all() and (streamed[2:] - without[2:]).max() > 2 / 255
+
+
+def test_a_video_whose_first_frames_never_tell_is_left_without_the_step_and_nothing_kept(monkeypatch):
+    monkeypatch.setattr(camera_bias, "MAX_WAIT", 3)
+    clean = (ramp()[0] * 255).round() / 255  # noise-free footage: no frame can tell
+    bias = GammaBias(curve_of_the_camera())
+    passed = bias.watching([clean] * 5)
+    for _ in range(3):
+        next(passed)
+        assert torch.equal(bias.undo(clean, clean), clean)
+    assert bias.lift is not None and not len(bias.lift) and not bias.waiting  # decided off after 3
+    next(passed), next(passed)
+    assert not bias.waiting and torch.equal(bias.undo(clean, clean), clean)

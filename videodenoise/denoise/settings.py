@@ -161,9 +161,9 @@ class DenoiseSettings:
     camera_bias: bool = setting(
         True,
         "With --sigma auto, also undo the bias a camera's gamma leaves (shadows darkened, in footage whose noise "
-        "was made in linear light) when the first frame's noise is skewed as a gamma skews it; clean says when. "
-        "Off: only the clipping's bias is undone. Held out it gained +0.02 dB on average, up to +2 on a dark "
-        "scene and -1.2 on a near-black background (benchmarks/results/camera-gamma).",
+        "was made in linear light) when the first frame with noisy picture is skewed as a gamma skews it; clean "
+        "says when. Off: only the clipping's bias is undone. Held out it gained +0.02 dB on average, up to +2 on a "
+        "dark scene and -1.2 on a near-black background (benchmarks/results/camera-gamma).",
     )
     fields: bool = setting(
         False,
