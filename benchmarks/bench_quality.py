@@ -95,6 +95,7 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results" / "quality"
 from videodenoise.colour import OPPONENT  # noqa: E402
 from videodenoise.denoise.tiling import reflect  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT, PREVIOUS_CHECKPOINT  # noqa: E402
+from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear  # noqa: E402
 
 REAL_CLIPS = ("bikes", "carphone")
 NLM_WINDOW = 5
@@ -135,8 +136,6 @@ class Clip:
 def underexposed(clip: Clip, exposure: float) -> Clip:
     """The clip as a camera would have taken it with `exposure` times the light (linear light scaled, then the
     sRGB gamma and 8 bits again): night footage made from day footage, the truth for noise added after."""
-    from videodenoise.noise.camera import linear_to_srgb, srgb_to_linear
-
     linear = srgb_to_linear(torch.from_numpy(clip.frames).double() / 255) * exposure
     return dataclasses.replace(clip, frames=to_uint8(linear_to_srgb(linear)), source=f"{clip.source}, × {exposure:g}")
 
@@ -429,6 +428,8 @@ def classical_methods(
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 #   wiener_stride=N  that filter's patches every N pixels (clean --wiener-stride)
 #   wiener_flow=P    the DIS preset of that filter's flow (clean --wiener-flow)
+# the options that take on or off, DenoiseSettings' fields of those names
+SWITCHES = ("calibrate", "camera_bias", "unclip", "wiener")
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -475,19 +476,13 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
     if "window_stride" in options:
         given["stride"] = int(options["window_stride"])
     given.update({key: options[key] for key in ("colour", "precision", "wiener_flow") if key in options})  # as given
-    if "calibrate" in options:
-        given["calibrate"] = options["calibrate"] == "on"
-    for switch in ("camera_bias", "unclip"):
-        if switch in options:
-            given[switch] = options[switch] == "on"
+    given.update({switch: options[switch] == "on" for switch in SWITCHES if switch in options})
     if "mirrors" in options:
         given["mirrors"] = int(options["mirrors"])
     if "passes" in options:
         given["passes"] = int(options["passes"])
     if "scales" in options:
         given["scales"] = int(options["scales"])
-    if "wiener" in options:
-        given["wiener"] = options["wiener"] == "on"
     if "wiener_stride" in options:
         given["wiener_stride"] = int(options["wiener_stride"])
     if "guide_patch_stride" in options:
@@ -996,16 +991,11 @@ def parse_checkpoints(values: list[str] | None) -> dict[str, tuple[Path, dict]]:
             options[key] = option
         from videodenoise.denoise.settings import PRESETS
 
-        if (
-            options.get("quality", "fast") not in PRESETS
-            or options.get("fusion", "on") not in ("on", "off")
-            or options.get("calibrate", "off") not in ("on", "off")
-            or options.get("wiener", "off") not in ("on", "off")
-            or any(options.get(switch, "on") not in ("on", "off") for switch in ("camera_bias", "unclip"))
+        if options.get("quality", "fast") not in PRESETS or any(
+            options.get(switch, "on") not in ("on", "off") for switch in ("fusion", *SWITCHES)
         ):
             raise SystemExit(
-                f"in '{value}': quality takes {', '.join(PRESETS)}; fusion, calibrate, wiener, camera_bias and unclip "
-                "take on or off"
+                f"in '{value}': quality takes {', '.join(PRESETS)}; {', '.join(('fusion', *SWITCHES))} take on or off"
             )
         if not Path(path).is_file():
             raise SystemExit(f"checkpoint '{path}' does not exist")
