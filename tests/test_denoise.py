@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -227,6 +229,23 @@ def test_one_frame_video_file(tmp_path, grey_checkpoint):
     )
     assert result.frames == 1 and probe_video(result.output).n_frames == 1
     assert result.sigma_source == "estimated" and 0 <= result.sigma < 0.1
+
+
+def test_dark_footage_under_sigma_auto_is_told_where_sigma_auto_is_weakest(tmp_path, grey_checkpoint):
+    denoiser = Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu"))
+    clip = moving_clip(t=4, height=48, width=64)
+    dark = write_video(tmp_path / "night.mkv", add_noise(clip * 0.25, 5 / 255), codec="ffv1")
+    bright = write_video(tmp_path / "day.mkv", add_noise(clip, 5 / 255), codec="ffv1")
+    advice = r"'.*night.mkv' is dark \(mean level (\d+) of 255\), where σ auto .* compare the output with --sigma 20"
+    with pytest.warns(UserWarning, match=advice) as caught:
+        denoise_video(dark, tmp_path / "night-out.mkv", denoiser, sigma="auto")
+    level = int(re.search(advice, str(next(w for w in caught if "is dark" in str(w.message)).message)).group(1))
+    assert level == pytest.approx(0.25 * 0.5 * 255, abs=2)  # the clip's mean, 0.5, darkened 4×
+    for source, sigma in ((bright, "auto"), (dark, 5 / 255)):  # bright footage; a σ told by hand
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            denoise_video(source, tmp_path / "out.mkv", denoiser, sigma=sigma, overwrite=True)
+        assert not [w for w in caught if "is dark" in str(w.message)]
 
 
 def test_streaming_holds_a_few_windows_whatever_the_length():

@@ -101,6 +101,15 @@ def test_gaussian_noise_gives_a_flat_curve_at_its_sigma(channels, sigma):
     np.testing.assert_allclose(np.array(noise.sigmas), effective, rtol=0.05)
     assert noise.level == pytest.approx(effective, rel=0.05)
     assert estimate_clip_sigma(noisy) == noise.level  # one σ: the function's level
+    assert noise.brightness == pytest.approx(float(noisy.mean()), abs=0.005)
+
+
+def test_the_function_says_how_bright_the_frames_it_was_measured_on_are():
+    clean = clip_of(0.6, channels=3, height=144, width=192)
+    for scale in (1.0, 0.12):  # as taken, and dark (night footage)
+        noisy = to_8_bits(gaussian(clean * scale, 5 / 255))
+        assert estimate_clip_noise(noisy).brightness == pytest.approx(float(noisy.mean()), abs=0.005)
+    assert NoiseLevelFunction.constant(0.1).brightness is None  # told, not measured
 
 
 def test_clipped_heavy_noise_still_reads_its_sigma_not_the_clipped_remainder():
@@ -237,6 +246,12 @@ def test_a_bad_grain_is_refused(grain):
 def test_a_bad_carried_share_is_refused(carried):
     with pytest.raises(DenoiseError, match="carried"):
         NoiseLevelFunction((0.5,), ((0.04,),), 0.04, carried=carried)
+
+
+@pytest.mark.parametrize("brightness", [-0.1, 1.5, float("nan")])
+def test_a_bad_brightness_is_refused(brightness):
+    with pytest.raises(DenoiseError, match="brightness"):
+        NoiseLevelFunction((0.5,), ((0.04,),), 0.04, brightness=brightness)
 
 
 def test_tiny_and_noise_free_clips():

@@ -32,6 +32,13 @@ from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
+# σ auto is least reliable in footage darker than this on average (0-1): on the validation pans darkened 4× and
+# 8× in linear light, with the camera model's noise through H.264, 17 of the 18 clip-conditions under a mean level
+# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.35
+# dB on average and lost up to 8.8 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 2 of 13
+# did (benchmarks/results/night-hint/brightness.log, fixed_sigma.log)
+DARK = 48 / 255
+
 # what a writer is handed for each (input frame, denoised frame)
 View = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -248,6 +255,15 @@ def denoise_plan(
         sigma_value = calibration.applied_to(sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
+    brightness = sigma_value.brightness if source == "estimated" else None
+    if brightness is not None and brightness < DARK:
+        warnings.warn(
+            f"'{plan.input}' is dark (mean level {brightness * 255:.0f} of 255), where σ auto is least reliable: on"
+            " darkened test clips with camera noise a σ told by hand did 1-6 dB better on 17 of 18, the best one"
+            " anywhere from 14 to 48; compare the output with --sigma 20, 28 and 36 (--side-by-side puts the input"
+            " beside it)",
+            stacklevel=2,
+        )
     if calibration is not None and on_calibration is not None:  # why the model is told what on_sigma said
         on_calibration(calibration)
 

@@ -404,13 +404,11 @@ def _fit(
         rows = [row if row is not None else np.mean(known, axis=0) for row in rows]
         source = _source(used_pairs, used_patches, pairs, frames)
     sigmas = np.clip(np.asarray(rows), 0, 1)
-    pixels = histogram.sum(axis=1, keepdims=True)
-    at = (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
+    pixels, at = max(float(histogram.sum()), 1.0), (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
     power = sum((h * np.square(np.interp(at, centres, row))).sum() for h, row in zip(histogram, sigmas))
-    level = math.sqrt(power / max(float(pixels.sum()), 1.0))
-    return NoiseLevelFunction(
-        tuple(centres.tolist()), tuple(tuple(row.tolist()) for row in sigmas), min(level, 1.0), source, grain
-    )
+    level, brightness = math.sqrt(power / pixels), float((histogram @ at).sum()) / pixels
+    knots, sigma_rows = tuple(centres.tolist()), tuple(tuple(row.tolist()) for row in sigmas)
+    return NoiseLevelFunction(knots, sigma_rows, min(level, 1.0), source, grain, brightness=brightness)
 
 
 def _bins(

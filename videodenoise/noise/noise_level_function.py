@@ -54,7 +54,9 @@ class NoiseLevelFunction:
     noise's std: `videodenoise.noise.estimation`, CARRIED_LIFT);
     told_scale: a factor on what the model is told on top of the grain, 1 unless chosen for the video
     (`videodenoise.denoise.calibration`); coarse: the function of the same video halved (the mean of each
-    2×2 block), estimated for a second scale (`videodenoise.denoise.scales`), or None.
+    2×2 block), estimated for a second scale (`videodenoise.denoise.scales`), or None; brightness: the mean
+    intensity of the frames it was estimated on (over their pixels and channels, [0, 1]), None where not
+    measured (what `clean` warns dark footage by, where σ auto is weakest: `videodenoise.denoise.pipeline`).
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -72,6 +74,7 @@ class NoiseLevelFunction:
     carried: float = 0.0
     told_scale: float = 1.0
     coarse: NoiseLevelFunction | None = None
+    brightness: float | None = None
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
@@ -91,6 +94,8 @@ class NoiseLevelFunction:
                 f"a noise level function's grain needs one finite factor > 0 per channel, got {self.grain}"
             )
 
+        if self.brightness is not None and not 0 <= self.brightness <= 1:
+            raise DenoiseError(f"a noise level function's brightness lies in [0, 1], got {self.brightness}")
         if not 0 <= self.carried < 1:
             raise DenoiseError(f"a noise level function's carried share must lie in [0, 1), got {self.carried}")
         if not (math.isfinite(self.told_scale) and self.told_scale > 0):
