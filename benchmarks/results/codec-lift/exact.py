@@ -1,0 +1,59 @@
+"""The rule's borderline figures to more places than validation_sweep.py prints (two), the same computation (its
+draws, `clean` σ auto, the twelve validation clips): the camera conditions' means for CODEC_LIFT = 1 and 1.2 darkened
+4× and 8× (part 2: a mean gain of at least +0.2 dB over the 18), and, as taken, light CRF 28 for 1 and 1.4 (part 1:
+no condition more than 0.05 dB below). Log beside it.
+
+    .venv/bin/python benchmarks/results/codec-lift/exact.py > benchmarks/results/codec-lift/exact.log
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import bench_quality as quality  # noqa: E402
+from validation_sweep import noisy_clips  # noqa: E402
+
+from videodenoise.denoise import camera_bias  # noqa: E402
+from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
+from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
+
+NAMES = (
+    "motorcycle-right-pan,cell-pan,clock-motion-pan,page-pan,china-pan,flower-pan,china-objects,flower-objects,"
+    "motorcycle-right-objects,cell-objects,clock-motion-objects,page-objects"
+).split(",")
+denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+
+
+def condition_means(exposure: float, lifts: tuple[float, ...], only: str | None = None) -> dict:
+    """{condition: {lift: mean PSNR over the clips}} for the camera conditions (or the one named)."""
+    clips = quality.build_clips(NAMES, 5, quality.DEFAULT_SIZE)
+    clips = [quality.underexposed(clip, exposure) for clip in clips] if exposure != 1 else clips
+    out = {}
+    for condition, draws in noisy_clips(clips):
+        if condition.startswith("gaussian") or (only and condition != only):
+            continue
+        frames = [torch.from_numpy(draw).float() / 255 for draw in draws]
+        estimates = [estimate_clip_noise(noisy) for noisy in frames]
+        out[condition] = {}
+        for lift in lifts:
+            camera_bias.CODEC_LIFT = lift
+            scores = [
+                quality.measure(denoiser.denoise_clip(noisy, estimate).numpy(), clip.frames)["psnr"]
+                for noisy, estimate, clip in zip(frames, estimates, clips)
+            ]
+            out[condition][lift] = float(np.mean(scores))
+        camera_bias.CODEC_LIFT = 1.0
+        print(f"×{exposure:g} {condition}: " + ", ".join(f"{k:g}: {v:.4f}" for k, v in out[condition].items()), flush=True)
+    return out
+
+
+taken = condition_means(1.0, (1.0, 1.4), only="light h264 crf28")
+print(f"as taken, light CRF 28: 1.4 − 1 = {taken['light h264 crf28'][1.4] - taken['light h264 crf28'][1.0]:+.4f}")
+gains = []
+for exposure in (0.25, 0.125):
+    means = condition_means(exposure, (1.0, 1.2))
+    gains += [m[1.2] - m[1.0] for m in means.values()]
+print(f"darkened, 18 camera conditions: 1.2 − 1 mean {np.mean(gains):+.4f}, lowest {min(gains):+.4f}")
