@@ -114,6 +114,27 @@ def test_a_fade_from_black_or_a_title_card_waits_for_the_first_frame_with_noisy_
     torch.testing.assert_close(bias.undo(output, output), undone)
 
 
+def test_the_fit_reads_the_noise_as_it_was_before_a_codec_smoothed_it(monkeypatch):
+    """σ auto measures the noise after the codec, which smoothed what the camera's gamma bent: the fit reads the curve
+    × CODEC_LIFT. A camera's exact curve, as a codec smoothing its std by 1/CODEC_LIFT would leave it, fits back to the
+    camera's (a, b) within a grid step, where the curve as measured fits smaller ones."""
+    lift, clean = camera_bias.CODEC_LIFT, ramp()[0]
+    noisy, mean = camera_frames(clean), linear_noise_moments(np.array(SHOT), np.array(READ))[0]
+    output = torch.from_numpy(np.interp(clean.numpy(), camera_bias.VALUES, mean)).float()  # a perfect averager
+    camera = curve_of_the_camera()
+    smoothed = dataclasses.replace(camera, sigmas=tuple(tuple(s / lift for s in row) for row in camera.sigmas))
+    fits = {}
+    for factor in (lift, 1.0):
+        monkeypatch.setattr(camera_bias, "CODEC_LIFT", factor)
+        bias = GammaBias(smoothed)
+        list(bias.watching([noisy]))
+        bias.undo(output, output)
+        fits[factor] = (bias.shots[0], bias.reads[0])
+    shot, read = fits[lift]
+    assert lift > 1 and abs(math.log(shot / SHOT)) <= math.log(1.5) and abs(math.log(read / READ)) <= math.log(1.7)
+    assert fits[1.0][0] <= shot and fits[1.0][1] <= read and fits[1.0] != (shot, read)
+
+
 def test_noise_added_to_the_stored_values_is_left_as_it_is():
     clean = ramp()[0]
     noisy = (clean + 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(2))).clamp(0, 1)
