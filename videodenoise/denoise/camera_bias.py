@@ -48,8 +48,8 @@ MIN_SHARE = 0.05  # every clip measured on is read from ≥ 0.12 of its first fr
 # off: the test costs 5 ms a 320×240 frame and 0.14 s a 1920×1080 one (about 4 % of `clean`), and noise-free or
 # night footage, which never tells, would pay it on every frame
 MAX_WAIT = 125
-# the fit reads σ auto's curve times this: the noise the gamma bent was larger before the codec smoothed it; chosen
-# on the validation clips by a rule fixed before the run, 1.4 kept out by a loss as taken (benchmarks/results/codec-lift)
+# the fit reads σ auto's curve times this: the noise the gamma bent was larger before the codec smoothed it; chosen on
+# the validation clips by a rule fixed before the run, 1.4 kept out by a loss as taken (benchmarks/results/codec-lift)
 CODEC_LIFT = 1.2
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
