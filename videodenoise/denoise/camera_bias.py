@@ -25,8 +25,8 @@ them; a video with none in its first MAX_WAIT frames is left without the step):
   only when S > SKEW_THRESHOLD (Gaussian noise: |S| ≤ 0.05 at σ ≥ 10 on the validation clips; camera noise
   after H.264: 0.0-1.7, a codec's averaging shrinking the skew before the bias);
 * (a, b) per channel: the grid point whose std of g(clip(x + n, 0, 1)), at the x whose mean is each bin's
-  value, best matches the noise level function's σ there (least squares on log σ², weighted by the frame's
-  histogram).
+  value, best matches the noise level function's σ there times CODEC_LIFT (least squares on log σ², weighted by
+  the frame's histogram): σ auto measures the noise after the codec, which smoothed what the gamma bent.
 """
 
 from __future__ import annotations
