@@ -19,9 +19,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import bench_quality as quality  # noqa: E402
 import bench_realnoise as realnoise  # noqa: E402
-
+from videodenoise.denoise import camera_bias  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
+
+camera_bias.CODEC_LIFT = 1.0  # as run, before codec-lift (the gamma step's fit reading the curve as measured)
 
 PANS = ["cell-pan", "flower-pan", "china-pan", "motorcycle-right-pan", "clock-motion-pan", "page-pan"]
 denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
