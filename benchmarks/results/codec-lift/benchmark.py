@@ -1,13 +1,14 @@
 """The real-noise benchmark's run of the shipped default with the fit's lift, for the README's table: its six held-out
 clips, 5 frames, every level and CRF, the default alone (ffmpeg's filters and the σ sweep come from earlier runs on
 the same noisy frames); `presets`: the balanced and best presets (as camera-gamma/held_out.py ran them); then merged
-with them. The merge's command (with `--from-csv .../codec-lift-presets/realnoise.csv` too once that has run):
+with them. The merge's command:
 
     .venv/bin/python benchmarks/results/codec-lift/benchmark.py [presets]
     .venv/bin/python benchmarks/bench_realnoise.py --from-csv benchmarks/results/realnoise/realnoise.csv \
         --from-csv benchmarks/results/fftdnoiz/held-out/realnoise.csv \
         --from-csv benchmarks/results/camera-gamma/held-out/camera-gamma/realnoise.csv \
         --from-csv benchmarks/results/codec-lift/held-out/codec-lift/realnoise.csv \
+        --from-csv benchmarks/results/codec-lift/held-out/codec-lift-presets/realnoise.csv \
         --noisy-tolerance 0.03 --merged-out benchmarks/results/codec-lift/held-out/merged
 """
 
