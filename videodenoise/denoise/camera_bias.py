@@ -32,6 +32,7 @@ them; a video with none in its first MAX_WAIT frames is left without the step):
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator
 
@@ -51,6 +52,9 @@ MAX_WAIT = 125
 # the fit reads σ auto's curve times this: the noise the gamma bent was larger before the codec smoothed it; chosen on
 # the validation clips by a rule fixed before the run, 1.4 kept out by a loss as taken (benchmarks/results/codec-lift)
 CODEC_LIFT = 1.2
+# where the step is made, the clipping's correction reads the curve × CODEC_LIFT too: the camera clipped its noise
+# before the codec smoothed it (benchmarks/results/clipping-lift)
+LIFT_CLIPPING = False
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
 READS = np.concatenate([[0.0], np.geomspace(1e-7, 1e-2, 25)])  # b
@@ -129,11 +133,13 @@ def gamma_bias(sigma, on_fitted: Callable[[GammaBias], None] | None = None) -> G
 
 class GammaBias:
     """The correction for one video under σ auto, decided and fitted on its first frame that can tell: each
-    output `undo` sees is paired with the noisy frame `watching` passed on in the same place, until one decides;
-    on_fitted(self) is called then if the correction is made (`describe` says how, for `clean`'s report)."""
+    output `decide` sees is paired with the noisy frame `watching` passed on in the same place, until one decides;
+    on_fitted(self) is called then if the correction is made (`describe` says how, for `clean`'s report). Per
+    output, in order: `decide`, then the clipping's correction with the curve it returns, then `undo`."""
 
     def __init__(self, function: NoiseLevelFunction, on_fitted: Callable[[GammaBias], None] | None = None):
         self.function, self.on_fitted = function, on_fitted
+        self.clipped = function  # the curve the clipping's correction reads (`decide`)
         # the noisy frames passed on and not yet undone, until the decision: as many as the stream reads ahead
         self.waiting: collections.deque[torch.Tensor] = collections.deque()
         self.lift: torch.Tensor | None = None  # (C, INVERSE_STEPS + 1): m⁻¹(v) − v, at least 0; empty: off
@@ -148,7 +154,7 @@ class GammaBias:
             yield frame
 
     def describe(self) -> str:
-        """One line: what the deciding frame said and what was fitted (once `undo` has decided to make it)."""
+        """One line: what the deciding frame said and what was fitted (once `decide` has made the step)."""
         shots, reads = (", ".join(f"{value:.2g}" for value in values) for values in (self.shots, self.reads))
         where = f", read on frame {self.frame + 1}, the first with noisy picture enough to tell" if self.frame else ""
         return (
@@ -156,9 +162,10 @@ class GammaBias:
             f"noise a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve"
         )
 
-    def undo(self, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
-        """`corrected` (the output with the clipping's bias undone, or the output itself without that step) raised
-        where the gamma's bias is undone; output: a (C, H, W) denoised frame before the clipping's correction."""
+    def decide(self, output: torch.Tensor) -> NoiseLevelFunction:
+        """Decide on this output (a (C, H, W) denoised frame before the clipping's correction) if no frame has yet;
+        return the curve the clipping's correction of it reads: × CODEC_LIFT once the step is made (and
+        LIFT_CLIPPING), the curve as measured otherwise."""
         if self.lift is None:
             self.lift = self._fit(self.waiting.popleft(), output)
             if self.lift is None:  # too little picture to tell (black, a fade): the next frame decides
@@ -166,12 +173,22 @@ class GammaBias:
                 if self.frame == MAX_WAIT:  # none tells (noise-free, night footage): off, nothing kept
                     self.lift = torch.empty(0)
                     self.waiting.clear()
-                return corrected
+                return self.clipped
             self.lift = self.lift.to(output.device, output.dtype)
             self.waiting.clear()
+            if len(self.lift) and LIFT_CLIPPING:
+                rows = tuple(tuple(min(s * CODEC_LIFT, 1.0) for s in row) for row in self.function.sigmas)
+                self.clipped = dataclasses.replace(
+                    self.function, sigmas=rows, level=min(self.clipped.level * CODEC_LIFT, 1)
+                )
             if len(self.lift) and self.on_fitted is not None:
                 self.on_fitted(self)
-        if not len(self.lift):
+        return self.clipped
+
+    def undo(self, output: torch.Tensor, corrected: torch.Tensor) -> torch.Tensor:
+        """`corrected` (the output with the clipping's bias undone, or the output itself without that step) raised
+        where the gamma's bias is undone; output: the (C, H, W) denoised frame `decide` last saw."""
+        if self.lift is None or not len(self.lift):
             return corrected
         position = output.clamp(0, 1) * INVERSE_STEPS
         below = position.floor().clamp_(max=INVERSE_STEPS - 1)
