@@ -226,3 +226,44 @@ def test_a_video_whose_first_frames_never_tell_is_left_without_the_step_and_noth
     assert bias.lift is not None and not len(bias.lift) and not bias.waiting  # decided off after 3
     next(passed), next(passed)
     assert not bias.waiting and torch.equal(undo(bias, clean, clean), clean)
+
+
+def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_too(monkeypatch, fast_denoiser):
+    """A camera clips its noise before the codec smooths it: once the step is made (LIFT_CLIPPING), the clipping's
+    correction reads the curve × CODEC_LIFT; before the decision, and for noise that is not a camera's, the curve as
+    measured."""
+    monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", True)
+    clean, camera = ramp()[0], curve_of_the_camera()
+    mean = linear_noise_moments(np.array(SHOT), np.array(READ))[0]
+    output = torch.from_numpy(np.interp(clean.numpy(), camera_bias.VALUES, mean)).float()  # a perfect averager
+    bias = GammaBias(camera)
+    passed = bias.watching([camera_frames(clean * 0.05, seed=7), camera_frames(clean)])
+    next(passed), next(passed)
+    assert bias.decide(clean * 0.05) is camera and bias.lift is None  # a dark frame cannot tell: as measured
+    lifted = bias.decide(output)
+    assert len(bias.lift) and lifted.knots == camera.knots and bias.decide(output) is lifted
+    np.testing.assert_allclose(lifted.sigmas, np.asarray(camera.sigmas) * camera_bias.CODEC_LIFT)
+    gaussian = GammaBias(NoiseLevelFunction.constant(25 / 255, 3))
+    list(gaussian.watching([(clean + 25 / 255 * torch.randn(clean.shape)).clamp(0, 1)]))
+    assert gaussian.decide(clean) is gaussian.function and not len(gaussian.lift)
+
+    # through the denoiser: the model's output unclipped with the lifted curve, then raised by the step
+    noisy = camera_frames(ramp(frames=3))
+    neither = Denoiser(
+        fast_denoiser.model, dataclasses.replace(fast_denoiser.settings, unclip=False, camera_bias=False), 25 / 255
+    ).denoise_clip(noisy, camera)
+    reference = GammaBias(camera)
+    list(reference.watching(noisy))
+    smoothed = dataclasses.replace(
+        camera, sigmas=tuple(tuple(s * camera_bias.CODEC_LIFT for s in r) for r in camera.sigmas)
+    )
+    reference.decide(neither[0])
+    expected = torch.stack([reference.undo(frame, unclip(frame, smoothed(frame))) for frame in neither])
+    with_lift = fast_denoiser.denoise_clip(noisy, camera)
+    torch.testing.assert_close(with_lift, expected, atol=1e-6, rtol=0)
+    monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", False)
+    without = fast_denoiser.denoise_clip(noisy, camera)
+    near_black = neither < 0.1
+    # a larger σ clipped at black: values near it lowered more (to float rounding where both reach 0)
+    assert (with_lift[near_black] <= without[near_black] + 1e-7).all()
+    assert (without - with_lift)[near_black].mean() > 0.5 / 255
