@@ -26,7 +26,9 @@ those choices stand as that rule made them.
 COLOUR_VALIDATION_PHOTOS too, say, which foretold the held-out clips' gains where the grey-heavy four had
 over-promised 2× (benchmarks/results/colour-validation); the benchmark's clips are refused. `--exposure E` takes
 the clips underexposed E× in linear light first (`bench_quality.underexposed`: night footage), the truth the
-noise is added to and measured against.
+noise is added to and measured against. `--conditions` runs only the conditions named (no camera mean, no rule) and
+`--places N` prints N decimals: a hand-written rule's borderline figure, computed again to more places by the same
+code.
 """
 
 from __future__ import annotations
@@ -49,16 +51,30 @@ GAUSSIAN_SIGMAS = (0.0, 2.0, 10.0, 25.0)
 TOLERANCE_DB = 0.05
 
 
-def noisy_clips(clips: list[quality.Clip]) -> list[tuple[str, list[np.ndarray]]]:
-    """(condition name, the noisy uint8 frames of every clip) for the camera and Gaussian conditions."""
+def condition_names() -> list[str]:
+    """The camera conditions, then the Gaussian ones, in the tables' order."""
+    camera = [
+        realnoise.condition_name(level, "h264", crf)
+        for level in realnoise.DEFAULT_LEVELS
+        for crf in realnoise.DEFAULT_CRFS
+    ]
+    return camera + [f"gaussian σ={sigma:g}" for sigma in GAUSSIAN_SIGMAS]
+
+
+def noisy_clips(clips: list[quality.Clip], only: list[str] | None = None) -> list[tuple[str, list[np.ndarray]]]:
+    """(condition name, the noisy uint8 frames of every clip) for the camera and Gaussian conditions (or those
+    named in `only`)."""
     out = []
     for level in realnoise.DEFAULT_LEVELS:
         for crf in realnoise.DEFAULT_CRFS:
-            draws = [realnoise.camera_draw(clip, level, "h264", crf) for clip in clips]
-            out.append((realnoise.condition_name(level, "h264", crf), draws))
+            name = realnoise.condition_name(level, "h264", crf)
+            if only is None or name in only:
+                out.append((name, [realnoise.camera_draw(clip, level, "h264", crf) for clip in clips]))
     for sigma in GAUSSIAN_SIGMAS:
-        draws = [quality.add_noise_uint8(clip.frames, sigma, quality.noise_seed(clip.name, sigma, 0)) for clip in clips]
-        out.append((f"gaussian σ={sigma:g}", draws))
+        name = f"gaussian σ={sigma:g}"
+        if only is None or name in only:
+            seeds = [quality.noise_seed(clip.name, sigma, 0) for clip in clips]
+            out.append((name, [quality.add_noise_uint8(clip.frames, sigma, seed) for clip, seed in zip(clips, seeds)]))
     return out
 
 
@@ -110,7 +126,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-rule", action="store_true", help="print the tables without choosing")
     parser.add_argument("--clips", help="validation clips, comma-separated (default: the pans over VALIDATION_PHOTOS)")
     parser.add_argument("--exposure", type=float, default=1.0, help="the clips underexposed this much (night footage)")
+    parser.add_argument("--conditions", help="only these conditions, comma-separated as the tables name them")
+    parser.add_argument("--places", type=int, default=2, help="decimal places of the PSNRs (a rule's borderline)")
     args = parser.parse_args(argv)
+    only = None if args.conditions is None else args.conditions.split(",")
+    if only is not None and (unknown := sorted(set(only) - set(condition_names()))):
+        raise SystemExit(
+            f"--conditions: no condition {', '.join(unknown)}; give some of {', '.join(condition_names())}"
+        )
     module, name, values = parse_knob(args.knob)
     kind = type(getattr(module, name)) if module is not None else str
     if kind is bool:  # a switch: bool("0") would be True
@@ -134,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     gaussian: dict[str, list[float]] = {v: [] for v in values}
     original = getattr(module, name) if module is not None else None
     try:
-        for condition, draws in noisy_clips(clips):
+        for condition, draws in noisy_clips(clips, only):
             frames = [torch.from_numpy(draw).float() / 255 for draw in draws]
             cells = []
             for value in values:
@@ -150,15 +173,16 @@ def main(argv: list[str] | None = None) -> None:
                 (gaussian if condition.startswith("gaussian") else camera)[value].append(float(psnr))
                 grain = np.mean([e.luminance_grain for e in estimates])
                 told = np.mean([e.told_level for e in estimates]) * 255
-                cells.append(f"{psnr:.2f}, {grain:.2f}, {told:.1f}")
+                cells.append(f"{psnr:.{args.places}f}, {grain:.2f}, {told:.1f}")
             print(f"| {condition} | " + " | ".join(cells) + " |", flush=True)
     finally:
         if module is not None:
             setattr(module, name, original)
-    camera_mean = {v: float(np.mean(camera[v])) for v in values}
-    print("| camera mean | " + " | ".join(f"**{camera_mean[v]:.2f}**" for v in values) + " |")
-    if not args.no_rule:
-        print(f"chosen by the rule: {name} = {choose(values, camera_mean, gaussian)}")
+    if only is None:  # the rule needs every condition
+        camera_mean = {v: float(np.mean(camera[v])) for v in values}
+        print("| camera mean | " + " | ".join(f"**{camera_mean[v]:.{args.places}f}**" for v in values) + " |")
+        if not args.no_rule:
+            print(f"chosen by the rule: {name} = {choose(values, camera_mean, gaussian)}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -56,3 +57,15 @@ def test_the_clips_are_the_validation_pans_unless_named_and_never_a_benchmark_cl
     ]
     with pytest.raises(SystemExit, match="astronaut-pan, bikes: held out by the benchmark, never for choosing"):
         sweep.validation_clip_names("china-pan,bikes,astronaut-pan")
+
+
+def test_a_borderline_figure_can_be_computed_again_on_the_conditions_named(sweep):
+    """`--conditions` draws only those (the same draws as the full run's)."""
+    frames = np.random.default_rng(0).integers(0, 256, (2, 3, 16, 16), dtype=np.uint8)
+    clip = sweep.quality.Clip("cell-pan", "pan", "test", frames)
+    every = dict(sweep.noisy_clips([clip], [name for name in sweep.condition_names() if name.startswith("gaussian")]))
+    only = sweep.noisy_clips([clip], ["gaussian σ=2"])
+    assert [name for name, _ in only] == ["gaussian σ=2"] and np.array_equal(only[0][1][0], every["gaussian σ=2"][0])
+    assert sweep.condition_names()[0] == "light h264 crf18" and len(sweep.condition_names()) == 13
+    with pytest.raises(SystemExit, match="--conditions: no condition gaussian σ=3; give some of light h264 crf18"):
+        sweep.main(["--knob", "noise.estimation.MAX_CARRIED=0,1", "--conditions", "gaussian σ=3"])
