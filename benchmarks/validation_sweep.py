@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +106,15 @@ def parse_knob(text: str) -> tuple[object, str, list[str]]:
     return module, name, values.split(",")
 
 
+def value_reader(module, name: str) -> Callable[[str], object]:
+    """How a knob's value is read from its text: as the constant's type ("0" a switch's off, where bool("0") is
+    True); text for an option."""
+    if module is None:
+        return str
+    kind = type(getattr(module, name))
+    return (lambda text: text.lower() in ("1", "true", "on")) if kind is bool else kind
+
+
 def validation_clip_names(clips: str | None) -> list[str]:
     """The clips a sweep runs on: the names given (comma-separated), or the pans over VALIDATION_PHOTOS; a
     benchmark clip is refused (SystemExit), since the held-out numbers must play no part in a choice."""
@@ -135,9 +145,7 @@ def main(argv: list[str] | None = None) -> None:
             f"--conditions: no condition {', '.join(unknown)}; give some of {', '.join(condition_names())}"
         )
     module, name, values = parse_knob(args.knob)
-    kind = type(getattr(module, name)) if module is not None else str
-    if kind is bool:  # a switch: bool("0") would be True
-        kind = lambda text: text.lower() in ("1", "true", "on")  # noqa: E731
+    kind = value_reader(module, name)
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
     from videodenoise.noise.estimation import estimate_clip_noise
 

@@ -1,0 +1,101 @@
+"""The held-out run once a rule has decided a constant on the validation clips: the real-noise benchmark's six
+held-out clips (5 frames, its noise draws: light, medium and heavy camera noise through H.264 CRF 18, 23 and 28), as
+taken and darkened 4× and 8× (`bench_quality.underexposed`), `clean` σ auto with the shipped default, the
+constant at its reference value against the one chosen; per exposure and condition the means, then the gain paired by
+clip (mean of the nine conditions per clip, 95 % t interval over the six clips). Run it once, after the decision:
+these clips must play no part in a choice.
+
+    .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.CODEC_LIFT=1,1.2
+    .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.CODEC_LIFT=1,1.2 --gaussian
+
+`--knob MODULE.NAME=REFERENCE,CHOSEN` as validation_sweep.py reads it. `--gaussian`: the quality benchmark's Gaussian
+draws instead (σ = 0, 2, 5, 10, 25, σ auto), as taken, with the clips each value moved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from validation_sweep import parse_knob, value_reader  # noqa: E402
+
+import bench_quality as quality  # noqa: E402
+import bench_realnoise as realnoise  # noqa: E402
+from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
+
+GAUSSIAN_SIGMAS = (0.0, 2.0, 5.0, 10.0, 25.0)
+EXPOSURES = (1.0, 0.25, 0.125)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--knob", required=True, help="MODULE.NAME=REFERENCE,CHOSEN")
+    parser.add_argument("--gaussian", action="store_true", help="Gaussian noise as taken instead of camera noise")
+    args = parser.parse_args(argv)
+    module, name, values = parse_knob(args.knob)
+    if module is None or len(values) != 2:
+        raise SystemExit(
+            "--knob: give MODULE.NAME=REFERENCE,CHOSEN, a constant of a videodenoise module and two values"
+        )
+    from videodenoise.evaluation.statistics import paired_difference
+    from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
+    from videodenoise.noise.estimation import estimate_clip_noise
+
+    read, original = value_reader(module, name), getattr(module, name)
+    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+    names = quality.available_clip_names()
+
+    def scores(frames: torch.Tensor, clip: quality.Clip) -> list[float]:
+        """PSNR of `clean` σ auto on one noisy clip, the constant at each value (the estimate made once)."""
+        estimate, out = estimate_clip_noise(frames), []
+        try:
+            for value in values:
+                setattr(module, name, read(value))
+                out.append(quality.measure(denoiser.denoise_clip(frames, estimate).numpy(), clip.frames)["psnr"])
+        finally:
+            setattr(module, name, original)
+        return out
+
+    if args.gaussian:
+        clips = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
+        for sigma in GAUSSIAN_SIGMAS:
+            draws = [quality.add_noise_uint8(c.frames, sigma, quality.noise_seed(c.name, sigma, 0)) for c in clips]
+            before, after = np.array([scores(torch.from_numpy(d).float() / 255, c) for d, c in zip(draws, clips)]).T
+            moved = ", ".join(f"{n} {b - a:+.4f}" for n, a, b in zip(names, before, after) if a != b) or "none"
+            print(f"Gaussian σ = {sigma:g}: {before.mean():.4f} → {after.mean():.4f}; moved: {moved}", flush=True)
+        return
+    machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
+    print(f"{name} {values[0]} against {values[1]}; clips: {', '.join(names)}; 5 frames; {machine}")
+    for exposure in EXPOSURES:
+        clips = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
+        clips = [quality.underexposed(clip, exposure) for clip in clips] if exposure != 1 else clips
+        conditions = []  # per condition: (before, after) per clip
+        for level in realnoise.DEFAULT_LEVELS:
+            for crf in realnoise.DEFAULT_CRFS:
+                draws = [torch.from_numpy(realnoise.camera_draw(c, level, "h264", crf)).float() / 255 for c in clips]
+                before, after = np.array([scores(frames, clip) for frames, clip in zip(draws, clips)]).T
+                conditions.append((before, after))
+                gains = " ".join(f"{b - a:+.2f}" for a, b in zip(before, after))
+                print(
+                    f"×{exposure:g} {level} CRF {crf}: {before.mean():.2f} → {after.mean():.2f} "
+                    f"({after.mean() - before.mean():+.2f}; per clip {gains})",
+                    flush=True,
+                )
+        before, after = (np.mean([pair[i] for pair in conditions], axis=0) for i in (0, 1))  # per clip
+        paired = paired_difference(after, before)
+        print(
+            f"×{exposure:g}: {before.mean():.2f} → {after.mean():.2f}, paired by clip {paired.mean:+.2f} "
+            f"[{paired.low:+.2f}, {paired.high:+.2f}], {int((after > before).sum())} of {len(after)} ahead; "
+            f"per clip " + ", ".join(f"{n} {b - a:+.2f}" for n, a, b in zip(names, before, after)),
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    run_main(main)
