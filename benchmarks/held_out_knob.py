@@ -5,11 +5,12 @@ constant at its reference value against the one chosen; per exposure and conditi
 clip (mean of the nine conditions per clip, 95 % t interval over the six clips). Run it once, after the decision:
 these clips must play no part in a choice.
 
-    .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.CODEC_LIFT=1,1.2
-    .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.CODEC_LIFT=1,1.2 --gaussian
+    .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.LIFT_CLIPPING=0,1
+    .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.LIFT_CLIPPING=0,1 --gaussian
 
-`--knob MODULE.NAME=REFERENCE,CHOSEN` as validation_sweep.py reads it. `--gaussian`: the quality benchmark's Gaussian
-draws instead (σ = 0, 2, 5, 10, 25, σ auto), as taken, with the clips each value moved.
+`--knob MODULE.NAME=REFERENCE,CHOSEN` as validation_sweep.py reads it; `--pin MODULE.NAME=VALUE` (repeatable) sets
+another constant for the whole run (to run again as an earlier run ran, before a later choice). `--gaussian`: the
+quality benchmark's Gaussian draws instead (σ = 0, 2, 5, 10, 25, σ auto), as taken, with the clips each value moved.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ EXPOSURES = (1.0, 0.25, 0.125)
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--knob", required=True, help="MODULE.NAME=REFERENCE,CHOSEN")
+    parser.add_argument("--pin", action="append", default=[], help="MODULE.NAME=VALUE held for the whole run")
     parser.add_argument("--gaussian", action="store_true", help="Gaussian noise as taken instead of camera noise")
     args = parser.parse_args(argv)
     module, name, values = parse_knob(args.knob)
@@ -47,6 +49,14 @@ def main(argv: list[str] | None = None) -> None:
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
     from videodenoise.noise.estimation import estimate_clip_noise
 
+    for pin in args.pin:
+        try:
+            pinned, constant, value = parse_knob(pin)
+        except SystemExit:
+            pinned = value = None
+        if pinned is None or len(value) != 1:
+            raise SystemExit(f"--pin: give MODULE.NAME=VALUE, a constant of a videodenoise module, got {pin!r}")
+        setattr(pinned, constant, value_reader(pinned, constant)(value[0]))
     read, original = value_reader(module, name), getattr(module, name)
     denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
     names = quality.available_clip_names()

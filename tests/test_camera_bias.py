@@ -156,12 +156,15 @@ def fast_denoiser() -> Denoiser:
     return Denoiser(build_model("dust", channels=1, layers=2), settings, sigma_train=25 / 255)
 
 
-def test_clean_applies_it_under_sigma_auto_only_and_streams_as_it_denoises_whole_clips(fast_denoiser):
-    noisy = camera_frames(ramp(frames=4))
-    function = curve_of_the_camera()
-    with_it = fast_denoiser.denoise_clip(noisy, function)
-    streamed = torch.stack(list(fast_denoiser.denoise_frames(iter(noisy), function)))
-    torch.testing.assert_close(streamed, with_it, atol=0, rtol=0)
+def test_clean_applies_it_under_sigma_auto_only_and_streams_as_it_denoises_whole_clips(fast_denoiser, monkeypatch):
+    noisy, function = camera_frames(ramp(frames=4)), curve_of_the_camera()
+    outputs = {}
+    for lift_clipping in (True, False):  # streamed equals whole, the clipping's σ lifted or not
+        monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", lift_clipping)
+        outputs[lift_clipping] = fast_denoiser.denoise_clip(noisy, function)
+        streamed = torch.stack(list(fast_denoiser.denoise_frames(iter(noisy), function)))
+        torch.testing.assert_close(streamed, outputs[lift_clipping], atol=0, rtol=0)
+    with_it = outputs[False]  # the step itself only raises, against the clipping's correction with the same σ
     told = fast_denoiser.denoise_clip(noisy, 0.1)
     off = Denoiser(fast_denoiser.model, dataclasses.replace(fast_denoiser.settings, camera_bias=False), 25 / 255)
     without = off.denoise_clip(noisy, function)
@@ -203,7 +206,7 @@ def test_each_correction_has_its_own_switch(fast_denoiser):
     torch.testing.assert_close(clipping_only, expected, atol=1e-6, rtol=0)
 
 
-def test_clean_corrects_a_clip_that_fades_in_from_black_from_where_the_picture_is_up(fast_denoiser):
+def test_clean_corrects_a_clip_that_fades_in_from_black_from_where_the_picture_is_up(fast_denoiser, monkeypatch):
     frames = torch.cat([camera_frames(ramp(frames=2) * 0.05, seed=4), camera_frames(ramp(frames=3))])
     function, reports = curve_of_the_camera(), []
     streamed = torch.stack(list(fast_denoiser.denoise_frames(iter(frames), function, on_camera_bias=reports.append)))
@@ -212,7 +215,9 @@ def test_clean_corrects_a_clip_that_fades_in_from_black_from_where_the_picture_i
     without = off.denoise_clip(frames, function)
     assert len(reports) == 1 and reports[0].frame == 2
     assert torch.equal(streamed[:2], without[:2])  # the dark frames as the clipping's correction leaves them
-    assert (streamed[2:] >= without[2:]).all() and (streamed[2:] - without[2:]).max() > 2 / 255
+    monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", False)  # the step's own raise: the same clipping's σ
+    raised = fast_denoiser.denoise_clip(frames, function)[2:]
+    assert (raised >= without[2:]).all() and (raised - without[2:]).max() > 2 / 255
 
 
 def test_a_video_whose_first_frames_never_tell_is_left_without_the_step_and_nothing_kept(monkeypatch):

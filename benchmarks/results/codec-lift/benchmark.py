@@ -20,9 +20,11 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 import bench_realnoise  # noqa: E402
 
+from videodenoise.denoise import camera_bias  # noqa: E402
 from videodenoise.denoise.settings import PRESET_WEIGHTS  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT, shipped_checkpoint  # noqa: E402
 
+camera_bias.LIFT_CLIPPING = False  # as run, before clipping-lift (the clipping's correction reading the curve as measured)
 if sys.argv[1:] == ["presets"]:  # as camera-gamma/held_out.py ran them: best without its calibration
     name = "codec-lift-presets"
     models = ["--checkpoint", f"balanced={DEFAULT_CHECKPOINT},quality=balanced", "--checkpoint"]
