@@ -27,6 +27,10 @@ them; a video with none in its first MAX_WAIT frames is left without the step):
 * (a, b) per channel: the grid point whose std of g(clip(x + n, 0, 1)), at the x whose mean is each bin's
   value, best matches the noise level function's σ there times CODEC_LIFT (least squares on log σ², weighted by
   the frame's histogram): σ auto measures the noise after the codec, which smoothed what the gamma bent.
+
+Once the step is made, the clipping's correction reads the curve × CODEC_LIFT too (LIFT_CLIPPING): the camera
+clipped its noise before the codec smoothed it. So the clipping's correction of each output waits for the decision:
+per output `decide` (which returns the curve it reads), the clipping's correction, then `undo`.
 """
 
 from __future__ import annotations

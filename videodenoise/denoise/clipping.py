@@ -15,7 +15,8 @@ the noisy value was not clipped.
 σ is the noise of the frames as they came (what `clean` was told, or its noise level function read at each
 pixel), not what fusion leaves: the clipping happened to the noisy pixels. Noise a camera clipped in linear light
 and then bent by its gamma is treated as if clipped where it is stored: that undoes part of its bias, not the
-gamma's own (benchmarks/results/clipping/README.md).
+gamma's own (benchmarks/results/clipping/README.md); where σ auto finds a camera's gamma, its curve is read × the
+codec's lift, the noise as the camera clipped it (`videodenoise.denoise.camera_bias`, LIFT_CLIPPING).
 """
 
 from __future__ import annotations

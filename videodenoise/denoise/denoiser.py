@@ -243,7 +243,7 @@ class Denoiser:
         the σ told or each pixel's σ read from the noise level function; with a function measured across
         intensities and `settings.camera_bias`, also a camera gamma's where the noise of the first frame with
         enough picture is skewed as a gamma skews it (`videodenoise.denoise.camera_bias`; on_camera_bias(the
-        `GammaBias`) once it is fitted)."""
+        `GammaBias`) once it is fitted), the clipping's correction then reading the noise before the codec."""
         gamma = camera_bias.gamma_bias(sigma, on_camera_bias) if self.settings.camera_bias else None
         out = self._stream(frames if gamma is None else gamma.watching(frames), sigma, guides)
         if sigma is None or not (self.settings.unclip or gamma):
