@@ -4,6 +4,10 @@ heavy noise through H.264 CRF 23, and Gaussian σ = 10 and 25. Per clip-conditio
 `clean` reads it off the noisy frames, `clean` σ auto's PSNR, and the best of a sweep of told σ. Log beside it.
 
     .venv/bin/python benchmarks/results/night-hint/brightness.py > benchmarks/results/night-hint/brightness.log
+    .venv/bin/python benchmarks/results/night-hint/brightness.py today > benchmarks/results/night-hint/brightness-today.log
+
+`today`: σ auto as the code now runs it (the gamma step's fit and, since clipping-lift, the clipping's correction
+reading the lifted curve); without it, as first run, before codec-lift. A told σ gets neither: its sweep is the same.
 """
 
 import sys
@@ -19,7 +23,8 @@ from videodenoise.denoise import camera_bias  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
-camera_bias.CODEC_LIFT = 1.0  # as run, before codec-lift (the gamma step's fit reading the curve as measured)
+if sys.argv[1:] != ["today"]:
+    camera_bias.CODEC_LIFT = 1.0  # as run, before codec-lift (the gamma step's fit reading the curve as measured)
 
 PANS = ["cell-pan", "flower-pan", "china-pan", "motorcycle-right-pan", "clock-motion-pan", "page-pan"]
 SWEEP = (6, 10, 14, 20, 28, 36, 48)

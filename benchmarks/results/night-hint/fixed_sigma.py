@@ -2,16 +2,18 @@
 for the clip-conditions under a mean level, σ told 20, 28 and 36 against σ auto, camera noise and Gaussian apart.
 
     .venv/bin/python benchmarks/results/night-hint/fixed_sigma.py > benchmarks/results/night-hint/fixed_sigma.log
+    .venv/bin/python benchmarks/results/night-hint/fixed_sigma.py brightness-today.log > benchmarks/results/night-hint/fixed_sigma-today.log
 """
 
 import re
+import sys
 from pathlib import Path
 
 SWEEP = (6, 10, 14, 20, 28, 36, 48)  # brightness.py's
 LINE = re.compile(r"(\S+)\s+×(\S+)\s+(\S+)\s+mean\s+([\d.]+): σ auto ([\d.]+) \(gamma step (\w+)\).*sweep (.*)")
 
 rows = []
-for line in (Path(__file__).parent / "brightness.log").read_text().splitlines():
+for line in (Path(__file__).parent / (sys.argv[1] if sys.argv[1:] else "brightness.log")).read_text().splitlines():
     if match := LINE.match(line):
         name, exposure, noise, mean, auto, step, sweep = match.groups()
         told = dict(zip(SWEEP, map(float, sweep.split())))
