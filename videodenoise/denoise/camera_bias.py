@@ -184,7 +184,7 @@ class GammaBias:
             if len(self.lift) and LIFT_CLIPPING:
                 rows = tuple(tuple(min(s * CODEC_LIFT, 1.0) for s in row) for row in self.function.sigmas)
                 self.clipped = dataclasses.replace(
-                    self.function, sigmas=rows, level=min(self.clipped.level * CODEC_LIFT, 1)
+                    self.function, sigmas=rows, level=min(self.function.level * CODEC_LIFT, 1)
                 )
             if len(self.lift) and self.on_fitted is not None:
                 self.on_fitted(self)

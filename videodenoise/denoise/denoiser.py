@@ -250,8 +250,8 @@ class Denoiser:
             yield from out
             return
         for frame in out:
-            clipped = clipping.clipped_sigma(sigma if gamma is None else gamma.decide(frame), frame)
-            corrected = clipping.unclip(frame, clipped) if self.settings.unclip else frame
+            noise = sigma if gamma is None else gamma.decide(frame)  # the noise the clipping happened under
+            corrected = clipping.unclip(frame, clipping.clipped_sigma(noise, frame)) if self.settings.unclip else frame
             yield corrected if gamma is None else gamma.undo(frame, corrected)
 
     def _stream(self, frames, sigma, guides=None) -> Iterator[torch.Tensor]:
