@@ -259,7 +259,7 @@ def denoise_plan(
     if brightness is not None and brightness < DARK:
         warnings.warn(
             f"'{plan.input}' is dark (mean level {brightness * 255:.0f} of 255), where σ auto is least reliable: on"
-            " darkened test clips with camera noise a σ told by hand did 1-6 dB better on 17 of 18, the best one"
+            " darkened test clips with camera noise a σ told by hand did 1-6 dB better on 13 of 18, the best one"
             " anywhere from 14 to 48; compare the output with --sigma 20, 28 and 36 (--side-by-side puts the input"
             " beside it)",
             stacklevel=2,
