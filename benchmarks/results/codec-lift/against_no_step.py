@@ -6,6 +6,10 @@ step added): what `clean --no-camera-bias` costs or saves today. Log beside it.
         --from-csv benchmarks/results/codec-lift/held-out/codec-lift/realnoise.csv --noisy-tolerance 0.03 \
         --merged-out /tmp/against-no-step
     .venv/bin/python benchmarks/results/codec-lift/against_no_step.py /tmp/against-no-step/realnoise.csv > benchmarks/results/codec-lift/against_no_step.log
+
+With a second argument, the method of the step's run (default `clean:codec-lift`): since clipping-lift, with the
+clipping's correction reading the lifted curve too (merge `clipping-lift/held-out/clipping-lift/realnoise.csv`
+instead, then name `clean:clipping-lift`; log `clipping-lift/against_no_step.log`).
 """
 
 import csv
@@ -20,7 +24,7 @@ rows = defaultdict(dict)  # (method) → {(clip, condition): psnr}
 with open(sys.argv[1]) as handle:
     for row in csv.DictReader(handle):
         rows[row["method"]][row["clip"], row["condition"]] = float(row["psnr"])
-step, none = rows["clean:codec-lift"], rows["clean:camera-before"]
+step, none = rows[sys.argv[2] if sys.argv[2:] else "clean:codec-lift"], rows["clean:camera-before"]
 clips = sorted({clip for clip, _ in step})
 per_clip = {c: np.mean([step[k] - none[k] for k in step if k[0] == c]) for c in clips}
 paired = paired_difference(
