@@ -248,6 +248,13 @@ def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_to
     lifted = bias.decide(output)
     assert len(bias.lift) and lifted.knots == camera.knots and bias.decide(output) is lifted
     np.testing.assert_allclose(lifted.sigmas, np.asarray(camera.sigmas) * camera_bias.CODEC_LIFT)
+    said = f"fitted to the curve × {camera_bias.CODEC_LIFT:g}, the noise before the codec"
+    assert bias.describe().endswith(f"{said}, which the clipping's correction reads too")  # `clean`'s line says so
+    monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", False)
+    unlifted = GammaBias(camera)
+    list(unlifted.watching([camera_frames(clean)]))
+    assert unlifted.decide(output) is camera and unlifted.describe().endswith(said)
+    monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", True)
     gaussian = GammaBias(NoiseLevelFunction.constant(25 / 255, 3))
     list(gaussian.watching([(clean + 25 / 255 * torch.randn(clean.shape)).clamp(0, 1)]))
     assert gaussian.decide(clean) is gaussian.function and not len(gaussian.lift)

@@ -162,9 +162,13 @@ class GammaBias:
         """One line: what the deciding frame said and what was fitted (once `decide` has made the step)."""
         shots, reads = (", ".join(f"{value:.2g}" for value in values) for values in (self.shots, self.reads))
         where = f", read on frame {self.frame + 1}, the first with noisy picture enough to tell" if self.frame else ""
+        lifted = ""
+        if CODEC_LIFT != 1:  # what the fit (and, where it is lifted, the clipping's correction) read
+            lifted = f" × {CODEC_LIFT:g}, the noise before the codec"
+            lifted += ", which the clipping's correction reads too" if self.clipped is not self.function else ""
         return (
             f"noise skewed as a camera's gamma skews it (S = {self.skew:.2f}{where}): its bias undone, for shot "
-            f"noise a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve"
+            f"noise a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve{lifted}"
         )
 
     def decide(self, output: torch.Tensor) -> NoiseLevelFunction:
