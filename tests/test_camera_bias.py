@@ -266,11 +266,11 @@ def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_to
     ).denoise_clip(noisy, camera)
     reference = GammaBias(camera)
     list(reference.watching(noisy))
-    smoothed = dataclasses.replace(
+    before_codec = dataclasses.replace(
         camera, sigmas=tuple(tuple(s * camera_bias.CODEC_LIFT for s in r) for r in camera.sigmas)
     )
     reference.decide(neither[0])
-    expected = torch.stack([reference.undo(frame, unclip(frame, smoothed(frame))) for frame in neither])
+    expected = torch.stack([reference.undo(frame, unclip(frame, before_codec(frame))) for frame in neither])
     with_lift = fast_denoiser.denoise_clip(noisy, camera)
     torch.testing.assert_close(with_lift, expected, atol=1e-6, rtol=0)
     monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", False)

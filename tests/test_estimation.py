@@ -254,6 +254,14 @@ def test_a_bad_brightness_is_refused(brightness):
         NoiseLevelFunction((0.5,), ((0.04,),), 0.04, brightness=brightness)
 
 
+def test_a_function_scaled_keeps_everything_but_its_curve_and_level_times_the_factor():
+    function = NoiseLevelFunction((0.2, 0.8), ((0.02, 0.9), (0.03, 0.5), (0.01, 0.04)), 0.6, "pairs", (1.5, 1, 1))
+    lifted = function.scaled(1.2)
+    np.testing.assert_allclose(lifted.sigmas, [[0.024, 1.0], [0.036, 0.6], [0.012, 0.048]])  # 0.9 × 1.2 held at 1
+    assert lifted.level == pytest.approx(0.72) and function.scaled(2).level == 1.0
+    assert (lifted.knots, lifted.source, lifted.grain) == (function.knots, function.source, function.grain)
+
+
 def test_tiny_and_noise_free_clips():
     moving = estimate_clip_noise(clip_of(0.5, frames=3, channels=3))
     # clean and unquantised: nearly nothing (what bilinear resampling cannot follow of a bicubic pan)

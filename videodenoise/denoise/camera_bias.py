@@ -36,7 +36,6 @@ per output `decide` (which returns the curve it reads), the clipping's correctio
 from __future__ import annotations
 
 import collections
-import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator
 
@@ -144,7 +143,8 @@ class GammaBias:
 
     def __init__(self, function: NoiseLevelFunction, on_fitted: Callable[[GammaBias], None] | None = None):
         self.function, self.on_fitted = function, on_fitted
-        self.clipped = function  # the curve the clipping's correction reads (`decide`)
+        self.lifted = function.scaled(CODEC_LIFT)  # the noise before the codec smoothed it: what the fit reads
+        self.clipped = function  # the curve the clipping's correction reads (`decide`): `lifted` once the step is made
         # the noisy frames passed on and not yet undone, until the decision: as many as the stream reads ahead
         self.waiting: collections.deque[torch.Tensor] = collections.deque()
         self.lift: torch.Tensor | None = None  # (C, INVERSE_STEPS + 1): m⁻¹(v) − v, at least 0; empty: off
@@ -186,10 +186,7 @@ class GammaBias:
             self.lift = self.lift.to(output.device, output.dtype)
             self.waiting.clear()
             if len(self.lift) and LIFT_CLIPPING:
-                rows = tuple(tuple(min(s * CODEC_LIFT, 1.0) for s in row) for row in self.function.sigmas)
-                self.clipped = dataclasses.replace(
-                    self.function, sigmas=rows, level=min(self.function.level * CODEC_LIFT, 1)
-                )
+                self.clipped = self.lifted
             if len(self.lift) and self.on_fitted is not None:
                 self.on_fitted(self)
         return self.clipped
@@ -214,14 +211,14 @@ class GammaBias:
             return None
         if self.skew <= SKEW_THRESHOLD:
             return torch.empty(0)
-        knots, curves = np.asarray(self.function.knots), np.asarray(self.function.sigmas)
+        knots, curves = np.asarray(self.lifted.knots), np.asarray(self.lifted.sigmas)
         centres = (np.arange(FIT_BINS) + 0.5) / FIT_BINS
         steps = np.linspace(0, 1, INVERSE_STEPS + 1)
         means, lifts, self.shots, self.reads = _grid()[0], [], [], []
         for channel, value in enumerate(output.double().cpu().numpy()):
             count = np.bincount(np.minimum((value * FIT_BINS).astype(np.int64), FIT_BINS - 1).ravel(), None, FIT_BINS)
             usable = (count > value.size / 256) & (centres > 0.03) & (centres < 0.95)
-            curve = curves[channel if len(curves) > 1 else 0] * CODEC_LIFT
+            curve = curves[channel if len(curves) > 1 else 0]
             shot, read = fit_shot_read(centres[usable], np.interp(centres[usable], knots, curve), count[usable])
             self.shots.append(shot)
             self.reads.append(read)

@@ -33,10 +33,11 @@ from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 # σ auto is least reliable in footage darker than this on average (0-1): on the validation pans darkened 4× and
-# 8× in linear light, with the camera model's noise through H.264, 17 of the 18 clip-conditions under a mean level
-# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.35
-# dB on average and lost up to 8.8 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 2 of 13
-# did (benchmarks/results/night-hint/brightness.log, fixed_sigma.log)
+# 8× in linear light, with the camera model's noise through H.264, 13 of the 18 clip-conditions under a mean level
+# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.04
+# dB on average and lost up to 9.7 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 1 of 13
+# did (benchmarks/results/night-hint/brightness-today.log, fixed_sigma-today.log; 17 of 18 before the gamma step's
+# fit and the clipping's correction read the noise before the codec)
 DARK = 48 / 255
 
 # what a writer is handed for each (input frame, denoised frame)

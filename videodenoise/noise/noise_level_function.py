@@ -19,7 +19,7 @@ local mean, so the two read intensity the same way.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -107,6 +107,12 @@ class NoiseLevelFunction:
     def constant(cls, sigma: float, channels: int = 1, source: str = "given") -> NoiseLevelFunction:
         """The same σ at every intensity: Gaussian noise."""
         return cls((0.5,), ((float(sigma),),) * channels, float(sigma), source)
+
+    def scaled(self, factor: float) -> NoiseLevelFunction:
+        """The same function with its curve and level times `factor` (held at 1, the most a σ on [0, 1] can be):
+        e.g. the noise as it was before a codec smoothed it (`videodenoise.denoise.camera_bias`, CODEC_LIFT)."""
+        rows = tuple(tuple(min(s * factor, 1.0) for s in row) for row in self.sigmas)
+        return replace(self, sigmas=rows, level=min(self.level * factor, 1.0))
 
     @property
     def told_factors(self) -> tuple[float, ...]:

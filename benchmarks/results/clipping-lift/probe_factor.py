@@ -8,7 +8,6 @@ output computed once per clip-condition, the fit at CODEC_LIFT as shipped, the c
     .venv/bin/python benchmarks/results/clipping-lift/probe_factor.py > probe_factor.log   # in this folder
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -27,9 +26,6 @@ FACTORS = (1.2, 1.5, 2.0)
 denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
 
 
-def scaled(function, factor: float):
-    rows = tuple(tuple(min(s * factor, 1.0) for s in row) for row in function.sigmas)
-    return dataclasses.replace(function, sigmas=rows, level=min(function.level * factor, 1.0))
 
 
 gains = {k: [] for k in FACTORS}
@@ -48,7 +44,7 @@ for exposure in (1.0, 0.25, 0.125):
                 list(gamma.watching(iter(frames)))
                 for f in raw:
                     lifted = gamma.decide(f) is not function
-                    clipped = scaled(function, factor) if lifted else function
+                    clipped = function.scaled(factor) if lifted else function
                     out.append(gamma.undo(f, clipping.unclip(f, clipping.clipped_sigma(clipped, f))))
                     engaged |= lifted
                 scores[factor] = quality.measure(torch.stack(out).numpy(), clip.frames)["psnr"]

@@ -8,18 +8,18 @@ frames; the model's output computed once per clip-condition, the corrections app
     .venv/bin/python benchmarks/results/codec-lift/probe.py both > benchmarks/results/codec-lift/probe-both.log
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
 from videodenoise.denoise import camera_bias, clipping  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
+
+import bench_quality as quality  # noqa: E402
+import bench_realnoise as realnoise  # noqa: E402
 
 camera_bias.CODEC_LIFT = 1.0  # as run, before codec-lift (the gamma step's fit reading the curve as measured)
 
@@ -28,9 +28,6 @@ both = sys.argv[1:] == ["both"]  # the clipping's correction reads the lifted cu
 denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
 
 
-def scaled(function, factor: float):
-    rows = tuple(tuple(min(s * factor, 1.0) for s in row) for row in function.sigmas)
-    return dataclasses.replace(function, sigmas=rows, level=min(function.level * factor, 1.0))
 
 
 for exposure in (1.0, 0.25, 0.125):
@@ -45,11 +42,14 @@ for exposure in (1.0, 0.25, 0.125):
             raw = list(denoiser._stream(iter(frames), function))
             scores = {}
             for factor in (1.0, 1.2, 1.4, 1.7):
-                lifted, fitted = scaled(function, factor), []
+                lifted, fitted = function.scaled(factor), []
                 gamma = camera_bias.gamma_bias(lifted, fitted.append)
                 list(gamma.watching(iter(frames)))
                 clipped_with = lifted if both else function
-                out = [gamma.undo(f, clipping.unclip(f, clipping.clipped_sigma(clipped_with, f))) for f in raw]
+                out = []
+                for f in raw:  # as `Denoiser.denoise_frames` takes each frame: decided on, unclipped, undone
+                    gamma.decide(f)
+                    out.append(gamma.undo(f, clipping.unclip(f, clipping.clipped_sigma(clipped_with, f))))
                 scores[factor] = (quality.measure(torch.stack(out).numpy(), clip.frames)["psnr"], bool(fitted))
             text = " ".join(f"{k} {v:.2f}{'*' if on else ''}" for k, (v, on) in scores.items())
             print(f"{name:20s} x{exposure:<6g} {level:6s} mean {noisy.mean():5.1f} {text}", flush=True)

@@ -29,16 +29,12 @@ PANS = ["cell-pan", "flower-pan", "china-pan", "motorcycle-right-pan", "clock-mo
 denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
 
 
-def scaled(function, factor: float):
-    """The function with its curve (and level) times factor."""
-    rows = tuple(tuple(min(s * factor, 1.0) for s in row) for row in function.sigmas)
-    return dataclasses.replace(function, sigmas=rows, level=min(function.level * factor, 1.0))
 
 
 VARIANTS = {
     "auto": lambda f: f,
-    "curve1.4": lambda f: scaled(f, 1.4),
-    "curve2": lambda f: scaled(f, 2.0),
+    "curve1.4": lambda f: f.scaled(1.4),
+    "curve2": lambda f: f.scaled(2.0),
     "told1.4": lambda f: dataclasses.replace(f, told_scale=1.4),
     "told2": lambda f: dataclasses.replace(f, told_scale=2.0),
 }
