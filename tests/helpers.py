@@ -11,8 +11,11 @@ import cv2
 import numpy as np
 import skimage.data
 import torch
+import torch.nn as nn
 
 from videodenoise.cli.app import main
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.settings import DenoiseSettings
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -218,3 +221,30 @@ def panned_clip(frames: int = 4, step=(0.4, 0.7), height: int = 64, width: int =
         shift = np.float32([[1, 0, 230 + step[0] * k], [0, 1, 180 + step[1] * k]])
         pictures.append(cv2.warpAffine(canvas, shift, (width, height), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP))
     return torch.from_numpy(np.stack(pictures))[:, None]
+
+
+class Identity(nn.Module):
+    """Hands the clip back: every difference between input and output is the pipeline's."""
+
+    def __init__(self, channels: int = 3):
+        super().__init__()
+        self.unused = nn.Parameter(torch.zeros(()))
+        self.config = type("Config", (), {"channels": channels})()
+
+    def forward(self, clip: torch.Tensor) -> torch.Tensor:
+        return clip
+
+
+def identity(channels: int = 3) -> Denoiser:
+    return Denoiser(Identity(channels), DenoiseSettings(device="cpu", tile=0))
+
+
+def frame_times(path: Path) -> list[float]:
+    with av.open(str(path)) as container:
+        return [float(frame.time) for frame in container.decode(video=0)]
+
+
+def audio_span(path: Path) -> tuple[float, float]:
+    with av.open(str(path)) as container:
+        frames = list(container.decode(audio=0))
+        return float(frames[0].time), sum(frame.samples for frame in frames) / frames[0].sample_rate

@@ -749,6 +749,35 @@ CASES = [
         writes=["a.denoised.mp4", "c.denoised.mp4"],
     ),
     Case(
+        "clean --start after one input's end",
+        4,
+        lambda tmp, s, mp: clean_args(
+            a_video(tmp, "short.mp4"),  # 4 frames at 25 fps: the last at 0.12 s
+            a_video(tmp, "long.mp4", t=8),
+            "--start",
+            "0.2",
+            "--checkpoint",
+            s["checkpoint"],
+            "--sigma",
+            "20",
+        ),
+        lines=2,
+        message="short.mp4' (at 0.12 s); choose an earlier start",
+        writes=["long.denoised.mp4"],
+    ),
+    Case(
+        "clean --duration holding no frame",
+        5,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--start", "0.01", "--duration", "0.02", "--sigma", "20"),
+        message="has no frame from 0.01 s to 0.03 s (the next is at 0.040 s); lengthen --duration",
+    ),
+    Case(
+        "clean --start not a time",
+        5,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "--start", "1h30"),
+        message="--start takes seconds (90, 1.5) or a clock time (1:30, 01:02:03.5); got '1h30'",
+    ),
+    Case(
         "clean where one input fails unexpectedly",
         4,
         lambda tmp, s, mp: (

@@ -14,7 +14,6 @@ import cv2
 import numpy as np
 import pytest
 import torch
-import torch.nn as nn
 
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
@@ -27,23 +26,7 @@ from videodenoise.io.video import open_video
 from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models.registry import build_model, save_model
 
-from helpers import encode, picture, run_cli, size_change_stream
-
-
-class Identity(nn.Module):
-    """Hands the clip back: every difference between input and output is the pipeline's."""
-
-    def __init__(self, channels: int = 3):
-        super().__init__()
-        self.unused = nn.Parameter(torch.zeros(()))
-        self.config = type("Config", (), {"channels": channels})()
-
-    def forward(self, clip: torch.Tensor) -> torch.Tensor:
-        return clip
-
-
-def identity(channels: int = 3) -> Denoiser:
-    return Denoiser(Identity(channels), DenoiseSettings(device="cpu", tile=0))
+from helpers import Identity, audio_span, encode, frame_times, identity, picture, run_cli, size_change_stream
 
 
 def first_stream(path: Path):
@@ -248,11 +231,6 @@ def test_a_picture_size_that_changes_mid_stream_is_refused_in_one_line(tmp_path)
 # ------------------------------------------------------------------------------------------------- timing
 
 
-def frame_times(path: Path) -> list[float]:
-    with av.open(str(path)) as container:
-        return [float(frame.time) for frame in container.decode(video=0)]
-
-
 def test_variable_frame_rate_keeps_every_timestamp(tmp_path):
     times = [0, 40, 100, 110, 300, 340, 900]  # ms: a phone's irregular frames
     source = encode(
@@ -266,12 +244,6 @@ def test_variable_frame_rate_keeps_every_timestamp(tmp_path):
     for output in ("out.mp4", "out.mkv"):
         result = denoise_video(source, tmp_path / output, identity(), sigma=None)
         assert frame_times(result.output) == pytest.approx([t / 1000 for t in times], abs=1e-3)
-
-
-def audio_span(path: Path) -> tuple[float, float]:
-    with av.open(str(path)) as container:
-        frames = list(container.decode(audio=0))
-        return float(frames[0].time), sum(frame.samples for frame in frames) / frames[0].sample_rate
 
 
 def test_audio_before_the_first_frame_is_kept_and_stays_in_sync(tmp_path):

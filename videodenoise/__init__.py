@@ -38,6 +38,7 @@ _PUBLIC = {
     "read_video": "videodenoise.io.video",
     "write_video": "videodenoise.io.writers",
     "VideoWriter": "videodenoise.io.writers",
+    "Span": "videodenoise.io.excerpt",
     # datasets and noise
     "load_dataset": "videodenoise.datasets.registry",
     "RandomClips": "videodenoise.datasets.clips",

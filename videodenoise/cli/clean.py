@@ -118,6 +118,16 @@ def clean(
         help="Which video stream of the inputs, counted from 0 (default: the main one, as ffmpeg picks).",
     ),
     crf: int = typer.Option(17, "--crf", help="H.264 quality (lower is better and bigger)."),
+    start: str | None = typer.Option(
+        None,
+        "--start",
+        help="Denoise from this time on (seconds, or a clock time as 1:30 or 01:02:03.5), as ffmpeg's -ss: the "
+        "output is that excerpt, starting at 0 with its audio, and σ auto reads it alone (compare --sigma values "
+        "on a few seconds before a long run).",
+    ),
+    duration: str | None = typer.Option(
+        None, "--duration", help="Denoise only this long from --start (seconds or a clock time), as ffmpeg's -t."
+    ),
     fusion_radius: int | None = typer.Option(
         None,
         "--fusion-radius",
@@ -139,9 +149,11 @@ def clean(
     from videodenoise.denoise.denoiser import Denoiser
     from videodenoise.devices import distributed_environment
     from videodenoise.io import outputs
+    from videodenoise.io.excerpt import Span
     from videodenoise.io.writers import MAX_CRF
 
     sigma_value = parse_sigma(sigma)
+    span = Span.parse(start, duration)
     if not 0 <= crf <= MAX_CRF:
         raise VideodenoiseError(f"--crf must be from 0 (lossless) to {MAX_CRF}, got {crf}; 17 is visually lossless")
     if fps is not None and not fps > 0:
@@ -158,6 +170,7 @@ def clean(
         fps=fps,
         failures=failures if len(inputs) > 1 else None,
         stream=stream,
+        span=span,
     )
     for source, error in failures:
         print_error(f"{source}: {one_line(error)}")
@@ -205,6 +218,8 @@ def clean(
                 continue
             if not quiet:
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
+                if span is not None:
+                    written += f" ({span.describe()} of the input)"
                 console.print(
                     f"{prefix}wrote {written}: {result.frames} frame{'s' if result.frames != 1 else ''}, "
                     f"{result.width}×{result.height}, {result.fps:g} fps"

@@ -25,6 +25,7 @@ from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
+from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.readers import short_error
 from videodenoise.io.writers import open_writers
@@ -175,6 +176,7 @@ def denoise_video(
     fps: float | None = None,
     crf: int = 17,
     stream: int | None = None,
+    span: Span | None = None,
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
@@ -187,10 +189,11 @@ def denoise_video(
     "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from the output's suffix.
     side_by_side: True (NAME.side-by-side.* beside the output) or a path: also write the noisy and
     denoised frames next to each other. fps: a frame folder's rate (default 25).
-    stream: which of a file's video streams (None: the main one, as ffmpeg picks it).
+    stream: which of a file's video streams (None: the main one, as ffmpeg picks it). span: only the
+    frames from its start for its duration, as a video of their own (`videodenoise.io.excerpt`).
     See `denoise_plan` for the rest.
     """
-    plan = plan_output(input, output, format, side_by_side, overwrite, fps=fps, stream=stream)
+    plan = plan_output(input, output, format, side_by_side, overwrite, fps=fps, stream=stream, span=span)
     return denoise_plan(
         plan,
         denoiser,
@@ -234,8 +237,11 @@ def denoise_plan(
         warnings.warn(f"a frame folder holds no audio: the audio of '{plan.input}' is not kept", stacklevel=2)
     rate = info.frame_rate(fps)
     properties = reader.properties()  # kept in the output: rotation, aspect, colour tags, depth, alpha, clock
-    # the frames keep their own timestamps, so the audio keeps its own too
+    # the frames keep their own timestamps, so the audio keeps its own too; an excerpt's move back together
     audio_offset = 0.0 if properties.time_base is not None else None
+    audio_window = None
+    if isinstance(reader, Excerpt):
+        audio_offset, audio_window = reader.audio_offset, reader.audio_window
 
     # the top field first, the bottom field first, or None: frames (progressive video, or fields not asked for)
     fields_first = properties.top_field_first if denoiser.settings.fields and properties.interlaced else None
@@ -261,8 +267,8 @@ def denoise_plan(
         warnings.warn(
             f"'{plan.input}' is dark (mean level {brightness * 255:.0f} of 255), where σ auto is least reliable: on"
             " darkened test clips with camera noise a σ told by hand did 1-6 dB better on 13 of 18, the best one"
-            " anywhere from 14 to 48; compare the output with --sigma 20, 28 and 36 (--side-by-side puts the input"
-            " beside it)",
+            " anywhere from 14 to 48; compare the output with --sigma 20, 28 and 36 on a few seconds of it (--start,"
+            " --duration; --side-by-side puts the input beside it)",
             stacklevel=2,
         )
     if calibration is not None and on_calibration is not None:  # why the model is told what on_sigma said
@@ -291,6 +297,7 @@ def denoise_plan(
             overwrite=overwrite,
             audio_from=audio_source,
             audio_offset=audio_offset,
+            audio_window=audio_window,
             properties=properties,
         )
         for path, codec, _ in outputs

@@ -14,9 +14,12 @@ def mux_audio(
     audio_source: str | os.PathLike,
     output: str | os.PathLike,
     offset: float | None = None,
+    window: tuple[float, float | None] | None = None,
 ) -> int:
     """Write `output` with the video stream of `video_file` and every audio stream of `audio_source`,
-    whole: audio before the first video frame and after the last is kept.
+    whole: audio before the first video frame and after the last is kept; or, with `window`, only the
+    audio packets that begin in [from, until) seconds of the source's clock (until None: to its end), an
+    excerpt's (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's stream copy cuts.
 
     Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes
     AAC. offset: seconds subtracted from the audio's timestamps, so that audio in sync with the
@@ -54,13 +57,15 @@ def mux_audio(
                     resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
                     routes[stream.index] = (encoder, resampler)
 
-            def timed(packets, shift: float = 0.0):
+            def timed(packets, shift: float = 0.0, window=None):
                 for packet in packets:
                     if packet.size == 0:
                         continue
                     stamp = packet.dts if packet.dts is not None else packet.pts
-                    seconds = float(stamp * packet.time_base) - shift if stamp is not None else 0.0
-                    yield seconds, packet
+                    seconds = float(stamp * packet.time_base) if stamp is not None else 0.0
+                    if window is not None and not (window[0] <= seconds and (window[1] is None or seconds < window[1])):
+                        continue
+                    yield seconds - shift, packet
 
             def shift_packet(packet, shift: float) -> None:
                 ticks = round(shift / packet.time_base)
@@ -70,7 +75,7 @@ def mux_audio(
                     packet.dts -= ticks
 
             video_packets = timed(video_in.demux(video_stream))
-            audio_packets = timed(audio_in.demux(*audio_in.streams.audio), offset) if routes else iter(())
+            audio_packets = timed(audio_in.demux(*audio_in.streams.audio), offset, window) if routes else iter(())
             for _, packet in heapq.merge(video_packets, audio_packets, key=lambda item: item[0]):
                 if packet.stream.type == "video":
                     packet.stream = out_video

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from videodenoise.errors import DenoiseError, VideodenoiseError, VideoWriteError
 from videodenoise.io.atomic import NAME_MAX
+from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.readers import VideoReader
 from videodenoise.io.video import open_video
 
@@ -108,14 +109,18 @@ def plan_output(
     fps: float | None = None,
     folder: str | os.PathLike | None = None,
     stream: int | None = None,
+    span: Span | None = None,
 ) -> OutputPlan:
     """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`); side_by_side
     True is NAME.side-by-side.* beside the output, a path is that path. fps: a frame folder's rate;
-    stream: which of a file's video streams (None: the main one, as ffmpeg picks it)."""
+    stream: which of a file's video streams (None: the main one, as ffmpeg picks it); span: only the
+    frames in it (`videodenoise.io.excerpt`; None: all)."""
     source = Path(input)
     if format is not None and format not in FORMATS:
         raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
     reader = open_video(source, fps=fps, stream=stream)  # missing, not a video, no frames: one line here
+    if span is not None:
+        reader = Excerpt.of(reader, span)
     target = Path(output) if output is not None else default_output(source, format or "mp4", folder=folder)
     codec = _codec_for(target, format)
     extra = extra_codec = None
@@ -138,6 +143,7 @@ def plan_outputs(
     fps: float | None = None,
     failures: list[tuple[Path, Exception]] | None = None,
     stream: int | None = None,
+    span: Span | None = None,
 ) -> list[OutputPlan]:
     """The plan of every input of a batch, each checked before any work.
 
@@ -164,7 +170,9 @@ def plan_outputs(
     for raw in inputs:
         source = Path(raw)
         try:
-            plan = plan_output(source, output, format, side_by_side, overwrite, fps=fps, folder=folder, stream=stream)
+            plan = plan_output(
+                source, output, format, side_by_side, overwrite, fps=fps, folder=folder, stream=stream, span=span
+            )
         except VideodenoiseError as error:
             if failures is None:
                 raise

@@ -152,6 +152,23 @@ class PyAVReader(VideoReader):
             **hdr,
         )
 
+    def frame_times(self) -> list[float]:
+        """Each frame's presentation time from the stream's start, by its timestamp (a variable rate's own); one
+        frame every 1 / rate where the frames carry none."""
+        self._index_once()
+        clock, start = self._tags["time_base"], self._tags["start_time"]
+        if not clock or len(self._pts_index or []) != self.info.n_frames:
+            return super().frame_times()
+        origin = self._pts_index[0] if start is None else start
+        return [float((pts - origin) * clock) for pts in self._pts_index]
+
+    def _index_once(self) -> None:
+        if self._pts_index is None:
+            import av
+
+            with av.open(av_path(self.path)) as container:
+                self._build_pts_index(container, container.streams[self.stream_index])
+
     def _build_pts_index(self, container, stream) -> list[int]:
         with ffmpeg_errors() as messages:
             packets = [(p.pts, p.is_keyframe) for p in container.demux(stream) if p.size > 0]
@@ -181,11 +198,7 @@ class PyAVReader(VideoReader):
         and the run's start. A seek lands on the keyframe before the frame sought and decodes from there, so a run
         with no keyframe in that gap is reached for less by decoding on (each run sought on its own, eight runs
         of three frames spread over a video with one keyframe in 250 decoded about 125 frames each)."""
-        if self._pts_index is None:
-            import av
-
-            with av.open(av_path(self.path)) as container:
-                self._build_pts_index(container, container.streams[self.stream_index])
+        self._index_once()
         # without timestamps every read decodes from the first frame: a keyframe at 0 alone says that
         keyframes = self._keyframes if self._pts_index else [0]
         passes: list[list[int]] = []

@@ -190,6 +190,11 @@ class VideoReader:
         """What the source carries besides its pixels (see VideoProperties)."""
         return VideoProperties(bit_depth=self.info.bit_depth, alpha=self.info.alpha)
 
+    def frame_times(self) -> list[float]:
+        """Each frame's presentation time in seconds from the video's start: here one frame every 1 / rate."""
+        rate = float(self.info.frame_rate())
+        return [position / rate for position in range(self.info.n_frames)]
+
     def read(self, start: int = 0, count: int | None = None, channels: int | None = None) -> torch.Tensor:
         """Frames [start, start + count) as one (T, C, H, W) tensor."""
         n = self.info.n_frames
@@ -348,6 +353,9 @@ class FallbackReader(VideoReader):
 
     def properties(self) -> VideoProperties:
         return self.primary.properties()
+
+    def frame_times(self) -> list[float]:
+        return self.primary.frame_times()
 
     def _passes(self, starts: Sequence[int], count: int) -> list[list[int]]:
         return (self._fallback or self.primary)._passes(starts, count)

@@ -51,7 +51,7 @@ class VideoWriter:
     partial output is deleted and the final name is never touched.
 
     audio_from: a video file whose audio streams are copied into the output when it is closed (see
-    `videodenoise.io.audio.mux_audio`, which takes `audio_offset`); not for PNG frame folders.
+    `videodenoise.io.audio.mux_audio`, which takes `audio_offset` and `audio_window`); not for PNG frame folders.
     """
 
     def __init__(
@@ -65,6 +65,7 @@ class VideoWriter:
         audio_from: str | os.PathLike | None = None,
         audio_offset: float | None = None,
         properties: VideoProperties | None = None,
+        audio_window: tuple[float, float | None] | None = None,
     ):
         self.path = Path(path)
         self.codec = codec or ("png" if self.path.suffix == "" else "h264")
@@ -83,7 +84,7 @@ class VideoWriter:
         if audio_from is not None and self.codec == "png":
             raise VideoWriteError(f"a PNG frame folder cannot hold audio; write a video file instead of '{self.path}'")
         self.audio_from = None if audio_from is None else Path(audio_from)
-        self.audio_offset = audio_offset
+        self.audio_offset, self.audio_window = audio_offset, audio_window
         try:
             self.rate = fps if isinstance(fps, Fraction) else Fraction(fps).limit_denominator(1001)
         except (TypeError, ValueError, OverflowError):
@@ -273,7 +274,7 @@ class VideoWriter:
             if self.audio_from is not None:
                 with_audio = temporary_name(self.path, "audio")
                 try:
-                    mux_audio(self.partial, self.audio_from, with_audio, self.audio_offset)
+                    mux_audio(self.partial, self.audio_from, with_audio, self.audio_offset, self.audio_window)
                     os.replace(with_audio, self.partial)
                 finally:
                     with_audio.unlink(missing_ok=True)
