@@ -36,7 +36,7 @@ def test_a_time_that_is_not_one_is_refused_naming_the_option(text):
 
 
 def test_a_span_from_the_options():
-    assert Span.parse(None, None) is None
+    assert Span.parse(None, None) is None and Span.parse("0", None) is None  # the whole video, its audio too
     assert Span.parse("1:00", None) == Span(60.0, None)
     assert Span.parse(None, "2.5") == Span(0.0, 2.5)
     with pytest.raises(DenoiseError, match="--duration must be longer than 0"):
@@ -112,6 +112,18 @@ def test_the_audio_is_cut_to_the_excerpt_and_stays_in_sync(tmp_path):
         sound = np.concatenate([frame.to_ndarray()[0] for frame in container.decode(audio=0)])
     loudest = start + np.argmax(np.abs(sound)) / rate
     assert loudest == pytest.approx(0.55, abs=0.07)  # the beep at 1.5-1.6 s of the source, now 0.5-0.6 s
+
+
+def test_an_excerpt_of_a_video_that_starts_after_its_audio_starts_where_the_video_did(tmp_path):
+    # the video's first frame at 0.48 s, as a camera's often is; --start counts from it
+    source = encode(
+        tmp_path / "late.mp4", [picture(k) for k in range(25)], pts=[12 + k for k in range(25)], audio_seconds=1.5
+    )
+    result = denoise_video(source, tmp_path / "part.mp4", identity(), sigma=None, span=Span(0.2, 0.4))
+    assert result.frames == 10
+    assert frame_times(result.output)[0] == pytest.approx(0.48, abs=0.01)
+    start, seconds = audio_span(result.output)
+    assert start == pytest.approx(0.48, abs=0.13) and seconds == pytest.approx(0.4, abs=0.13)
 
 
 def test_the_middle_of_an_excerpt_is_denoised_as_in_the_whole_video():

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from videodenoise.errors import DenoiseError
-from videodenoise.io.readers import VideoReader
+from videodenoise.io.readers import VideoProperties, VideoReader
 
 # [[HH:]MM:]SS[.fraction], as ffmpeg writes a time
 _CLOCK = re.compile(r"^(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d*)?|\.\d+)$")
@@ -51,7 +51,7 @@ class Span:
 
     @classmethod
     def parse(cls, start: str | None, duration: str | None) -> Span | None:
-        """--start and --duration as given (None: not given); None when neither is."""
+        """--start and --duration as given (None: not given); None where they ask for the whole video."""
         if start is None and duration is None:
             return None
         span = cls(
@@ -60,7 +60,7 @@ class Span:
         )
         if span.duration is not None and span.duration <= 0:
             raise DenoiseError(f"--duration must be longer than 0 s, got '{duration}'")
-        return span
+        return None if span == cls() else span
 
     def describe(self) -> str:
         end = "the end" if self.duration is None else f"{self.start + self.duration:g} s"
@@ -83,8 +83,8 @@ class Excerpt(VideoReader):
     clock those frames cover, [from, until) (until None: to the end); `audio_offset`: how far they move back, in
     seconds, for the audio to move with them."""
 
-    def __init__(self, source: VideoReader, first: int, count: int, span: Span):
-        self.source, self.first, self.span = source, first, span
+    def __init__(self, source: VideoReader, first: int, count: int):
+        self.source, self.first = source, first
         self.info = replace(source.info, n_frames=count)
         self._properties = source.properties()
         times = source.frame_times()
@@ -93,7 +93,7 @@ class Excerpt(VideoReader):
         clock = self._properties.time_base
         # the shift in the source's ticks; None: its frames carry no timestamps to move
         self.shift = None if clock is None else round(self.audio_offset / float(clock))
-        origin = float((self._properties.start or 0) * clock) if clock is not None else 0.0
+        origin = float((self._properties.start or 0) * clock) if clock is not None else 0.0  # frame_times' zero
         after = first + count
         self.audio_window = (origin + times[first], origin + times[after] if after < len(times) else None)
 
@@ -113,9 +113,9 @@ class Excerpt(VideoReader):
                 f"'{source.info.path}' has no frame from {span.describe()} (the next is at {times[first]:.3f} s); "
                 "lengthen --duration"
             )
-        return cls(source, first, after - first, span)
+        return cls(source, first, after - first)
 
-    def properties(self):
+    def properties(self) -> VideoProperties:
         return self._properties
 
     def frame_times(self) -> list[float]:

@@ -153,14 +153,13 @@ class PyAVReader(VideoReader):
         )
 
     def frame_times(self) -> list[float]:
-        """Each frame's presentation time from the stream's start, by its timestamp (a variable rate's own); one
-        frame every 1 / rate where the frames carry none."""
+        """Each frame's presentation time from the stream's start (`properties().start`; its clock's zero where it
+        has none), by its timestamp (a variable rate's own); one frame every 1 / rate where the frames carry none."""
         self._index_once()
-        clock, start = self._tags["time_base"], self._tags["start_time"]
+        clock, start = self._tags["time_base"], self._tags["start_time"] or 0
         if not clock or len(self._pts_index or []) != self.info.n_frames:
             return super().frame_times()
-        origin = self._pts_index[0] if start is None else start
-        return [float((pts - origin) * clock) for pts in self._pts_index]
+        return [float((pts - start) * clock) for pts in self._pts_index]
 
     def _index_once(self) -> None:
         if self._pts_index is None:
