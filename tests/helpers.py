@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import av
@@ -153,6 +154,13 @@ def encode(
             for packet in audio.encode(None):
                 container.mux(packet)
     return path
+
+
+def vfr_video(path: Path, times: list[int]) -> Path:
+    """A lossless FFV1 video (path: .mkv) whose frames are shown at `times` milliseconds, as a phone's irregular
+    frames are: `picture(k)` for frame k."""
+    frames = [picture(k) for k in range(len(times))]
+    return encode(path, frames, codec="ffv1", pix_fmt="bgr0", pts=times, time_base=Fraction(1, 1000))
 
 
 def size_change_stream(path: Path) -> Path:

@@ -4,8 +4,6 @@ excerpt's ends are out of reach, and one-line errors."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import av
 import numpy as np
 import pytest
@@ -19,7 +17,7 @@ from videodenoise.io.excerpt import Excerpt, Span, parse_time
 from videodenoise.io.video import open_video
 from videodenoise.models.registry import build_model
 
-from helpers import audio_span, encode, frame_times, identity, picture, randomise, run_cli
+from helpers import audio_span, encode, frame_times, identity, picture, randomise, run_cli, vfr_video
 
 
 @pytest.mark.parametrize(
@@ -62,14 +60,7 @@ def test_an_excerpt_of_a_frame_folder_is_its_frames_by_the_folders_rate(tmp_path
 
 def test_a_variable_rate_excerpt_takes_the_frames_shown_in_it_and_keeps_their_spacing(tmp_path):
     times = [0, 40, 100, 110, 300, 340, 600, 900]  # ms, a phone's irregular frames
-    source = encode(
-        tmp_path / "vfr.mkv",
-        [picture(k) for k in range(len(times))],
-        codec="ffv1",
-        pix_fmt="bgr0",
-        pts=times,
-        time_base=Fraction(1, 1000),
-    )
+    source = vfr_video(tmp_path / "vfr.mkv", times)
     reader = open_video(source)
     excerpt = Excerpt.of(reader, Span(0.1, 0.25))  # [100, 350) ms: the frames at 100, 110, 300 and 340
     assert len(excerpt) == 4

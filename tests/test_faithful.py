@@ -26,7 +26,7 @@ from videodenoise.io.video import open_video
 from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models.registry import build_model, save_model
 
-from helpers import Identity, audio_span, encode, frame_times, identity, picture, run_cli, size_change_stream
+from helpers import Identity, audio_span, encode, frame_times, identity, picture, run_cli, size_change_stream, vfr_video
 
 
 def first_stream(path: Path):
@@ -233,14 +233,7 @@ def test_a_picture_size_that_changes_mid_stream_is_refused_in_one_line(tmp_path)
 
 def test_variable_frame_rate_keeps_every_timestamp(tmp_path):
     times = [0, 40, 100, 110, 300, 340, 900]  # ms: a phone's irregular frames
-    source = encode(
-        tmp_path / "vfr.mkv",
-        [picture(k) for k in range(len(times))],
-        codec="ffv1",
-        pix_fmt="bgr0",
-        pts=times,
-        time_base=Fraction(1, 1000),
-    )
+    source = vfr_video(tmp_path / "vfr.mkv", times)
     for output in ("out.mp4", "out.mkv"):
         result = denoise_video(source, tmp_path / output, identity(), sigma=None)
         assert frame_times(result.output) == pytest.approx([t / 1000 for t in times], abs=1e-3)
