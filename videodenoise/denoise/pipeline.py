@@ -38,7 +38,8 @@ from videodenoise.noise.noise_level_function import NoiseLevelFunction
 # of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.04
 # dB on average and lost up to 9.7 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 1 of 13
 # did (benchmarks/results/night-hint/brightness-today.log, fixed_sigma-today.log; 17 of 18 before the gamma step's
-# fit and the clipping's correction read the noise before the codec)
+# fit and the clipping's correction read the noise before the codec). The held-out clips, measured after: 11 of 15,
+# 1.2-7.6 dB (brightness-held-out.log)
 DARK = 48 / 255
 
 # what a writer is handed for each (input frame, denoised frame)
@@ -266,7 +267,7 @@ def denoise_plan(
     if brightness is not None and brightness < DARK:
         warnings.warn(
             f"'{plan.input}' is dark (mean level {brightness * 255:.0f} of 255), where σ auto is least reliable: on"
-            " darkened test clips with camera noise a σ told by hand did 1-6 dB better on 13 of 18, the best one"
+            " darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33, the best one"
             " anywhere from 14 to 48; compare the output with --sigma 20, 28 and 36 on a few seconds of it (--start,"
             " --duration; --side-by-side puts the input beside it)",
             stacklevel=2,

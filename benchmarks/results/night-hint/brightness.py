@@ -8,6 +8,11 @@ heavy noise through H.264 CRF 23, and Gaussian σ = 10 and 25. Per clip-conditio
 
 `today`: σ auto as the code now runs it (the gamma step's fit and, since clipping-lift, the clipping's correction
 reading the lifted curve); without it, as first run, before codec-lift. A told σ gets neither: its sweep is the same.
+`held-out` (forty-sixth session): the benchmark's six held-out clips in place of the validation pans, to see whether
+what `clean`'s dark-footage warning says holds on clips that played no part in choosing anything (a measurement:
+nothing is chosen on it):
+
+    .venv/bin/python benchmarks/results/night-hint/brightness.py today held-out > benchmarks/results/night-hint/brightness-held-out.log
 """
 
 import sys
@@ -23,10 +28,12 @@ from videodenoise.denoise import camera_bias  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
-if sys.argv[1:] != ["today"]:
+if "today" not in sys.argv[1:]:
     camera_bias.CODEC_LIFT = 1.0  # as run, before codec-lift (the gamma step's fit reading the curve as measured)
 
 PANS = ["cell-pan", "flower-pan", "china-pan", "motorcycle-right-pan", "clock-motion-pan", "page-pan"]
+if "held-out" in sys.argv[1:]:
+    PANS = quality.available_clip_names()  # bikes, carphone and four pans over the benchmark's photographs
 SWEEP = (6, 10, 14, 20, 28, 36, 48)
 denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
 
