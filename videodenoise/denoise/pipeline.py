@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from videodenoise.denoise.calibration import Calibration, calibration_span, choose_told_scale
-from videodenoise.denoise.camera_bias import GammaBias
+from videodenoise.denoise.camera_bias import DARK, DARK_PROBE, GammaBias, lifted_in_the_dark
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
@@ -32,15 +32,6 @@ from videodenoise.io.writers import open_writers
 from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
-
-# σ auto is least reliable in footage darker than this on average (0-1): on the validation pans darkened 4× and
-# 8× in linear light, with the camera model's noise through H.264, 13 of the 18 clip-conditions under a mean level
-# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.04
-# dB on average and lost up to 9.7 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 1 of 13
-# did (benchmarks/results/night-hint/brightness-today.log, fixed_sigma-today.log; 17 of 18 before the gamma step's
-# fit and the clipping's correction read the noise before the codec). The held-out clips, measured after: 11 of 15,
-# 1.2-7.6 dB (brightness-held-out.log)
-DARK = 48 / 255
 
 # what a writer is handed for each (input frame, denoised frame)
 View = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -254,6 +245,11 @@ def denoise_plan(
         )
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
+    if source == "estimated" and sigma_value.brightness is not None and sigma_value.brightness < DARK:
+        first = decode_frames(reader, 0, DARK_PROBE)  # dark footage with a camera's noise is told more
+        if fields_first is not None:  # what the model will see
+            first = list(split_fields(first, fields_first))
+        sigma_value = lifted_in_the_dark(sigma_value, first, denoiser)
     calibration = None
     if denoiser.settings.calibrate and sigma_value is not None:
         chosen_on = calibration_frames(reader, info)
