@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
+from videodenoise.denoise import camera_bias
 from videodenoise.denoise.calibration import Calibration, calibration_span, choose_told_scale
-from videodenoise.denoise.camera_bias import DARK, DARK_PROBE, GammaBias, lifted_in_the_dark
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
@@ -80,7 +80,7 @@ def stream_pairs(
     sigma: float | NoiseLevelFunction | None,
     channels: int | None = None,
     top_field_first: bool | None = None,
-    on_camera_bias: Callable[[GammaBias], None] | None = None,
+    on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(input frame, denoised frame) in order, holding only the inputs whose output is still to come.
     channels: the picture's channels, the first of each frame (None: all); the rest (an alpha
@@ -172,7 +172,7 @@ def denoise_video(
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
-    on_camera_bias: Callable[[GammaBias], None] | None = None,
+    on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
 ) -> DenoiseResult:
     """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
 
@@ -213,12 +213,12 @@ def denoise_plan(
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
-    on_camera_bias: Callable[[GammaBias], None] | None = None,
+    on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
 ) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio is copied (video files only).
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, then
     on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ, and
-    on_camera_bias(the `GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
+    on_camera_bias(the `camera_bias.GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
     output is written under a hidden name and renamed into place only when complete."""
     import av
 
@@ -245,11 +245,12 @@ def denoise_plan(
         )
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
-    if source == "estimated" and sigma_value.brightness is not None and sigma_value.brightness < DARK:
-        first = decode_frames(reader, 0, DARK_PROBE)  # dark footage with a camera's noise is told more
+    brightness = sigma_value.brightness if source == "estimated" else None
+    if brightness is not None and brightness < camera_bias.DARK:
+        first = decode_frames(reader, 0, camera_bias.DARK_PROBE)  # dark footage with a camera's noise is told more
         if fields_first is not None:  # what the model will see
             first = list(split_fields(first, fields_first))
-        sigma_value = lifted_in_the_dark(sigma_value, first, denoiser)
+        sigma_value = camera_bias.lifted_in_the_dark(sigma_value, first, denoiser)
     calibration = None
     if denoiser.settings.calibrate and sigma_value is not None:
         chosen_on = calibration_frames(reader, info)
@@ -259,8 +260,7 @@ def denoise_plan(
         sigma_value = calibration.applied_to(sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
-    brightness = sigma_value.brightness if source == "estimated" else None
-    if brightness is not None and brightness < DARK:
+    if brightness is not None and brightness < camera_bias.DARK:
         warnings.warn(
             f"'{plan.input}' is dark (mean level {brightness * 255:.0f} of 255), where σ auto is least reliable: on"
             " darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33, the best one"
