@@ -10,7 +10,8 @@ these clips must play no part in a choice.
 
 `--knob MODULE.NAME=REFERENCE,CHOSEN` as validation_sweep.py reads it; `--pin MODULE.NAME=VALUE` (repeatable) sets
 another constant for the whole run (to run again as an earlier run ran, before a later choice). `--gaussian`: the
-quality benchmark's Gaussian draws instead (σ = 0, 2, 5, 10, 25, σ auto), as taken, with the clips each value moved.
+quality benchmark's Gaussian draws instead (σ = 0, 2, 5, 10, 25, σ auto), as taken (or `--exposures 1,0.25,0.125`:
+darkened too), with the clips each value moved.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--knob", required=True, help="MODULE.NAME=REFERENCE,CHOSEN")
     parser.add_argument("--pin", action="append", default=[], help="MODULE.NAME=VALUE held for the whole run")
     parser.add_argument("--gaussian", action="store_true", help="Gaussian noise as taken instead of camera noise")
+    parser.add_argument(
+        "--exposures", default="1", help="with --gaussian: the exposures, comma-separated (e.g. 1,0.25,0.125)"
+    )
     args = parser.parse_args(argv)
     module, name, values = parse_knob(args.knob)
     if module is None or len(values) != 2:
@@ -73,12 +77,19 @@ def main(argv: list[str] | None = None) -> None:
         return out
 
     if args.gaussian:
-        clips = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
-        for sigma in GAUSSIAN_SIGMAS:
-            draws = [quality.add_noise_uint8(c.frames, sigma, quality.noise_seed(c.name, sigma, 0)) for c in clips]
-            before, after = np.array([scores(torch.from_numpy(d).float() / 255, c) for d, c in zip(draws, clips)]).T
-            moved = ", ".join(f"{n} {b - a:+.4f}" for n, a, b in zip(names, before, after) if a != b) or "none"
-            print(f"Gaussian σ = {sigma:g}: {before.mean():.4f} → {after.mean():.4f}; moved: {moved}", flush=True)
+        for exposure in (float(e) for e in args.exposures.split(",")):
+            clips = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
+            clips = [quality.underexposed(clip, exposure) for clip in clips] if exposure != 1 else clips
+            where = f"×{exposure:g} " if exposure != 1 else ""
+            for sigma in GAUSSIAN_SIGMAS:
+                draws = [quality.add_noise_uint8(c.frames, sigma, quality.noise_seed(c.name, sigma, 0)) for c in clips]
+                pairs = [scores(torch.from_numpy(d).float() / 255, c) for d, c in zip(draws, clips)]
+                before, after = np.array(pairs).T
+                moved = ", ".join(f"{n} {b - a:+.4f}" for n, a, b in zip(names, before, after) if a != b) or "none"
+                print(
+                    f"{where}Gaussian σ = {sigma:g}: {before.mean():.4f} → {after.mean():.4f}; moved: {moved}",
+                    flush=True,
+                )
         return
     machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
     print(f"{name} {values[0]} against {values[1]}; clips: {', '.join(names)}; 5 frames; {machine}")
