@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/pictures.py                      # writes docs/pictures/*.png
     .venv/bin/python benchmarks/pictures.py --out /tmp/pictures --checkpoint runs/x/last.safetensors
 
-Three cases, each one PNG of crops (2× nearest-neighbour, so single pixels show) from the middle frame
+Four cases, each one PNG of crops (2× nearest-neighbour, so single pixels show) from the middle frame
 of a 5-frame clip (for bikes its darkest part, where a camera's noise shows most), the noise
 estimate's one-line summary in the caption:
 
@@ -15,6 +15,9 @@ estimate's one-line summary in the caption:
   at its medium level, CRF 28 (where it was behind on average until the carried-noise lift), with the
   clean reference: input | `clean` | ffmpeg's best filter and setting for this clip (chosen on the
   reference: an oracle) | reference, with PSNRs.
+* `camera-dark-medium-crf23` (forty-sixth session): the same pan darkened 8× in linear light under the medium level
+  at CRF 23, where σ auto is weakest: input | `clean` σ auto | `clean --sigma 28` | `--sigma 36` | reference (the
+  comparison `clean`'s dark-footage warning asks for; `benchmarks/results/night-hint/brightness-held-out.log`).
 
 bikes is the only real footage the project has offline, and it is nearly noise-free (σ ≈ 0.2-0.6):
 its picture shows that `clean` leaves such footage alone, not how it removes a camera's noise.
@@ -133,6 +136,7 @@ def main(argv: list[str] | None = None) -> None:
     photo = quality.make_pan_clip("skimage:astronaut", FRAMES, quality.DEFAULT_SIZE)
     for level, crf in (("heavy", 23), ("medium", 28)):
         camera_case(denoiser, photo, level, crf, args.out)
+    dark_case(denoiser, photo, args.out)
 
 
 def camera_case(denoiser, photo, level: str, crf: int, out_folder: Path) -> None:
@@ -155,6 +159,33 @@ def camera_case(denoiser, photo, level: str, crf: int, out_folder: Path) -> None
     name = f"camera-{level}-crf{crf}"
     figure(out_folder / f"{name}.png", panels, caption)
     print(f"{name}: input {score['in']:.2f} dB, clean {score['out']:.2f} dB, {label} {ffmpeg_psnr:.2f} dB")
+
+
+def dark_case(denoiser, photo, out_folder: Path) -> None:
+    """Where σ auto is weakest: the pan darkened 8× in linear light (night footage), the camera model's medium noise
+    through H.264 CRF 23, as `night-hint/brightness.py held-out` measures it; σ auto against the σ told by hand
+    that `clean`'s dark-footage warning asks to compare."""
+    dark = quality.underexposed(photo, 0.125)
+    camera = realnoise.camera_noise("medium", "h264", 23)
+    noisy = realnoise.add_camera_noise(dark.frames, camera, realnoise.camera_seed(photo.name, "medium", "h264", 23))
+    out, estimate = denoise(denoiser, noisy)
+    clip = torch.from_numpy(noisy).float() / 255.0
+    told = {sigma: quality.to_uint8(denoiser.denoise_clip(clip, sigma / 255).numpy()) for sigma in (28, 36)}
+    score: dict = {name: quality.measure(x.astype(np.float32) / 255.0, dark.frames)["psnr"] for name, x in told.items()}
+    score["in"], score["out"] = (
+        quality.measure(x.astype(np.float32) / 255.0, dark.frames)["psnr"] for x in (noisy, out)
+    )
+    top, left = 40, (dark.frames.shape[3] - CROP[1]) // 2
+    panels = [
+        (f"input (mean level {noisy.mean():.0f}), {score['in']:.2f} dB", middle_crop(noisy, top, left)),
+        (f"clean --sigma auto, {score['out']:.2f} dB", middle_crop(out, top, left)),
+        *[(f"clean --sigma {s}, {score[s]:.2f} dB", middle_crop(told[s], top, left)) for s in told],
+        ("clean reference", middle_crop(dark.frames, top, left)),
+    ]
+    caption = f"darkened 8×, camera noise a={camera.a:g}, b={camera.b:g}, H.264 CRF 23; estimated: {estimate.summary()}"
+    figure(out_folder / "camera-dark-medium-crf23.png", panels, caption)
+    told_text = ", ".join(f"--sigma {s} {score[s]:.2f} dB" for s in told)
+    print(f"camera-dark-medium-crf23: input {score['in']:.2f} dB, σ auto {score['out']:.2f} dB, {told_text}")
 
 
 if __name__ == "__main__":
