@@ -51,6 +51,8 @@ def test_an_excerpt_of_a_frame_folder_is_its_frames_by_the_folders_rate(tmp_path
     assert len(excerpt) == 10 and excerpt.info.n_frames == 10
     assert torch.equal(excerpt.read(), source.read(5, 10))
     assert torch.equal(excerpt.read(3, 2), source.read(8, 2))
+    assert excerpt.describe() == "0.50 s to 1.50 s of the input"
+    assert Excerpt.of(source, Span(1.55, 100)).describe() == "1.60 s to 2.00 s of the input"  # the frames it has
     assert excerpt.frame_times() == pytest.approx([k / 10 for k in range(10)])
     runs = list(excerpt.runs([0, 7], 3))  # σ auto's frame pairs: the last run stops at the excerpt's end
     assert [len(run) for run in runs] == [3, 3]
@@ -146,8 +148,9 @@ def test_clean_refuses_an_excerpt_outside_the_video_in_one_line(tmp_path, capsys
 def test_clean_writes_the_excerpt(tmp_path, capsys, monkeypatch):
     source = encode(tmp_path / "clip.mp4", [picture(k) for k in range(20)], rate=10)
     code, out, err = run_cli(
-        ["clean", source, "--start", "0:00.5", "--duration", "1", "--sigma", "10", "--quiet"], capsys, monkeypatch
+        ["clean", source, "--start", "0:00.5", "--duration", "1", "--sigma", "10"], capsys, monkeypatch
     )
     assert code == 0, err
+    assert "clip.denoised.mp4 (0.50 s to 1.50 s of the input): 10 frames" in out
     output = tmp_path / "clip.denoised.mp4"
     assert len(frame_times(output)) == 10 and frame_times(output)[0] == pytest.approx(0, abs=1e-3)

@@ -96,6 +96,11 @@ class Excerpt(VideoReader):
         origin = float((self._properties.start or 0) * clock) if clock is not None else 0.0  # frame_times' zero
         after = first + count
         self.audio_window = (origin + times[first], origin + times[after] if after < len(times) else None)
+        # the stretch of the source it covers, in seconds: to the next frame, or one frame past the last
+        self.covers = (
+            times[first],
+            times[after] if after < len(times) else times[-1] + 1 / float(source.info.frame_rate()),
+        )
 
     @classmethod
     def of(cls, source: VideoReader, span: Span) -> Excerpt:
@@ -114,6 +119,10 @@ class Excerpt(VideoReader):
                 "lengthen --duration"
             )
         return cls(source, first, after - first)
+
+    def describe(self) -> str:
+        """'1.50 s to 2.50 s of the input': what `clean` says it wrote."""
+        return f"{self.covers[0]:.2f} s to {self.covers[1]:.2f} s of the input"
 
     def properties(self) -> VideoProperties:
         return self._properties
