@@ -51,8 +51,8 @@ def test_an_excerpt_of_a_frame_folder_is_its_frames_by_the_folders_rate(tmp_path
     assert len(excerpt) == 10 and excerpt.info.n_frames == 10
     assert torch.equal(excerpt.read(), source.read(5, 10))
     assert torch.equal(excerpt.read(3, 2), source.read(8, 2))
-    assert excerpt.describe() == "0.50 s to 1.50 s of the input"
-    assert Excerpt.of(source, Span(1.55, 100)).describe() == "1.60 s to 2.00 s of the input"  # the frames it has
+    assert excerpt.covers == pytest.approx((0.5, 1.5))
+    assert Excerpt.of(source, Span(1.55, 100)).covers == pytest.approx((1.6, 2.0))  # the frames it has
     assert excerpt.frame_times() == pytest.approx([k / 10 for k in range(10)])
     runs = list(excerpt.runs([0, 7], 3))  # σ auto's frame pairs: the last run stops at the excerpt's end
     assert [len(run) for run in runs] == [3, 3]

@@ -149,7 +149,7 @@ def clean(
     from videodenoise.denoise.denoiser import Denoiser
     from videodenoise.devices import distributed_environment
     from videodenoise.io import outputs
-    from videodenoise.io.excerpt import Excerpt, Span
+    from videodenoise.io.excerpt import Span
     from videodenoise.io.writers import MAX_CRF
 
     sigma_value = parse_sigma(sigma)
@@ -218,8 +218,8 @@ def clean(
                 continue
             if not quiet:
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
-                if isinstance(plan.reader, Excerpt):
-                    written += f" ({plan.reader.describe()})"
+                if result.covers is not None:
+                    written += f" ({result.covers[0]:.2f} s to {result.covers[1]:.2f} s of the input)"
                 console.print(
                     f"{prefix}wrote {written}: {result.frames} frame{'s' if result.frames != 1 else ''}, "
                     f"{result.width}×{result.height}, {result.fps:g} fps"

@@ -77,6 +77,7 @@ class DenoiseResult:
     audio: bool
     seconds: float
     noise: NoiseLevelFunction | None = None
+    covers: tuple[float, float] | None = None  # an excerpt's: the seconds of the input its frames cover
 
     @property
     def frames_per_second(self) -> float:
@@ -335,4 +336,5 @@ def denoise_plan(
         audio=audio_source is not None,
         seconds=seconds,
         noise=sigma_value if isinstance(sigma_value, NoiseLevelFunction) else None,
+        covers=reader.covers if isinstance(reader, Excerpt) else None,
     )

@@ -78,29 +78,26 @@ class _Shifted:
 
 
 class Excerpt(VideoReader):
-    """Frames [first, first + count) of `source` as a video of their own, their timestamps moved back by as much
-    as the first of them comes after the source's first frame. `audio_window`: the seconds of the source's own
-    clock those frames cover, [from, until) (until None: to the end); `audio_offset`: how far they move back, in
-    seconds, for the audio to move with them."""
+    """Frames [first, first + count) of `source` as a video of their own (`times`: the source's `frame_times`),
+    their timestamps moved back by as much as the first of them comes after the source's first frame. `covers`: the
+    seconds of the source they cover, [from, until) (until: the next frame, or one frame past the last);
+    `audio_window`: the same on the source's own clock (until None: to its end), and `audio_offset` how far they
+    move back, in seconds, for the audio to move with them."""
 
-    def __init__(self, source: VideoReader, first: int, count: int):
+    def __init__(self, source: VideoReader, first: int, count: int, times: list[float]):
         self.source, self.first = source, first
         self.info = replace(source.info, n_frames=count)
         self._properties = source.properties()
-        times = source.frame_times()
         self._times = [t - times[first] for t in times[first : first + count]]
+        after = first + count
+        last = after == len(times)
+        self.covers = (times[first], times[-1] + 1 / float(source.info.frame_rate()) if last else times[after])
         self.audio_offset = times[first] - times[0]
         clock = self._properties.time_base
         # the shift in the source's ticks; None: its frames carry no timestamps to move
         self.shift = None if clock is None else round(self.audio_offset / float(clock))
         origin = float((self._properties.start or 0) * clock) if clock is not None else 0.0  # frame_times' zero
-        after = first + count
-        self.audio_window = (origin + times[first], origin + times[after] if after < len(times) else None)
-        # the stretch of the source it covers, in seconds: to the next frame, or one frame past the last
-        self.covers = (
-            times[first],
-            times[after] if after < len(times) else times[-1] + 1 / float(source.info.frame_rate()),
-        )
+        self.audio_window = (origin + self.covers[0], None if last else origin + self.covers[1])
 
     @classmethod
     def of(cls, source: VideoReader, span: Span) -> Excerpt:
@@ -118,11 +115,7 @@ class Excerpt(VideoReader):
                 f"'{source.info.path}' has no frame from {span.describe()} (the next is at {times[first]:.3f} s); "
                 "lengthen --duration"
             )
-        return cls(source, first, after - first)
-
-    def describe(self) -> str:
-        """'1.50 s to 2.50 s of the input': what `clean` says it wrote."""
-        return f"{self.covers[0]:.2f} s to {self.covers[1]:.2f} s of the input"
+        return cls(source, first, after - first, times)
 
     def properties(self) -> VideoProperties:
         return self._properties
