@@ -74,6 +74,11 @@ def denoise(denoiser, frames: np.ndarray):
     return quality.to_uint8(denoiser.denoise_clip(clip, estimate).numpy()), estimate
 
 
+def psnr_of(frames: np.ndarray, reference: np.ndarray) -> float:
+    """PSNR of uint8 frames against the clean uint8 reference, as the benchmarks measure it."""
+    return quality.measure(frames.astype(np.float32) / 255.0, reference)["psnr"]
+
+
 def dctdnoiz(frames: np.ndarray, sigma_255: float) -> np.ndarray:
     return realnoise.ffmpeg_filter(frames, "dctdnoiz", f"sigma={sigma_255:.3g}")
 
@@ -84,7 +89,7 @@ def best_ffmpeg(noisy: np.ndarray, clean: np.ndarray) -> tuple[np.ndarray, str, 
     for spec in realnoise.FFMPEG_FILTERS.values():
         for value in spec.values:
             out = spec.apply(noisy, value)
-            psnr = quality.measure(out.astype(np.float32) / 255.0, clean)["psnr"]
+            psnr = psnr_of(out, clean)
             if best is None or psnr > best[2]:
                 best = (out, f"ffmpeg {spec.name} {spec.setting(value)}", psnr)
     return best
@@ -143,10 +148,7 @@ def camera_case(denoiser, photo, level: str, crf: int, out_folder: Path) -> None
     noisy = realnoise.camera_draw(photo, level, "h264", crf)
     out, estimate = denoise(denoiser, noisy)
     ffmpeg, label, ffmpeg_psnr = best_ffmpeg(noisy, photo.frames)
-    score = {
-        name: quality.measure(x.astype(np.float32) / 255.0, photo.frames)["psnr"]
-        for name, x in (("in", noisy), ("out", out))
-    }
+    score = {"in": psnr_of(noisy, photo.frames), "out": psnr_of(out, photo.frames)}
     top, left = 40, (photo.frames.shape[3] - CROP[1]) // 2
     panels = [
         (f"input, {score['in']:.2f} dB", middle_crop(noisy, top, left)),
@@ -166,15 +168,11 @@ def dark_case(denoiser, photo, out_folder: Path) -> None:
     through H.264 CRF 23, as `night-hint/brightness.py held-out` measures it; σ auto against the σ told by hand
     that `clean`'s dark-footage warning asks to compare."""
     dark = quality.underexposed(photo, 0.125)
-    camera = realnoise.camera_noise("medium", "h264", 23)
-    noisy = realnoise.add_camera_noise(dark.frames, camera, realnoise.camera_seed(photo.name, "medium", "h264", 23))
+    noisy = realnoise.camera_draw(dark, "medium", "h264", 23)  # the draw brightness.py made (the clip keeps its name)
     out, estimate = denoise(denoiser, noisy)
     clip = torch.from_numpy(noisy).float() / 255.0
     told = {sigma: quality.to_uint8(denoiser.denoise_clip(clip, sigma / 255).numpy()) for sigma in (28, 36)}
-    score: dict = {name: quality.measure(x.astype(np.float32) / 255.0, dark.frames)["psnr"] for name, x in told.items()}
-    score["in"], score["out"] = (
-        quality.measure(x.astype(np.float32) / 255.0, dark.frames)["psnr"] for x in (noisy, out)
-    )
+    score = {name: psnr_of(x, dark.frames) for name, x in (("in", noisy), ("out", out), *told.items())}
     top, left = 40, (dark.frames.shape[3] - CROP[1]) // 2
     panels = [
         (f"input (mean level {noisy.mean():.0f}), {score['in']:.2f} dB", middle_crop(noisy, top, left)),
@@ -182,6 +180,7 @@ def dark_case(denoiser, photo, out_folder: Path) -> None:
         *[(f"clean --sigma {s}, {score[s]:.2f} dB", middle_crop(told[s], top, left)) for s in told],
         ("clean reference", middle_crop(dark.frames, top, left)),
     ]
+    camera = realnoise.camera_noise("medium", "h264", 23)
     caption = f"darkened 8×, camera noise a={camera.a:g}, b={camera.b:g}, H.264 CRF 23; estimated: {estimate.summary()}"
     figure(out_folder / "camera-dark-medium-crf23.png", panels, caption)
     told_text = ", ".join(f"--sigma {s} {score[s]:.2f} dB" for s in told)
