@@ -17,7 +17,7 @@ What is measured, and how:
   pasted on, each moving on its own ("cell-objects", ...): the pans are one rigid motion that optical
   flow recovers almost exactly, while real footage, like these, has parts whose flow it gets wrong.
   Likewise over the colour `COLOUR_VALIDATION_PHOTOS` ("china-pan", "flower-objects", ...), whose
-  pieces come from those two.
+  pieces come from those two, and over the grey `LATE_VALIDATION_PHOTOS` ("aero-pan", "ascent-objects", ...).
   NB: which clips a checkpoint trained on is the checkpoint's business; the script prints each
   checkpoint's training dataset from its metadata (the shipped `samples` checkpoint trained on
   carphone, and validated on bikes).
@@ -212,13 +212,19 @@ def objects_clip_name(photo: str) -> str:
     return photo_clip_name(photo).removesuffix("-pan") + "-objects"
 
 
+def validation_sets(motion) -> tuple[tuple[str, ...], ...]:
+    """The sets of validation photographs, each named by its clips only: the grey four, the colour two, the late
+    two (`videodenoise.datasets.motion`)."""
+    return motion.VALIDATION_PHOTOS, motion.COLOUR_VALIDATION_PHOTOS, motion.LATE_VALIDATION_PHOTOS
+
+
 def make_objects_clip(photo: str, frames: int, size: tuple[int, int], seed: int = 0) -> Clip:
     """The pan over a validation photograph with OBJECTS pieces of the validation photographs pasted on,
     each moving on its own (`paste_moving_objects`): motion a flow can get wrong, as in real footage."""
     motion = motion_module()
     pan = make_pan_clip(photo, frames, size, seed)  # "<photo>-pan", then the pieces on it
     # pieces of the photographs of its own validation set (the grey four's clips as they were before the colour two)
-    own = motion.COLOUR_VALIDATION_PHOTOS if photo in motion.COLOUR_VALIDATION_PHOTOS else motion.VALIDATION_PHOTOS
+    own = next(s for s in validation_sets(motion) if photo in s)
     sources = [motion.load_photo(p) for p in own]
     rng = np.random.default_rng(pan_seed(photo, seed))
     clip = motion.paste_moving_objects(torch.from_numpy(pan.frames) / 255, sources, OBJECTS, rng, speed=OBJECT_SPEED)
@@ -233,7 +239,7 @@ def build_clips(
     benchmark's photos, and by name only the validation photos a training run selects its candidate on),
     and by name only "<photo>-objects" for the validation photos (`make_objects_clip`)."""
     motion = motion_module()
-    validation = (*motion.VALIDATION_PHOTOS, *motion.COLOUR_VALIDATION_PHOTOS) if motion is not None else ()
+    validation = [photo for photos in validation_sets(motion) for photo in photos] if motion is not None else []
     held_out = (*motion.BENCHMARK_PHOTOS, *validation) if motion is not None else ()
     photos = {photo_clip_name(p): p for p in held_out}
     objects = {objects_clip_name(p): p for p in validation}

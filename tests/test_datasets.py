@@ -315,6 +315,29 @@ def test_the_colour_validation_photos_are_colour_and_in_no_other_set():
         motion.photo_path("sklearn:china")
 
 
+def test_the_late_validation_photos_are_pywavelets_own_and_in_no_other_set():
+    import pywt.data
+
+    from videodenoise.datasets import motion
+
+    others = (
+        motion.TRAINING_PHOTOS + motion.BENCHMARK_PHOTOS + motion.VALIDATION_PHOTOS + motion.COLOUR_VALIDATION_PHOTOS
+    )
+    assert not set(motion.LATE_VALIDATION_PHOTOS) & set(others)
+    for name in motion.LATE_VALIDATION_PHOTOS:
+        photo = motion.load_photo(name)
+        stored = getattr(pywt.data, name.partition(":")[2])()  # the array PyWavelets ships, as it reads it
+        assert photo.shape == (3, *stored.shape) and torch.equal(photo[0], photo[2])  # grey, in three channels
+        assert torch.allclose(photo[0] * 255, torch.from_numpy(stored).float(), atol=1e-3)
+        for other in others:  # not a photograph of another set under another name (pywt's "camera" is skimage's)
+            seen = motion.load_photo(other)
+            assert seen.shape != photo.shape or not torch.allclose(seen, photo, atol=0.02)
+    with pytest.raises(DatasetError, match="pywt:<name>"):
+        motion.photo_path("scipy:ascent")
+    with pytest.raises(DatasetError, match="reinstall pywt"):
+        motion.photo_path("pywt:lena")
+
+
 def test_photo_motion_clips_read_as_8_bit_video_and_are_deterministic():
     from videodenoise.datasets import photo_motion
 
