@@ -24,7 +24,8 @@ those choices stand as that rule made them.
 
 `--clips` names other validation clips instead of those four pans: the pans (or moving-object clips) over
 COLOUR_VALIDATION_PHOTOS too, say, which foretold the held-out clips' gains where the grey-heavy four had
-over-promised 2× (benchmarks/results/colour-validation); the benchmark's clips are refused. `--exposure E` takes
+over-promised 2× (benchmarks/results/colour-validation), or over LATE_VALIDATION_PHOTOS for a choice whose idea was
+found on the others (benchmarks/results/dark-lift-2); the benchmark's clips are refused. `--exposure E` takes
 the clips underexposed E× in linear light first (`bench_quality.underexposed`: night footage), the truth the
 noise is added to and measured against. `--conditions` runs only the conditions named (no camera mean, no rule) and
 `--places N` prints N decimals: a hand-written rule's borderline figure, computed again to more places by the same

@@ -11,9 +11,7 @@ from videodenoise.denoise import camera_bias
 from videodenoise.denoise.camera_bias import GammaBias, fit_shot_read, linear_noise_moments, skew_ratio
 from videodenoise.denoise.clipping import unclip
 from videodenoise.denoise.denoiser import Denoiser
-from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import PRESETS
-from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model
 from videodenoise.noise.camera import CameraNoise, linear_to_srgb, srgb_to_linear
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -281,72 +279,3 @@ def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_to
     # a larger σ clipped at black: values near it lowered more (to float rounding where both reach 0)
     assert (with_lift[near_black] <= without[near_black] + 1e-7).all()
     assert (without - with_lift)[near_black].mean() > 0.5 / 255
-
-
-def test_dark_footage_whose_noise_is_a_cameras_is_told_more(monkeypatch, fast_denoiser):
-    """In footage darker than DARK whose first frames make the gamma step (a camera's noise), the whole curve is
-    told × DARK_LIFT; footage that is not that dark, noise the step does not recognise, a σ told by hand, the
-    switch and DARK_LIFT = 1 leave the function as it is."""
-    monkeypatch.setattr(camera_bias, "DARK_LIFT", 1.2)
-    noisy, curve = camera_frames(ramp(frames=6)), curve_of_the_camera()
-    dark = dataclasses.replace(curve, brightness=0.1, source="motion-aligned frame differences", coarse=curve)
-    lifted = camera_bias.lifted_in_the_dark(dark, iter(noisy), fast_denoiser)
-    np.testing.assert_allclose(lifted.sigmas, np.asarray(dark.sigmas) * 1.2)
-    assert lifted.level == pytest.approx(dark.level * 1.2) and lifted.knots == dark.knots
-    np.testing.assert_allclose(lifted.coarse.sigmas, np.asarray(curve.sigmas) * 1.2)  # the half size's too
-    assert lifted.source.endswith("; × 1.2, dark camera noise") and lifted.from_pairs  # `clean`'s σ line says so
-    # the skew the first frames' pass found is kept, the half size's too: the lifted pass makes the step on it
-    assert lifted.gamma_skew > camera_bias.SKEW_THRESHOLD and lifted.coarse.gamma_skew == lifted.gamma_skew
-    assert dark.gamma_skew is None
-    # the clip is denoised with the lifted curve: what the stream gives told it
-    expected = torch.stack(list(fast_denoiser.denoise_frames(iter(noisy), lifted)))
-    torch.testing.assert_close(fast_denoiser.denoise_clip(noisy, dark), expected, atol=0, rtol=0)
-
-    gaussian = ramp(frames=6) + 25 / 255 * torch.randn(6, 3, 128, 160, generator=torch.Generator().manual_seed(4))
-    flat = NoiseLevelFunction((0.1, 0.5, 0.9), ((25 / 255,) * 3,) * 3, 25 / 255, brightness=0.1)
-    off = Denoiser(fast_denoiser.model, dataclasses.replace(fast_denoiser.settings, camera_bias=False), 25 / 255)
-    for function, frames, denoiser in (
-        (dataclasses.replace(dark, brightness=0.5), noisy, fast_denoiser),  # not dark
-        (dataclasses.replace(dark, brightness=None), noisy, fast_denoiser),  # not measured
-        (flat, gaussian.clamp(0, 1), fast_denoiser),  # noise added to the stored values: the step never engages
-        (dark, noisy, off),  # --no-camera-bias
-        (0.1, noisy, fast_denoiser),  # a σ told by hand
-        (NoiseLevelFunction.constant(0.1, 3), noisy, fast_denoiser),  # calibration's constant function of one
-    ):
-        assert camera_bias.lifted_in_the_dark(function, iter(frames), denoiser) is function
-    monkeypatch.setattr(camera_bias, "DARK_LIFT", 1.0)
-    assert camera_bias.lifted_in_the_dark(dark, iter(noisy), fast_denoiser) is dark
-
-
-def test_clean_tells_a_dark_files_camera_noise_more_and_says_so(monkeypatch, fast_denoiser, tmp_path):
-    monkeypatch.setattr(camera_bias, "DARK_LIFT", 1.2)
-    monkeypatch.setattr(camera_bias, "DARK", 0.9)  # the ramp, mean 0.5, counts as dark
-    frames = (camera_frames(ramp(frames=6)) * 255).round().to(torch.uint8)
-    source = write_video(tmp_path / "night.mkv", frames.float() / 255, codec="ffv1")
-    lines = []
-    with pytest.warns(UserWarning, match="is dark"):
-        result = denoise_video(source, tmp_path / "out.mkv", fast_denoiser, on_sigma=lambda s, how: lines.append(s))
-    assert result.noise.source.endswith("; × 1.2, dark camera noise")
-    assert "dark camera noise" in fast_denoiser.describe_sigma(lines[0], "estimated")
-    monkeypatch.setattr(camera_bias, "DARK_LIFT", 1.0)
-    with pytest.warns(UserWarning, match="is dark"):
-        plain = denoise_video(source, tmp_path / "plain.mkv", fast_denoiser)
-    np.testing.assert_allclose(result.noise.sigmas, np.asarray(plain.noise.sigmas) * 1.2)
-
-
-def test_a_skew_found_before_the_lift_makes_the_step_whatever_the_lifted_output_reads():
-    """A pass told the lifted curve smooths more, and its residual can read a camera's skew under the threshold (a
-    dark microscope pan at light noise and CRF 28 lost 4.3 dB so: benchmarks/results/dark-lift-2): the step is made
-    as the first frames' pass decided, fitted on this pass's frame; without a skew found before, it tests as ever."""
-    clean = ramp()[0]
-    noisy = (clean + 25 / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(5))).clamp(0, 1)
-    curve = NoiseLevelFunction((0.1, 0.5, 0.9), ((25 / 255,) * 3,) * 3, 25 / 255)  # noise added to stored values
-    tested, told = GammaBias(curve), GammaBias(dataclasses.replace(curve, gamma_skew=0.4))
-    for bias in (tested, told):
-        list(bias.watching([noisy]))
-        bias.decide(clean)
-    assert tested.skew <= camera_bias.SKEW_THRESHOLD and not len(tested.lift)  # tested: not a gamma's
-    assert told.skew == tested.skew and len(told.lift) == 3  # the same frame read alike, the step made all the same
-    corrected = unclip(clean, 25 / 255)
-    assert (undo(told, clean, corrected) >= corrected).all() and (undo(told, clean, corrected) > corrected).any()
-    assert "(S = 0.40, read on the first frames told the curve as estimated)" in told.describe()

@@ -37,9 +37,7 @@ from __future__ import annotations
 
 import collections
 import functools
-import itertools
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 
 import numpy as np
 import torch
@@ -61,19 +59,6 @@ CODEC_LIFT = 1.2
 # before the codec smoothed it; chosen on the validation clips by a rule fixed before the run
 # (benchmarks/results/clipping-lift); off, today's output before it
 LIFT_CLIPPING = True
-# σ auto is least reliable in footage darker than this on average (0-1): on the validation pans darkened 4× and
-# 8× in linear light, with the camera model's noise through H.264, 13 of the 18 clip-conditions under a mean level
-# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.04
-# dB on average and lost up to 9.7 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 1 of 13
-# did (benchmarks/results/night-hint/brightness-today.log, fixed_sigma-today.log; 17 of 18 before the gamma step's
-# fit and the clipping's correction read the noise before the codec). The held-out clips, measured after: 11 of 15,
-# 1.2-7.6 dB (brightness-held-out.log). `clean` warns below it (`videodenoise.denoise.pipeline`)
-DARK = 48 / 255
-# in footage that dark whose noise the step finds a camera's, the whole curve is told times this (`lifted_in_the_dark`;
-# 1: not); the step is the gate, as it never engages on noise added to the stored values, and the lifted pass makes
-# it as the first frames' pass decided (benchmarks/results/dark-lift, dark-lift-2)
-DARK_LIFT = 1.0
-DARK_PROBE = 5  # the first frames a pass tries the step on before the video's pass, for `lifted_in_the_dark`
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
 READS = np.concatenate([[0.0], np.geomspace(1e-7, 1e-2, 25)])  # b
@@ -150,29 +135,6 @@ def gamma_bias(sigma, on_fitted: Callable[[GammaBias], None] | None = None) -> G
     return GammaBias(sigma, on_fitted) if isinstance(sigma, NoiseLevelFunction) and len(sigma.knots) > 1 else None
 
 
-def lifted_in_the_dark(function, frames: Iterable[torch.Tensor], denoiser) -> NoiseLevelFunction:
-    """σ auto's `function` times DARK_LIFT where the footage is dark (its brightness under DARK) and the `Denoiser`'s
-    pass over its first DARK_PROBE `frames` makes the gamma step (a camera's noise: the step never engages on noise
-    added to the stored values; off with the denoiser's `settings.camera_bias`); else `function` as it is. In the
-    dark the curve reads a camera's noise low (clipped pixels are left out, and the codec smoothed what was kept):
-    night-hint/ found a σ told by hand 1-8 dB better there, and the whole curve × 1.4 better on 17 of 18 dark camera
-    clip-conditions but worse under Gaussian noise, which the step tells apart."""
-    brightness = getattr(function, "brightness", None)
-    if DARK_LIFT == 1 or not denoiser.settings.camera_bias or gamma_bias(function) is None:
-        return function
-    if brightness is None or brightness >= DARK:
-        return function
-    made = []
-    first = list(itertools.islice(frames, DARK_PROBE))
-    for _ in denoiser.denoise_frames(first, function, on_camera_bias=made.append):
-        if made:
-            coarse = function.coarse
-            coarse = replace(coarse.scaled(DARK_LIFT), gamma_skew=made[0].skew) if coarse is not None else None
-            why = f"{function.source}; × {DARK_LIFT:g}, dark camera noise"
-            return replace(function.scaled(DARK_LIFT), source=why, coarse=coarse, gamma_skew=made[0].skew)
-    return function
-
-
 class GammaBias:
     """The correction for one video under σ auto, decided and fitted on its first frame that can tell: each
     output `decide` sees is paired with the noisy frame `watching` passed on in the same place, until one decides;
@@ -204,11 +166,8 @@ class GammaBias:
         if CODEC_LIFT != 1:  # what the fit (and, where it is lifted, the clipping's correction) read
             lifted = f" × {CODEC_LIFT:g}, the noise before the codec"
             lifted += ", which the clipping's correction reads too" if self.clipped is not self.function else ""
-        skew = self.skew
-        if self.function.gamma_skew is not None:  # tested on the first frames told the curve before its lift
-            skew, where = self.function.gamma_skew, ", read on the first frames told the curve as estimated"
         return (
-            f"noise skewed as a camera's gamma skews it (S = {skew:.2f}{where}): its bias undone, for shot "
+            f"noise skewed as a camera's gamma skews it (S = {self.skew:.2f}{where}): its bias undone, for shot "
             f"noise a = {shots} and read noise b = {reads} in linear light, per channel, fitted to the curve{lifted}"
         )
 
@@ -250,7 +209,7 @@ class GammaBias:
         self.skew, share = skew_ratio(noisy, output)
         if share < MIN_SHARE:
             return None
-        if self.skew <= SKEW_THRESHOLD and self.function.gamma_skew is None:
+        if self.skew <= SKEW_THRESHOLD:
             return torch.empty(0)
         knots, curves = np.asarray(self.lifted.knots), np.asarray(self.lifted.sigmas)
         centres = (np.arange(FIT_BINS) + 0.5) / FIT_BINS

@@ -217,7 +217,6 @@ class Denoiser:
             raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
         if sigma == "auto":
             sigma = estimate_clip_noise(clip, coarse=self._coarse is not None)
-        sigma = camera_bias.lifted_in_the_dark(sigma, clip, self)  # dark footage with a camera's noise: told more
         if self.settings.calibrate and sigma is not None:
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)

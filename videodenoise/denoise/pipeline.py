@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise import camera_bias
 from videodenoise.denoise.calibration import Calibration, calibration_span, choose_told_scale
+from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
@@ -32,6 +32,15 @@ from videodenoise.io.writers import open_writers
 from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
+
+# σ auto is least reliable in footage darker than this on average (0-1): on the validation pans darkened 4× and
+# 8× in linear light, with the camera model's noise through H.264, 13 of the 18 clip-conditions under a mean level
+# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.04
+# dB on average and lost up to 9.7 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 1 of 13
+# did (benchmarks/results/night-hint/brightness-today.log, fixed_sigma-today.log; 17 of 18 before the gamma step's
+# fit and the clipping's correction read the noise before the codec). The held-out clips, measured after: 11 of 15,
+# 1.2-7.6 dB (brightness-held-out.log)
+DARK = 48 / 255
 
 # what a writer is handed for each (input frame, denoised frame)
 View = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -81,7 +90,7 @@ def stream_pairs(
     sigma: float | NoiseLevelFunction | None,
     channels: int | None = None,
     top_field_first: bool | None = None,
-    on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
+    on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(input frame, denoised frame) in order, holding only the inputs whose output is still to come.
     channels: the picture's channels, the first of each frame (None: all); the rest (an alpha
@@ -173,7 +182,7 @@ def denoise_video(
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
-    on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
+    on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> DenoiseResult:
     """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
 
@@ -214,12 +223,12 @@ def denoise_plan(
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
-    on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
+    on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio is copied (video files only).
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, then
     on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ, and
-    on_camera_bias(the `camera_bias.GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
+    on_camera_bias(the `GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
     output is written under a hidden name and renamed into place only when complete."""
     import av
 
@@ -246,12 +255,6 @@ def denoise_plan(
         )
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
-    brightness = sigma_value.brightness if source == "estimated" else None
-    if brightness is not None and brightness < camera_bias.DARK:
-        first = decode_frames(reader, 0, camera_bias.DARK_PROBE)  # dark footage with a camera's noise is told more
-        if fields_first is not None:  # what the model will see
-            first = list(split_fields(first, fields_first))
-        sigma_value = camera_bias.lifted_in_the_dark(sigma_value, first, denoiser)
     calibration = None
     if denoiser.settings.calibrate and sigma_value is not None:
         chosen_on = calibration_frames(reader, info)
@@ -261,7 +264,8 @@ def denoise_plan(
         sigma_value = calibration.applied_to(sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
-    if brightness is not None and brightness < camera_bias.DARK:
+    brightness = sigma_value.brightness if source == "estimated" else None
+    if brightness is not None and brightness < DARK:
         warnings.warn(
             f"'{plan.input}' is dark (mean level {brightness * 255:.0f} of 255), where σ auto is least reliable: on"
             " darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33, the best one"

@@ -56,11 +56,7 @@ class NoiseLevelFunction:
     (`videodenoise.denoise.calibration`); coarse: the function of the same video halved (the mean of each
     2×2 block), estimated for a second scale (`videodenoise.denoise.scales`), or None; brightness: the mean
     intensity of the frames it was estimated on (over their pixels and channels, [0, 1]), None where not
-    measured (what `clean` warns dark footage by, where σ auto is weakest: `videodenoise.denoise.pipeline`);
-    gamma_skew: the skew S of its noise, as a camera's gamma skews it, found on a pass over the first frames told
-    the curve as estimated, before the curve was lifted (`videodenoise.denoise.camera_bias.lifted_in_the_dark`);
-    a pass told the lifted curve then makes the gamma's step without testing the skew again (its smoother output
-    can read otherwise); None: not found before.
+    measured (what `clean` warns dark footage by, where σ auto is weakest: `videodenoise.denoise.pipeline`).
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -79,7 +75,6 @@ class NoiseLevelFunction:
     told_scale: float = 1.0
     coarse: NoiseLevelFunction | None = None
     brightness: float | None = None
-    gamma_skew: float | None = None
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)

@@ -3,7 +3,9 @@ H.264 CRF 28 (`dark-lift/`, ×1/4 light CRF 28 −0.31 dB over twelve clips, −
 more, the model's output is smoother, and the gamma step's skew test, which decides on the first denoised frame,
 flips from made to not made: the lifted pass lost the step's correction, worth 4.3 dB on this dark smooth clip.
 First the model told the estimated curve × 1 to 1.2 (`told_scale`), the test run on each pass as before this
-folder; then `lifted_in_the_dark` as it is now, whose lifted pass makes the step its first frames' pass decided on.
+folder; then `lifted_in_the_dark` with this folder's fix, whose lifted pass makes the step its first frames' pass
+decided on. Run at 84cd68b, where the lift's code is (it failed this folder's rule and was taken out again; the first
+half runs at any later commit):
 
     .venv/bin/python benchmarks/results/dark-lift-2/flip.py > benchmarks/results/dark-lift-2/flip.log
 """

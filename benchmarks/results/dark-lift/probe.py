@@ -4,7 +4,7 @@ do better? night-hint/lift.py found × 1.4 gaining on 17 of 18 dark camera clip-
 Gaussian ones, with no gate before the pass; the step's skew test never engages on Gaussian noise, and here it is the
 gate: the step engaged on the σ auto pass. Today's σ auto (both lifts). The six validation pans darkened 4× and 8×
 (and as taken where their mean is under 48), camera noise (H.264 CRF 23) and Gaussian σ = 10, 25, 5 frames; only
-clip-conditions whose noisy mean level is under 48 (`camera_bias.DARK`). Log beside it.
+clip-conditions whose noisy mean level is under 48 (`pipeline.DARK`). Log beside it.
 
     .venv/bin/python benchmarks/results/dark-lift/probe.py > benchmarks/results/dark-lift/probe.log
 """
