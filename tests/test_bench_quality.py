@@ -187,6 +187,20 @@ def test_the_colour_validation_photos_give_pans_and_objects_in_colour(bench):
     assert 0 < (objects.frames != flower.frames).any(axis=1).mean() < 0.9  # pieces moving over the flower pan
 
 
+def test_the_late_validation_photos_give_grey_pans_and_objects_cut_from_their_own_set(bench, monkeypatch):
+    from videodenoise.datasets import motion
+
+    loaded = []
+    load = motion.load_photo
+    monkeypatch.setattr(motion, "load_photo", lambda name: loaded.append(name) or load(name))
+    pan, objects = bench.build_clips(["aero-pan", "ascent-objects"], frames=3, size=(48, 64))
+    assert (pan.name, pan.kind, objects.name, objects.kind) == ("aero-pan", "pan", "ascent-objects", "objects")
+    for clip in (pan, objects):
+        assert clip.frames.shape == (3, 3, 48, 64)
+        np.testing.assert_array_equal(clip.frames[:, 0], clip.frames[:, 2])  # grey
+    assert set(loaded) == set(motion.LATE_VALIDATION_PHOTOS)  # the pieces: none from another set's photographs
+
+
 @pytest.mark.parametrize("content", [b"not weights", None], ids=["corrupt", "foreign"])
 def test_a_wrong_checkpoint_is_one_line_and_status_1_before_any_clip_is_built(tmp_path, content):
     path = tmp_path / "weights.safetensors"
