@@ -85,7 +85,7 @@ def photo_path(name: str) -> Path:
             f"unknown photo '{name}'; photos are named skimage:<name>, matplotlib:<name>, pywt:<name> or"
             " videodenoise:<name>"
         )
-    matches = sorted(folder.glob(f"{stem}.*"))
+    matches = sorted(folder.glob(f"{stem}.npz" if package == "pywt" else f"{stem}.*"))  # pywt: its arrays, not code
     if not matches:
         raise DatasetError(f"photo '{name}' is not in {folder}; reinstall {package} or choose another photo")
     return matches[0]
