@@ -279,3 +279,39 @@ def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_to
     # a larger σ clipped at black: values near it lowered more (to float rounding where both reach 0)
     assert (with_lift[near_black] <= without[near_black] + 1e-7).all()
     assert (without - with_lift)[near_black].mean() > 0.5 / 255
+
+
+def test_a_step_made_told_the_curve_is_made_where_calibration_tells_another_scale(fast_denoiser, monkeypatch):
+    """Told another scale, a pass's first frames can decide the step otherwise or not at all (a dark microscope pan,
+    told 1.6×: 1.4 dB lost, benchmarks/results/camera-gamma/calibrated_step.log): calibration hands on the step as a
+    pass told the curve made it, and a pass told that function makes it from its first frame, as fitted there."""
+    from videodenoise.denoise import calibration
+
+    noisy, curve = camera_frames(ramp(frames=3)), curve_of_the_camera()
+    reference = []
+    list(fast_denoiser.denoise_frames(iter(noisy), curve, on_camera_bias=reference.append))
+    fit = calibration._gamma_fit(fast_denoiser, noisy, curve)
+    assert fit == (reference[0].skew, tuple(reference[0].shots), tuple(reference[0].reads))
+    assert fit[0] > camera_bias.SKEW_THRESHOLD
+    told = calibration.Calibration(1.6, {1.0: 2.0, 1.6: 1.0}, 10, gamma_fit=fit).applied_to(curve)
+    assert told.told_scale == 1.6 and told.gamma_fit == fit
+    assert calibration.Calibration(1.0, {}, 0, gamma_fit=fit).applied_to(curve) is curve  # scale 1: as it is
+
+    # a pass told it makes the step on its first frame, even one with no picture to tell from, with that fit
+    bias, reports = GammaBias(told, on_fitted=lambda fitted: reports.append(fitted.describe())), []
+    black = torch.zeros(3, 128, 160)
+    list(bias.watching([black]))
+    bias.decide(black)
+    np.testing.assert_allclose(bias.lift, reference[0].lift.numpy())
+    assert bias.frame == 0 and len(reports) == 1
+    assert "read and fitted on frames denoised told the curve as estimated" in reports[0]
+    assert f"(S = {fit[0]:.2f}, read and" in reports[0]
+
+    # not made, or not for this σ: nothing handed on, each pass decides as ever
+    gaussian = ramp(frames=3) + 25 / 255 * torch.randn(3, 3, 128, 160, generator=torch.Generator().manual_seed(6))
+    flat = NoiseLevelFunction((0.1, 0.5, 0.9), ((25 / 255,) * 3,) * 3, 25 / 255)
+    off = Denoiser(fast_denoiser.model, dataclasses.replace(fast_denoiser.settings, camera_bias=False), 25 / 255)
+    assert calibration._gamma_fit(fast_denoiser, gaussian.clamp(0, 1), flat) is None  # noise added: never made
+    assert calibration._gamma_fit(off, noisy, curve) is None  # --no-camera-bias
+    assert calibration._gamma_fit(fast_denoiser, noisy, 0.1) is None  # a σ told by hand
+    assert GammaBias(curve).function.gamma_fit is None

@@ -36,7 +36,12 @@ is still what the model is told, times the scale): told one σ, calibration chos
 and gained there (the one-σ estimate reads codec noise low), but a number a user measured or chose
 should not be overruled by a criterion that is biased on such noise.
 
-Cost: the model on (T − 1)·2 windows per scale tried, on at most CROP pixels of the frames' centre.
+Where the scale is not 1, the camera gamma's step (`videodenoise.denoise.camera_bias`) is decided as the curve told
+as it is decides it, and handed on with the scale (`NoiseLevelFunction.gamma_fit`): told another scale, the output is
+smoother or rougher, and the video's first frames could decide the step otherwise or not at all.
+
+Cost: the model on (T − 1)·2 windows per scale tried, on at most CROP pixels of the frames' centre, and where the
+scale is not 1 one pass over those frames for the step.
 `denoiser` below is a `videodenoise.denoise.denoiser.Denoiser`, which calls this module (not imported).
 """
 
@@ -49,6 +54,7 @@ import cv2
 import numpy as np
 import torch
 
+from videodenoise.denoise import camera_bias
 from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.denoise.tiling import window_frames
 from videodenoise.noise.estimation import estimate_clip_noise
@@ -72,13 +78,14 @@ class Calibration(NamedTuple):
     distances: dict[float, float]
     matches: int
     reason: str = ""
+    gamma_fit: tuple[float, tuple[float, ...], tuple[float, ...]] | None = None  # the step told the curve, if made
 
     def applied_to(self, sigma: float | NoiseLevelFunction) -> float | NoiseLevelFunction:
         """`sigma` as it was if the scale is 1, else as a noise level function with this `told_scale`
-        (one σ: the constant function of it)."""
+        (one σ: the constant function of it) and the camera gamma's step as made told the curve as it is."""
         if self.scale == 1:
             return sigma
-        return dataclasses.replace(_as_function(sigma), told_scale=self.scale)
+        return dataclasses.replace(_as_function(sigma), told_scale=self.scale, gamma_fit=self.gamma_fit)
 
     def describe(self) -> str:
         """One line: what the model is told and why."""
@@ -138,7 +145,21 @@ def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelF
     step = 1 if distance(SCALES[index + 1]) < distance(SCALES[index]) else -1
     while 0 <= index + step < len(SCALES) and distance(SCALES[index + step]) < distance(SCALES[index]):
         index += step
-    return Calibration(SCALES[index], distances, matches)
+    fit = _gamma_fit(denoiser, frames, sigma) if SCALES[index] != 1 else None
+    return Calibration(SCALES[index], distances, matches, gamma_fit=fit)
+
+
+def _gamma_fit(denoiser, frames: torch.Tensor, sigma) -> tuple[float, tuple[float, ...], tuple[float, ...]] | None:
+    """The camera gamma's step as `clean` makes it on these frames told σ auto's curve as it is (its `gamma_fit`), or
+    None where it is not made (or not for this σ). The scale chosen changes the output the step decides on: told 1.6×
+    the curve, a dark microscope pan's first frames no longer held picture enough to tell and the step was lost, 1.4 dB
+    below the curve told as it is with the step (benchmarks/results/camera-gamma/calibrated_step.log)."""
+    made = []
+    if camera_bias.gamma_bias(sigma) is not None and denoiser.settings.camera_bias:
+        for _ in denoiser.denoise_frames(frames, sigma, on_camera_bias=made.append):
+            if made:
+                break
+    return (made[0].skew, tuple(made[0].shots), tuple(made[0].reads)) if made else None
 
 
 def _as_function(sigma: float | NoiseLevelFunction) -> NoiseLevelFunction:

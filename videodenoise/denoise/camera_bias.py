@@ -162,6 +162,8 @@ class GammaBias:
         """One line: what the deciding frame said and what was fitted (once `decide` has made the step)."""
         shots, reads = (", ".join(f"{value:.2g}" for value in values) for values in (self.shots, self.reads))
         where = f", read on frame {self.frame + 1}, the first with noisy picture enough to tell" if self.frame else ""
+        if self.function.gamma_fit is not None:
+            where = ", read and fitted on frames denoised told the curve as estimated"
         lifted = ""
         if CODEC_LIFT != 1:  # what the fit (and, where it is lifted, the clipping's correction) read
             lifted = f" × {CODEC_LIFT:g}, the noise before the codec"
@@ -176,7 +178,8 @@ class GammaBias:
         return the curve the clipping's correction of it reads: × CODEC_LIFT once the step is made (and
         LIFT_CLIPPING), the curve as measured otherwise."""
         if self.lift is None:
-            self.lift = self._fit(self.waiting.popleft(), output)
+            noisy = self.waiting.popleft()
+            self.lift = self._fit(noisy, output) if self.function.gamma_fit is None else self._carried()
             if self.lift is None:  # too little picture to tell (black, a fade): the next frame decides
                 self.frame += 1
                 if self.frame == MAX_WAIT:  # none tells (noise-free, night footage): off, nothing kept
@@ -213,8 +216,7 @@ class GammaBias:
             return torch.empty(0)
         knots, curves = np.asarray(self.lifted.knots), np.asarray(self.lifted.sigmas)
         centres = (np.arange(FIT_BINS) + 0.5) / FIT_BINS
-        steps = np.linspace(0, 1, INVERSE_STEPS + 1)
-        means, lifts, self.shots, self.reads = _grid()[0], [], [], []
+        self.shots, self.reads = [], []
         for channel, value in enumerate(output.double().cpu().numpy()):
             count = np.bincount(np.minimum((value * FIT_BINS).astype(np.int64), FIT_BINS - 1).ravel(), None, FIT_BINS)
             usable = (count > value.size / 256) & (centres > 0.03) & (centres < 0.95)
@@ -222,6 +224,18 @@ class GammaBias:
             shot, read = fit_shot_read(centres[usable], np.interp(centres[usable], knots, curve), count[usable])
             self.shots.append(shot)
             self.reads.append(read)
+        return self._table()
+
+    def _carried(self) -> torch.Tensor:
+        """The lift table of the step a pass told the curve as estimated made (the function's `gamma_fit`)."""
+        self.skew, shots, reads = self.function.gamma_fit
+        self.shots, self.reads = list(shots), list(reads)
+        return self._table()
+
+    def _table(self) -> torch.Tensor:
+        """Per channel, m⁻¹(v) − v (at least 0) on INVERSE_STEPS + 1 values v, for the fitted shots and reads."""
+        means, steps, lifts = _grid()[0], np.linspace(0, 1, INVERSE_STEPS + 1), []
+        for shot, read in zip(self.shots, self.reads):
             mean = means[np.searchsorted(SHOTS, shot), np.searchsorted(READS, read)]
             lifts.append(np.maximum(np.interp(steps, mean, VALUES) - steps, 0))
         return torch.from_numpy(np.stack(lifts)).float()

@@ -56,7 +56,11 @@ class NoiseLevelFunction:
     (`videodenoise.denoise.calibration`); coarse: the function of the same video halved (the mean of each
     2×2 block), estimated for a second scale (`videodenoise.denoise.scales`), or None; brightness: the mean
     intensity of the frames it was estimated on (over their pixels and channels, [0, 1]), None where not
-    measured (what `clean` warns dark footage by, where σ auto is weakest: `videodenoise.denoise.pipeline`).
+    measured (what `clean` warns dark footage by, where σ auto is weakest: `videodenoise.denoise.pipeline`);
+    gamma_fit: (S, shot noise a per channel, read noise b per channel) of the camera gamma's step as a pass told
+    the curve as estimated made it, where the model is then told another scale (`videodenoise.denoise.calibration`):
+    told more or less, the output is smoother or rougher, and its first frames can decide the step otherwise or not
+    at all, so a pass told this function makes that step from its first frame; None: each pass decides it.
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -75,6 +79,7 @@ class NoiseLevelFunction:
     told_scale: float = 1.0
     coarse: NoiseLevelFunction | None = None
     brightness: float | None = None
+    gamma_fit: tuple[float, tuple[float, ...], tuple[float, ...]] | None = None
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
