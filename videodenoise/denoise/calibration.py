@@ -58,7 +58,7 @@ from videodenoise.denoise import camera_bias
 from videodenoise.denoise.fusion import FrameAligner
 from videodenoise.denoise.tiling import window_frames
 from videodenoise.noise.estimation import estimate_clip_noise
-from videodenoise.noise.noise_level_function import NoiseLevelFunction
+from videodenoise.noise.noise_level_function import GammaFit, NoiseLevelFunction
 
 SCALES = (0.64, 0.8, 1.0, 1.25, 1.6, 2.0)  # told σ / σ, a ratio of 1.25 apart
 PIXEL_TOLERANCE = 0.15  # px from a pixel centre at which a flow's landing point still counts as on it
@@ -78,7 +78,7 @@ class Calibration(NamedTuple):
     distances: dict[float, float]
     matches: int
     reason: str = ""
-    gamma_fit: tuple[float, tuple[float, ...], tuple[float, ...]] | None = None  # the step told the curve, if made
+    gamma_fit: GammaFit | None = None  # the camera gamma's step as the curve told makes it, if it does
 
     def applied_to(self, sigma: float | NoiseLevelFunction) -> float | NoiseLevelFunction:
         """`sigma` as it was if the scale is 1, else as a noise level function with this `told_scale`
@@ -149,7 +149,7 @@ def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelF
     return Calibration(SCALES[index], distances, matches, gamma_fit=fit)
 
 
-def _gamma_fit(denoiser, frames: torch.Tensor, sigma) -> tuple[float, tuple[float, ...], tuple[float, ...]] | None:
+def _gamma_fit(denoiser, frames: torch.Tensor, sigma) -> GammaFit | None:
     """The camera gamma's step as `clean` makes it on these frames told σ auto's curve as it is (its `gamma_fit`), or
     None where it is not made (or not for this σ). The scale chosen changes the output the step decides on: told 1.6×
     the curve, a dark microscope pan's first frames no longer held picture enough to tell and the step was lost, 1.4 dB

@@ -38,6 +38,10 @@ def local_mean(image: np.ndarray) -> np.ndarray:
     return out.reshape(image.shape)
 
 
+# (S, shot noise a per channel, read noise b per channel): a camera gamma's step as made (`gamma_fit` below)
+GammaFit = tuple[float, tuple[float, ...], tuple[float, ...]]
+
+
 @dataclass(frozen=True)
 class NoiseLevelFunction:
     """σ_c(intensity) on the [0, 1] scale, per channel c.
@@ -79,7 +83,7 @@ class NoiseLevelFunction:
     told_scale: float = 1.0
     coarse: NoiseLevelFunction | None = None
     brightness: float | None = None
-    gamma_fit: tuple[float, tuple[float, ...], tuple[float, ...]] | None = None
+    gamma_fit: GammaFit | None = None
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
