@@ -136,6 +136,24 @@ def test_smooth_content_is_told_more_and_fine_texture_less(fusion):
     assert chosen.scale < 1 and chosen.distances[chosen.scale] == min(chosen.distances.values())
 
 
+def test_a_scale_other_than_one_hands_on_the_gamma_step_the_curve_told_makes(monkeypatch):
+    from videodenoise.denoise import calibration
+
+    asked = []
+    fit = (0.5, (0.01, 0.01, 0.01), (0.0001, 0.0001, 0.0001))
+    monkeypatch.setattr(calibration, "_gamma_fit", lambda denoiser, frames, sigma: asked.append(sigma) or fit)
+    generator = torch.Generator().manual_seed(1)
+    smooth = pan(smooth_texture(), 5, 1, 48, 80)
+    noisy = (smooth + 0.05 * torch.randn(smooth.shape, generator=generator)).clamp(0, 1)
+    curve = NoiseLevelFunction((0.2, 0.8), ((0.05, 0.05),), 0.05)
+    chosen = choose_told_scale(stand_in_denoiser(), noisy, curve)
+    assert chosen.scale == SCALES[-1] and chosen.gamma_fit == fit and asked == [curve]  # asked of the curve as it is
+    assert chosen.applied_to(curve).gamma_fit == fit
+    asked.clear()
+    kept = choose_told_scale(stand_in_denoiser(), noisy[:2], curve)  # too few frames: the scale stays 1
+    assert kept.scale == 1 and kept.gamma_fit is None and asked == []
+
+
 def test_codec_noise_few_frames_and_no_noise_keep_the_scale_one():
     clip = pan(smooth_texture(), 5, 1, 48, 80)
     denoiser = stand_in_denoiser()
