@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> None:
         return out
 
     if args.gaussian:
+        taken = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
         for exposure in (float(e) for e in args.exposures.split(",")):
-            clips = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
-            clips = [quality.underexposed(clip, exposure) for clip in clips] if exposure != 1 else clips
+            clips = [quality.underexposed(clip, exposure) for clip in taken] if exposure != 1 else taken
             where = f"×{exposure:g} " if exposure != 1 else ""
             for sigma in GAUSSIAN_SIGMAS:
                 draws = [quality.add_noise_uint8(c.frames, sigma, quality.noise_seed(c.name, sigma, 0)) for c in clips]
