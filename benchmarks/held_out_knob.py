@@ -2,13 +2,14 @@
 held-out clips (5 frames, its noise draws: light, medium and heavy camera noise through H.264 CRF 18, 23 and 28), as
 taken and darkened 4× and 8× (`bench_quality.underexposed`), `clean` σ auto with the shipped default, the
 constant at its reference value against the one chosen; per exposure and condition the means, then the gain paired by
-clip (mean of the nine conditions per clip, 95 % t interval over the six clips). Run it once, after the decision:
+clip (mean of the conditions per clip, 95 % t interval over the six clips). Run it once, after the decision:
 these clips must play no part in a choice.
 
     .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.LIFT_CLIPPING=0,1
     .venv/bin/python benchmarks/held_out_knob.py --knob denoise.camera_bias.LIFT_CLIPPING=0,1 --gaussian
 
-`--knob MODULE.NAME=REFERENCE,CHOSEN` as validation_sweep.py reads it; `--pin MODULE.NAME=VALUE` (repeatable) sets
+`--codec none`: the camera noise without a codec (a lossless capture's), the three levels. `--knob
+MODULE.NAME=REFERENCE,CHOSEN` as validation_sweep.py reads it; `--pin MODULE.NAME=VALUE` (repeatable) sets
 another constant for the whole run (to run again as an earlier run ran, before a later choice). `--gaussian`: the
 quality benchmark's Gaussian draws instead (σ = 0, 2, 5, 10, 25, σ auto), as taken (or `--exposures 1,0.25,0.125`:
 darkened too), with the clips each value moved.
@@ -24,7 +25,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from validation_sweep import parse_knob, value_reader  # noqa: E402
+from validation_sweep import camera_conditions, parse_knob, value_reader  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
 import bench_realnoise as realnoise  # noqa: E402
@@ -42,6 +43,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gaussian", action="store_true", help="Gaussian noise as taken instead of camera noise")
     parser.add_argument(
         "--exposures", default="1", help="with --gaussian: the exposures, comma-separated (e.g. 1,0.25,0.125)"
+    )
+    parser.add_argument(
+        "--codec", default="h264", choices=("h264", "none"), help="the camera noise's codec (none: a lossless capture)"
     )
     args = parser.parse_args(argv)
     module, name, values = parse_knob(args.knob)
@@ -92,22 +96,22 @@ def main(argv: list[str] | None = None) -> None:
                 )
         return
     machine = f"{cpu_name()}, {torch.get_num_threads()} threads"
-    print(f"{name} {values[0]} against {values[1]}; clips: {', '.join(names)}; 5 frames; {machine}")
+    codec = "; camera noise without a codec" if args.codec == "none" else ""
+    print(f"{name} {values[0]} against {values[1]}; clips: {', '.join(names)}; 5 frames{codec}; {machine}")
     for exposure in EXPOSURES:
         clips = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
         clips = [quality.underexposed(clip, exposure) for clip in clips] if exposure != 1 else clips
         conditions = []  # per condition: (before, after) per clip
-        for level in realnoise.DEFAULT_LEVELS:
-            for crf in realnoise.DEFAULT_CRFS:
-                draws = [torch.from_numpy(realnoise.camera_draw(c, level, "h264", crf)).float() / 255 for c in clips]
-                before, after = np.array([scores(frames, clip) for frames, clip in zip(draws, clips)]).T
-                conditions.append((before, after))
-                gains = " ".join(f"{b - a:+.2f}" for a, b in zip(before, after))
-                print(
-                    f"×{exposure:g} {level} CRF {crf}: {before.mean():.2f} → {after.mean():.2f} "
-                    f"({after.mean() - before.mean():+.2f}; per clip {gains})",
-                    flush=True,
-                )
+        for level, crf in camera_conditions(args.codec):
+            draws = [torch.from_numpy(realnoise.camera_draw(c, level, args.codec, crf)).float() / 255 for c in clips]
+            before, after = np.array([scores(frames, clip) for frames, clip in zip(draws, clips)]).T
+            conditions.append((before, after))
+            gains = " ".join(f"{b - a:+.2f}" for a, b in zip(before, after))
+            print(
+                f"×{exposure:g} {level} {'raw' if crf is None else f'CRF {crf}'}: {before.mean():.2f} → "
+                f"{after.mean():.2f} ({after.mean() - before.mean():+.2f}; per clip {gains})",
+                flush=True,
+            )
         before, after = (np.mean([pair[i] for pair in conditions], axis=0) for i in (0, 1))  # per clip
         paired = paired_difference(after, before)
         print(

@@ -10,11 +10,12 @@ first is the reference: today's value or the simplest); `--knob OPTION=v1,v2,...
 value of one of bench_quality's --checkpoint options instead (e.g. `camera_bias=off,on`). For each,
 `clean --sigma auto` (the shipped default checkpoint, the fast preset, the noise estimated again for every
 value) on pans over VALIDATION_PHOTOS (never the benchmark's clips), through the real-noise benchmark's camera model at
-light, medium and heavy, H.264 CRF 18, 23 and 28 (the noise draws bench_realnoise.py makes for these
-clips), and with added Gaussian noise at σ = 0, 2, 10 and 25 (bench_quality's draws): mean PSNR per
-condition and over the nine camera conditions, and the mean luminance grain and told σ estimated.
+light, medium and heavy, H.264 CRF 18, 23 and 28 (the noise draws bench_realnoise.py makes for these clips; `--codec
+none`: the three levels without a codec, a lossless capture's noise), and with added Gaussian noise at σ = 0, 2, 10
+and 25 (bench_quality's draws): mean PSNR per condition and over the camera conditions, and the mean luminance grain
+and told σ estimated.
 
-The rule: the value with the highest mean PSNR over the nine camera conditions, among those whose
+The rule: the value with the highest mean PSNR over the camera conditions, among those whose
 mean PSNR at every Gaussian condition is at most 0.05 dB below the first value's; a value within 0.05 dB
 of an earlier-listed value's camera mean gives way to the earlier one. The script applies it
 (`--no-rule`: only the tables). Before commit 9d3405b the Gaussian test was two-sided (within 0.05 dB
@@ -53,25 +54,29 @@ GAUSSIAN_SIGMAS = (0.0, 2.0, 10.0, 25.0)
 TOLERANCE_DB = 0.05
 
 
-def condition_names() -> list[str]:
+def camera_conditions(codec: str = "h264") -> list[tuple[str, int | None]]:
+    """(level, CRF) of the camera conditions: each level at each CRF through a codec, each level once without one
+    ("none": a lossless capture)."""
+    crfs = (None,) if codec == "none" else realnoise.DEFAULT_CRFS
+    return [(level, crf) for level in realnoise.DEFAULT_LEVELS for crf in crfs]
+
+
+def condition_names(codec: str = "h264") -> list[str]:
     """The camera conditions, then the Gaussian ones, in the tables' order."""
-    camera = [
-        realnoise.condition_name(level, "h264", crf)
-        for level in realnoise.DEFAULT_LEVELS
-        for crf in realnoise.DEFAULT_CRFS
-    ]
+    camera = [realnoise.condition_name(level, codec, crf) for level, crf in camera_conditions(codec)]
     return camera + [f"gaussian σ={sigma:g}" for sigma in GAUSSIAN_SIGMAS]
 
 
-def noisy_clips(clips: list[quality.Clip], only: list[str] | None = None) -> list[tuple[str, list[np.ndarray]]]:
+def noisy_clips(
+    clips: list[quality.Clip], only: list[str] | None = None, codec: str = "h264"
+) -> list[tuple[str, list[np.ndarray]]]:
     """(condition name, the noisy uint8 frames of every clip) for the camera and Gaussian conditions (or those
     named in `only`)."""
     out = []
-    for level in realnoise.DEFAULT_LEVELS:
-        for crf in realnoise.DEFAULT_CRFS:
-            name = realnoise.condition_name(level, "h264", crf)
-            if only is None or name in only:
-                out.append((name, [realnoise.camera_draw(clip, level, "h264", crf) for clip in clips]))
+    for level, crf in camera_conditions(codec):
+        name = realnoise.condition_name(level, codec, crf)
+        if only is None or name in only:
+            out.append((name, [realnoise.camera_draw(clip, level, codec, crf) for clip in clips]))
     for sigma in GAUSSIAN_SIGMAS:
         name = f"gaussian σ={sigma:g}"
         if only is None or name in only:
@@ -139,11 +144,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exposure", type=float, default=1.0, help="the clips underexposed this much (night footage)")
     parser.add_argument("--conditions", help="only these conditions, comma-separated as the tables name them")
     parser.add_argument("--places", type=int, default=2, help="decimal places of the PSNRs (a rule's borderline)")
+    parser.add_argument(
+        "--codec", default="h264", choices=("h264", "none"), help="the camera noise's codec (none: a lossless capture)"
+    )
     args = parser.parse_args(argv)
     only = None if args.conditions is None else args.conditions.split(",")
-    if only is not None and (unknown := sorted(set(only) - set(condition_names()))):
+    if only is not None and (unknown := sorted(set(only) - set(condition_names(args.codec)))):
         raise SystemExit(
-            f"--conditions: no condition {', '.join(unknown)}; give some of {', '.join(condition_names())}"
+            f"--conditions: no condition {', '.join(unknown)}; give some of {', '.join(condition_names(args.codec))}"
         )
     module, name, values = parse_knob(args.knob)
     kind = value_reader(module, name)
@@ -166,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     gaussian: dict[str, list[float]] = {v: [] for v in values}
     original = getattr(module, name) if module is not None else None
     try:
-        for condition, draws in noisy_clips(clips, only):
+        for condition, draws in noisy_clips(clips, only, args.codec):
             frames = [torch.from_numpy(draw).float() / 255 for draw in draws]
             cells = []
             for value in values:

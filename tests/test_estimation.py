@@ -22,7 +22,7 @@ from videodenoise.models.registry import build_model, save_model
 from videodenoise.noise import estimation
 from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sigma, estimate_video_noise
 from videodenoise.noise.grain import GRAIN_SCALE, MAX_GRAIN
-from videodenoise.noise.noise_level_function import NoiseLevelFunction
+from videodenoise.noise.noise_level_function import WHITE_CARRIED, WHITE_GRAIN, NoiseLevelFunction
 from videodenoise.noise.single_frame import BLOCK, QUANTILE, block_statistics, estimate_noise_sigma, flat_sigma
 
 from helpers import run_cli
@@ -174,7 +174,7 @@ def test_the_grain_of_correlated_noise_is_its_block_means_sigma_over_its_pixel_s
     assert len(function.grain) == 1 and function.grain[0] == pytest.approx(expected, rel=0.15)
     assert function.level == pytest.approx(10 / 255, rel=0.15)  # the map stays the pixel-level σ
     assert function.told_level == pytest.approx(function.level * function.grain[0])
-    assert "spatially correlated" in function.summary()
+    assert "spatially correlated" in function.summary() and function.codec_shaped
 
 
 @pytest.mark.parametrize("channels", [1, 3])
@@ -182,7 +182,15 @@ def test_white_noise_has_no_grain(channels):
     noisy = to_8_bits(gaussian(clip_of(0.6, channels=channels, height=144, width=192), 25 / 255))
     function = estimate_clip_noise(noisy)
     assert all(g == 1 for g in function.grain) and function.told_level == function.level
-    assert "correlated" not in function.summary()
+    assert "correlated" not in function.summary() and not function.codec_shaped
+
+
+def test_noise_looks_like_a_codecs_above_a_grain_or_a_carried_share_white_noise_never_shows():
+    white = NoiseLevelFunction.constant(0.05, channels=3)
+    assert not white.codec_shaped and not dataclasses.replace(white, grain=(WHITE_GRAIN, 9.0, 9.0)).codec_shaped
+    assert dataclasses.replace(white, grain=(WHITE_GRAIN + 0.01, 1.0, 1.0)).codec_shaped  # luminance's grain
+    assert not dataclasses.replace(white, carried=WHITE_CARRIED).codec_shaped
+    assert dataclasses.replace(white, carried=WHITE_CARRIED + 0.01).codec_shaped
 
 
 def test_an_exposure_change_between_frames_is_not_read_as_noise_or_grain():

@@ -67,5 +67,10 @@ def test_a_borderline_figure_can_be_computed_again_on_the_conditions_named(sweep
     only = sweep.noisy_clips([clip], ["gaussian σ=2"])
     assert [name for name, _ in only] == ["gaussian σ=2"] and np.array_equal(only[0][1][0], every["gaussian σ=2"][0])
     assert sweep.condition_names()[0] == "light h264 crf18" and len(sweep.condition_names()) == 13
+    # without a codec: each level once, drawn as the real-noise benchmark draws it
+    assert sweep.condition_names("none") == ["light raw", "medium raw", "heavy raw"] + sweep.condition_names()[9:]
+    raw = sweep.noisy_clips([clip], ["medium raw"], "none")
+    assert [name for name, _ in raw] == ["medium raw"]
+    assert np.array_equal(raw[0][1][0], sweep.realnoise.camera_draw(clip, "medium", "none", None))
     with pytest.raises(SystemExit, match="--conditions: no condition gaussian σ=3; give some of light h264 crf18"):
         sweep.main(["--knob", "noise.estimation.MAX_CARRIED=0,1", "--conditions", "gaussian σ=3"])

@@ -29,8 +29,8 @@ noise: on H.264 at CRF 28 and heavy noise at CRF 23 it chose the smallest scale 
 validation pan, 0.2-0.5 dB below the best. The estimator's carried share does not always see that
 (0 on two of four pans at CRF 28); its grain does: every camera-noise condition of the validation pans
 measured a luminance grain of 1.31 or more, added Gaussian noise 1.00-1.25 (1.24-1.25 at σ = 2, where
-8-bit rounding is a visible part of the noise). So a video keeps the scale 1 unless its noise looks
-white (grain at most WHITE_GRAIN) and new in every frame (carried share at most MAX_CARRIED). A σ given
+8-bit rounding is a visible part of the noise). So a video keeps the scale 1 where its noise looks like a
+codec's, not white or not new in every frame (`NoiseLevelFunction.codec_shaped`). A σ given
 as one number says neither, so the frames' noise level function is estimated for the test (the number
 is still what the model is told, times the scale): told one σ, calibration chose 1.25-2× on H.264 noise
 and gained there (the one-σ estimate reads codec noise low), but a number a user measured or chose
@@ -64,8 +64,6 @@ SCALES = (0.64, 0.8, 1.0, 1.25, 1.6, 2.0)  # told σ / σ, a ratio of 1.25 apart
 PIXEL_TOLERANCE = 0.15  # px from a pixel centre at which a flow's landing point still counts as on it
 FLOW_CONSISTENCY = 0.5  # px: the flow there and back may miss its start by this much
 BORDER = 8  # px at the frame's edges left out (the model's patches thin out there)
-MAX_CARRIED = 0.05  # above this share of carried noise, frame pairs share noise and the scale stays 1
-WHITE_GRAIN = 1.3  # above this luminance grain, the noise is a codec's (module notes) and the scale stays 1
 CALIBRATION_FRAMES = 5  # consecutive frames the scale is chosen on
 CROP = (240, 320)  # the largest centre region used, so that the cost does not grow with the frame size
 
@@ -121,7 +119,7 @@ def choose_told_scale(denoiser, frames: torch.Tensor, sigma: float | NoiseLevelF
     if function.level <= 0:
         return Calibration(1.0, {}, 0, "no noise")
     measured = function if isinstance(sigma, NoiseLevelFunction) else estimate_clip_noise(frames.float())
-    if measured.carried > MAX_CARRIED or measured.luminance_grain > WHITE_GRAIN:
+    if measured.codec_shaped:
         return Calibration(1.0, {}, 0, "the noise looks like a codec's: not white, or carried over between frames")
     frames = _centre_crop(frames.float())
     pairs = frame_pairs(frames, denoiser.settings.fusion)

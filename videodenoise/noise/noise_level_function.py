@@ -30,6 +30,12 @@ from videodenoise.errors import DenoiseError
 LOCAL_MEAN = 5  # side of the box whose mean intensity a pixel's σ is read at
 # where `summary` reads the curve (the centres of the lower, middle and upper fifths of the range)
 TONES = (("shadows", 0.1), ("mid-tones", 0.5), ("highlights", 0.9))
+# what white noise, new in every frame, looks like to the estimator (`codec_shaped`): a luminance grain of at most
+# WHITE_GRAIN (added Gaussian noise read 1.00-1.25 on the validation pans, 1.24-1.25 at σ = 2 where 8 bits' rounding
+# is a visible part of it; every camera-noise condition through H.264 1.31 or more) and a carried share of at most
+# WHITE_CARRIED (a codec's skipped blocks copy a frame's noise into the next: benchmarks/results/calibration)
+WHITE_GRAIN = 1.3
+WHITE_CARRIED = 0.05
 
 
 def local_mean(image: np.ndarray) -> np.ndarray:
@@ -144,6 +150,13 @@ class NoiseLevelFunction:
         """The grain of the channel all channels share (luminance; the one channel of grey frames), 1
         for white noise: what fusion widens its bandwidth by (`videodenoise.denoise.fusion`)."""
         return self.grain[0] if self.grain else 1.0
+
+    @property
+    def codec_shaped(self) -> bool:
+        """Whether the noise looks as a codec leaves it: correlated across pixels (luminance grain above WHITE_GRAIN)
+        or carried over from frame to frame (share above WHITE_CARRIED). False for white noise new in every frame: a
+        lossless capture's, noise added to the stored values, a σ told by hand."""
+        return self.luminance_grain > WHITE_GRAIN or self.carried > WHITE_CARRIED
 
     @property
     def from_pairs(self) -> bool:
