@@ -122,36 +122,23 @@ def test_a_fade_from_black_or_a_title_card_waits_for_the_first_frame_with_noisy_
 
 def test_the_fit_reads_the_noise_as_it_was_before_a_codec_smoothed_it(monkeypatch):
     """σ auto measures the noise after the codec, which smoothed what the camera's gamma bent: the fit reads the curve
-    × CODEC_LIFT. A camera's exact curve, as a codec smoothing its std by 1/CODEC_LIFT would leave it (and as its grain
-    says a codec shaped it), fits back to the camera's (a, b) within a grid step, where the curve as measured fits
-    smaller ones. The same curve read as white noise, no codec having smoothed it, is lifted by WHITE_LIFT instead."""
+    × CODEC_LIFT. A camera's exact curve, as a codec smoothing its std by 1/CODEC_LIFT would leave it, fits back to the
+    camera's (a, b) within a grid step, where the curve as measured fits smaller ones."""
     lift, clean = camera_bias.CODEC_LIFT, ramp()[0]
     noisy, mean = camera_frames(clean), linear_noise_moments(np.array(SHOT), np.array(READ))[0]
     output = torch.from_numpy(np.interp(clean.numpy(), camera_bias.VALUES, mean)).float()  # a perfect averager
     camera = curve_of_the_camera()
-    smoothed = dataclasses.replace(
-        camera, sigmas=tuple(tuple(s / lift for s in row) for row in camera.sigmas), grain=(1.6, 1.2, 1.2)
-    )
-    assert smoothed.codec_shaped and not camera.codec_shaped
-
-    def fit(curve: NoiseLevelFunction) -> tuple[float, float]:
-        bias = GammaBias(curve)
-        list(bias.watching([noisy]))
-        undo(bias, output, output)
-        return bias.shots[0], bias.reads[0]
-
+    smoothed = dataclasses.replace(camera, sigmas=tuple(tuple(s / lift for s in row) for row in camera.sigmas))
     fits = {}
     for factor in (lift, 1.0):
         monkeypatch.setattr(camera_bias, "CODEC_LIFT", factor)
-        monkeypatch.setattr(camera_bias, "WHITE_LIFT", 3.0)  # never read for a codec's noise
-        fits[factor] = fit(smoothed)
+        bias = GammaBias(smoothed)
+        list(bias.watching([noisy]))
+        undo(bias, output, output)
+        fits[factor] = (bias.shots[0], bias.reads[0])
     shot, read = fits[lift]
     assert lift > 1 and abs(math.log(shot / SHOT)) <= math.log(1.5) and abs(math.log(read / READ)) <= math.log(1.7)
     assert fits[1.0][0] <= shot and fits[1.0][1] <= read and fits[1.0] != (shot, read)
-    white = dataclasses.replace(smoothed, grain=())
-    for factor in (lift, 1.0):
-        monkeypatch.setattr(camera_bias, "WHITE_LIFT", factor)
-        assert fit(white) == fits[factor]
 
 
 def test_noise_added_to_the_stored_values_is_left_as_it_is():
@@ -248,10 +235,10 @@ def test_a_video_whose_first_frames_never_tell_is_left_without_the_step_and_noth
 
 def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_too(monkeypatch, fast_denoiser):
     """A camera clips its noise before the codec smooths it: once the step is made (LIFT_CLIPPING), the clipping's
-    correction reads the curve × CODEC_LIFT (× WHITE_LIFT where the noise looks white); before the decision, and for
-    noise that is not a camera's, the curve as measured."""
+    correction reads the curve × CODEC_LIFT; before the decision, and for noise that is not a camera's, the curve as
+    measured."""
     monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", True)
-    clean, camera = ramp()[0], dataclasses.replace(curve_of_the_camera(), grain=(1.6, 1.2, 1.2))  # a codec's
+    clean, camera = ramp()[0], curve_of_the_camera()
     mean = linear_noise_moments(np.array(SHOT), np.array(READ))[0]
     output = torch.from_numpy(np.interp(clean.numpy(), camera_bias.VALUES, mean)).float()  # a perfect averager
     bias = GammaBias(camera)
@@ -261,7 +248,8 @@ def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_to
     lifted = bias.decide(output)
     assert len(bias.lift) and lifted.knots == camera.knots and bias.decide(output) is lifted
     np.testing.assert_allclose(lifted.sigmas, np.asarray(camera.sigmas) * camera_bias.CODEC_LIFT)
-    said = f"fitted to the curve × {camera_bias.CODEC_LIFT:g}, the noise before the codec"
+    said = f"fitted to the curve × {camera_bias.CODEC_LIFT:g}, the noise as the camera made it (σ auto reads it low "
+    said += "after a codec and where clipped)"
     assert bias.describe().endswith(f"{said}, which the clipping's correction reads too")  # `clean`'s line says so
     monkeypatch.setattr(camera_bias, "LIFT_CLIPPING", False)
     unlifted = GammaBias(camera)
@@ -271,13 +259,6 @@ def test_where_the_step_is_made_the_clipping_reads_the_noise_before_the_codec_to
     gaussian = GammaBias(NoiseLevelFunction.constant(25 / 255, 3))
     list(gaussian.watching([(clean + 25 / 255 * torch.randn(clean.shape)).clamp(0, 1)]))
     assert gaussian.decide(clean) is gaussian.function and not len(gaussian.lift)
-    white = dataclasses.replace(camera, grain=())  # no codec shaped it: × WHITE_LIFT, and the line says which
-    for factor, said in ((1.0, "fitted to the curve"), (1.5, "fitted to the curve × 1.5, white noise, lifted as")):
-        monkeypatch.setattr(camera_bias, "WHITE_LIFT", factor)
-        bias = GammaBias(white)
-        list(bias.watching([camera_frames(clean)]))
-        np.testing.assert_allclose(bias.decide(output).sigmas, np.asarray(white.sigmas) * factor)
-        assert said in bias.describe() and "codec" not in bias.describe().replace("lifted as a codec's is", "")
 
     # through the denoiser: the model's output unclipped with the lifted curve, then raised by the step
     noisy = camera_frames(ramp(frames=3))

@@ -26,12 +26,11 @@ them; a video with none in its first MAX_WAIT frames is left without the step):
   after H.264: 0.0-1.7, a codec's averaging shrinking the skew before the bias);
 * (a, b) per channel: the grid point whose std of g(clip(x + n, 0, 1)), at the x whose mean is each bin's
   value, best matches the noise level function's σ there times CODEC_LIFT (least squares on log σ², weighted by
-  the frame's histogram): σ auto measures the noise after the codec, which smoothed what the gamma bent. Where the
-  noise looks white instead (`NoiseLevelFunction.codec_shaped`: no codec shaped it, a lossless capture), the curve
-  times WHITE_LIFT.
+  the frame's histogram): σ auto measures the noise after the codec, which smoothed what the gamma bent, and reads
+  it low in the shadows, where the camera clipped it, codec or not.
 
-Once the step is made, the clipping's correction reads the lifted curve too (LIFT_CLIPPING): the camera clipped its
-noise before the codec smoothed it. So the clipping's correction of each output waits for the decision:
+Once the step is made, the clipping's correction reads the curve × CODEC_LIFT too (LIFT_CLIPPING): the camera
+clipped its noise before the codec smoothed it. So the clipping's correction of each output waits for the decision:
 per output `decide` (which returns the curve it reads), the clipping's correction, then `undo`.
 """
 
@@ -55,11 +54,10 @@ MIN_SHARE = 0.05  # every clip measured on is read from ≥ 0.12 of its first fr
 # night footage, which never tells, would pay it on every frame
 MAX_WAIT = 125
 # the fit reads σ auto's curve times this: the noise the gamma bent was larger before the codec smoothed it; chosen on
-# the validation clips by a rule fixed before the run, 1.4 kept out by a loss as taken (benchmarks/results/codec-lift)
+# the validation clips by a rule fixed before the run, 1.4 kept out by a loss as taken (benchmarks/results/codec-lift).
+# It serves footage no codec touched too (noise that looks white): there the curve without it lost up to 0.37 dB in
+# the dark, σ auto reading clipped shadows low (benchmarks/results/white-lift)
 CODEC_LIFT = 1.2
-# what the fit (and the clipping's correction) read where the noise looks white, no codec having smoothed it:
-# benchmarks/results/white-lift (1.2: CODEC_LIFT whatever the footage, as before that run)
-WHITE_LIFT = 1.2
 # where the step is made, the clipping's correction reads the curve × CODEC_LIFT too: the camera clipped its noise
 # before the codec smoothed it; chosen on the validation clips by a rule fixed before the run
 # (benchmarks/results/clipping-lift); off, today's output before it
@@ -148,9 +146,7 @@ class GammaBias:
 
     def __init__(self, function: NoiseLevelFunction, on_fitted: Callable[[GammaBias], None] | None = None):
         self.function, self.on_fitted = function, on_fitted
-        # the noise before a codec smoothed it, what the fit reads
-        self.lift_factor = CODEC_LIFT if function.codec_shaped else WHITE_LIFT
-        self.lifted = function.scaled(self.lift_factor)
+        self.lifted = function.scaled(CODEC_LIFT)  # the noise as the camera made it: what the fit reads
         self.clipped = function  # the curve the clipping's correction reads (`decide`): `lifted` once the step is made
         # the noisy frames passed on and not yet undone, until the decision: as many as the stream reads ahead
         self.waiting: collections.deque[torch.Tensor] = collections.deque()
@@ -172,9 +168,9 @@ class GammaBias:
         if self.function.gamma_fit is not None:
             where = ", read and fitted on frames denoised told the curve as estimated"
         lifted = ""
-        if self.lift_factor != 1:  # what the fit (and, where it is lifted, the clipping's correction) read
-            white = "white noise, lifted as a codec's is"
-            lifted = f" × {self.lift_factor:g}, {'the noise before the codec' if self.function.codec_shaped else white}"
+        if CODEC_LIFT != 1:  # what the fit (and, where it is lifted, the clipping's correction) read
+            lifted = f" × {CODEC_LIFT:g}, the noise as the camera made it (σ auto reads it low after a codec and where"
+            lifted += " clipped)"
             lifted += ", which the clipping's correction reads too" if self.clipped is not self.function else ""
         return (
             f"noise skewed as a camera's gamma skews it (S = {self.skew:.2f}{where}): its bias undone, for shot "
@@ -183,8 +179,8 @@ class GammaBias:
 
     def decide(self, output: torch.Tensor) -> NoiseLevelFunction:
         """Decide on this output (a (C, H, W) denoised frame before the clipping's correction) if no frame has yet;
-        return the curve the clipping's correction of it reads: lifted once the step is made (and LIFT_CLIPPING),
-        the curve as measured otherwise."""
+        return the curve the clipping's correction of it reads: × CODEC_LIFT once the step is made (and
+        LIFT_CLIPPING), the curve as measured otherwise."""
         if self.lift is None:
             noisy = self.waiting.popleft()
             self.lift = self._fit(noisy, output) if self.function.gamma_fit is None else self._carried()
