@@ -421,6 +421,7 @@ def classical_methods(
 #   fusion_radius=N  fuse N neighbours each side instead of FusionSettings' default
 #   precision=bf16   the model under bfloat16 autocast (clean --precision bf16; fp32 by default)
 #   calibrate=on     choose the told σ scale per clip (clean --calibrate; videodenoise.denoise.calibration)
+#   calibrate_dark=on  choose it where σ auto finds the clip dark (clean --calibrate-dark)
 #   camera_bias=off  under σ auto, leave a camera gamma's bias (clean --no-camera-bias; denoise.camera_bias)
 #   unclip=off       leave the bias clipped noise leaves (clean --no-unclip; videodenoise.denoise.clipping)
 #   mirrors=N        average the estimates of N mirror images (clean --mirrors)
@@ -435,7 +436,7 @@ def classical_methods(
 #   wiener_stride=N  that filter's patches every N pixels (clean --wiener-stride)
 #   wiener_flow=P    the DIS preset of that filter's flow (clean --wiener-flow)
 # the options that take on or off, DenoiseSettings' fields of those names
-SWITCHES = ("calibrate", "camera_bias", "unclip", "wiener")
+SWITCHES = ("calibrate", "calibrate_dark", "camera_bias", "unclip", "wiener")
 CHECKPOINT_OPTIONS = (
     "quality",
     "patch_stride",
@@ -446,6 +447,7 @@ CHECKPOINT_OPTIONS = (
     "fusion_radius",
     "precision",
     "calibrate",
+    "calibrate_dark",
     "camera_bias",
     "unclip",
     "mirrors",

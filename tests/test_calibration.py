@@ -16,6 +16,7 @@ from videodenoise.denoise.calibration import (
     CALIBRATION_FRAMES,
     SCALES,
     calibrate_told_scale,
+    calibrates,
     calibration_span,
     choose_told_scale,
     frame_pairs,
@@ -201,6 +202,27 @@ def test_denoise_clip_calibrates_on_the_middle_frames_when_asked():
     assert torch.equal(calibrating.denoise_clip(noisy, 0.05), stand_in_denoiser().denoise_clip(noisy, chosen))
 
 
+def test_calibrate_dark_calibrates_sigma_autos_function_of_a_dark_clip_and_nothing_else():
+    settings = DenoiseSettings(device="cpu", tile=0, calibrate_dark=True)
+    dark = dataclasses.replace(NoiseLevelFunction.constant(0.05), brightness=40 / 255)
+    bright = dataclasses.replace(dark, brightness=60 / 255)
+    assert dark.dark and not bright.dark and not NoiseLevelFunction.constant(0.05).dark  # unmeasured: not dark
+    assert calibrates(settings, dark) and not calibrates(settings, bright)
+    assert not calibrates(settings, 0.05) and not calibrates(settings, None)  # a number told is never overruled
+    assert not calibrates(DenoiseSettings(), dark) and calibrates(DenoiseSettings(calibrate=True), 0.05)
+
+    generator = torch.Generator().manual_seed(2)
+    clip = pan(smooth_texture(72, 160), 5, 1, 48, 80) * 0.25  # mean level about 32
+    noisy = (clip + 0.05 * torch.randn(clip.shape, generator=generator)).clamp(0, 1)
+    function = dataclasses.replace(dark, brightness=float(noisy.mean()))
+    calibrating = Denoiser(BlurByToldSigma(), settings, sigma_range=(0.0, 0.5))
+    chosen = calibrate_told_scale(calibrating, noisy, function)
+    assert chosen.told_scale != 1  # smooth content: the stand-in is told more
+    assert torch.equal(calibrating.denoise_clip(noisy, function), stand_in_denoiser().denoise_clip(noisy, chosen))
+    bright = dataclasses.replace(function, brightness=0.5)  # footage not dark: as without the switch
+    assert torch.equal(calibrating.denoise_clip(noisy, bright), stand_in_denoiser().denoise_clip(noisy, bright))
+
+
 # ------------------------------------------------------------------------------------------- the command
 
 
@@ -246,10 +268,11 @@ def test_clean_calibrate_says_what_the_model_was_told(tmp_path, capsys, monkeypa
     assert line == expected + " between frames)"
 
 
-def test_calibrate_without_sigma_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
-    code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", "--calibrate"], capsys, monkeypatch)
+@pytest.mark.parametrize("flag", ["--calibrate", "--calibrate-dark"])
+def test_calibrate_without_sigma_is_refused_in_one_line(tmp_path, capsys, monkeypatch, flag):
+    code, out, err = run_cli(["clean", tmp_path / "any.mp4", "--sigma", "none", flag], capsys, monkeypatch)
     assert code == 1 and "Traceback" not in err
-    assert err.strip() == "error: --calibrate chooses how much of σ the model is told: it needs σ, not --sigma none"
+    assert err.strip() == f"error: {flag} chooses how much of σ the model is told: it needs σ, not --sigma none"
 
 
 def test_the_demo_calibrates_when_the_settings_say_so(tmp_path, monkeypatch):

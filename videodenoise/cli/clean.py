@@ -40,15 +40,17 @@ def denoise_settings(
             "(drop --no-fusion or --sigma none)"
         )
     if not sigma_known:
-        if given.get("calibrate"):
-            raise VideodenoiseError("--calibrate chooses how much of σ the model is told: it needs σ, not --sigma none")
+        for name in ("calibrate", "calibrate_dark"):
+            if given.get(name):
+                flag = "--" + name.replace("_", "-")
+                raise VideodenoiseError(f"{flag} chooses how much of σ the model is told: it needs σ, not --sigma none")
         if given.get("passes", 1) != 1:
             raise VideodenoiseError("--passes 2 steers fusion by a first pass: it needs σ, not --sigma none")
         if given.get("scales", 1) != 1:
             raise VideodenoiseError("--scales 2 tells the half size its own σ: it needs σ, not --sigma none")
         if given.get("wiener"):
             raise VideodenoiseError("--wiener filters with σ as the noise level: it needs σ, not --sigma none")
-        given["calibrate"], given["scales"], given["wiener"] = False, 1, False
+        given["calibrate"], given["calibrate_dark"], given["scales"], given["wiener"] = False, False, 1, False
     fusion = given.pop("fusion", None)
     if fusion is False or not sigma_known:
         given["fusion"] = None

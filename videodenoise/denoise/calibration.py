@@ -96,6 +96,15 @@ class Calibration(NamedTuple):
         )
 
 
+def calibrates(settings, sigma: float | NoiseLevelFunction | None) -> bool:
+    """Whether `clean` with these `DenoiseSettings` chooses the told scale for a video of noise `sigma`: with
+    `calibrate`, for any σ; with `calibrate_dark`, for σ auto's function of a dark video (`NoiseLevelFunction.dark`),
+    never for a number a user told."""
+    if sigma is None:
+        return False
+    return settings.calibrate or (settings.calibrate_dark and isinstance(sigma, NoiseLevelFunction) and sigma.dark)
+
+
 def calibrate_told_scale(
     denoiser, frames: torch.Tensor, sigma: float | NoiseLevelFunction
 ) -> float | NoiseLevelFunction:

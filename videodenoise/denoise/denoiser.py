@@ -73,7 +73,7 @@ import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise import camera_bias, clipping
-from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
+from videodenoise.denoise.calibration import calibrate_told_scale, calibrates, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
@@ -210,14 +210,15 @@ class Denoiser:
     ) -> torch.Tensor:
         """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32.
         sigma: as for `denoise_frames`, or "auto" to estimate the clip's noise level function first; with
-        `settings.calibrate`, the told scale is then chosen on frames from the clip's middle. guides: as
+        `settings.calibrate` (or `calibrate_dark` and a dark clip), the told scale is then chosen on frames from the
+        clip's middle. guides: as
         for `denoise_frames`, a (T, C, H, W) clip."""
         check_clip_frames(clip)
         if guides is not None and guides.shape != clip.shape:
             raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
         if sigma == "auto":
             sigma = estimate_clip_noise(clip, coarse=self._coarse is not None)
-        if self.settings.calibrate and sigma is not None:
+        if calibrates(self.settings, sigma):
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)
         return torch.stack(list(self.denoise_frames(clip, sigma, guides)))

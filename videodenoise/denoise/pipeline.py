@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import Calibration, calibration_span, choose_told_scale
+from videodenoise.denoise.calibration import Calibration, calibrates, calibration_span, choose_told_scale
 from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
@@ -32,15 +32,6 @@ from videodenoise.io.writers import open_writers
 from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
-
-# σ auto is least reliable in footage darker than this on average (0-1): on the validation pans darkened 4× and
-# 8× in linear light, with the camera model's noise through H.264, 13 of the 18 clip-conditions under a mean level
-# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.04
-# dB on average and lost up to 9.7 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 1 of 13
-# did (benchmarks/results/night-hint/brightness-today.log, fixed_sigma-today.log; 17 of 18 before the gamma step's
-# fit and the clipping's correction read the noise before the codec). The held-out clips, measured after: 11 of 15,
-# 1.2-7.6 dB (brightness-held-out.log)
-DARK = 48 / 255
 
 # what a writer is handed for each (input frame, denoised frame)
 View = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -256,7 +247,7 @@ def denoise_plan(
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
     calibration = None
-    if denoiser.settings.calibrate and sigma_value is not None:
+    if calibrates(denoiser.settings, sigma_value):
         chosen_on = calibration_frames(reader, info)
         if fields_first is not None:  # what the model will see
             chosen_on = torch.stack(list(split_fields(chosen_on, fields_first)))
@@ -264,10 +255,10 @@ def denoise_plan(
         sigma_value = calibration.applied_to(sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
-    brightness = sigma_value.brightness if source == "estimated" else None
-    if brightness is not None and brightness < DARK:
+    if source == "estimated" and sigma_value.dark:
         warnings.warn(
-            f"'{plan.input}' is dark (mean level {brightness * 255:.0f} of 255), where σ auto is least reliable: on"
+            f"'{plan.input}' is dark (mean level {sigma_value.brightness * 255:.0f} of 255), where σ auto is least"
+            " reliable: on"
             " darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33, the best one"
             " anywhere from 14 to 48; compare the output with --sigma 20, 28 and 36 on a few seconds of it (--start,"
             " --duration; --side-by-side puts the input beside it)",

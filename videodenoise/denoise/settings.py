@@ -153,6 +153,11 @@ class DenoiseSettings:
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
         "predicts a left-out neighbouring frame, on 5 frames from its middle; white noise only, not a codec's.",
     )
+    calibrate_dark: bool = setting(
+        False,
+        "Calibrate as --calibrate does where σ auto finds the video dark (a mean level under 48 of 255), where it "
+        "reads the noise low; white noise only, not a codec's.",
+    )
     unclip: bool = setting(
         True,
         "Undo the bias 8-bit clipping leaves in what fusion and the model return (near black too bright, near white "

@@ -36,6 +36,14 @@ TONES = (("shadows", 0.1), ("mid-tones", 0.5), ("highlights", 0.9))
 # WHITE_CARRIED (a codec's skipped blocks copy a frame's noise into the next: benchmarks/results/calibration)
 WHITE_GRAIN = 1.3
 WHITE_CARRIED = 0.05
+# σ auto is least reliable in footage darker than this on average (0-1): on the validation pans darkened 4× and
+# 8× in linear light, with the camera model's noise through H.264, 13 of the 18 clip-conditions under a mean level
+# of 48 did 1.0-5.8 dB better told some σ by hand, but which one varied (14 to 48): told 28 everywhere gained 0.04
+# dB on average and lost up to 9.7 (the gamma step's correction, σ auto's alone, is lost). From 48 to 64, 1 of 13
+# did (benchmarks/results/night-hint/brightness-today.log, fixed_sigma-today.log; 17 of 18 before the gamma step's
+# fit and the clipping's correction read the noise before the codec). The held-out clips, measured after: 11 of 15,
+# 1.2-7.6 dB (brightness-held-out.log)
+DARK = 48 / 255
 
 
 def local_mean(image: np.ndarray) -> np.ndarray:
@@ -157,6 +165,11 @@ class NoiseLevelFunction:
         or carried over from frame to frame (share above WHITE_CARRIED). False for white noise new in every frame: a
         lossless capture's, noise added to the stored values, a σ told by hand."""
         return self.luminance_grain > WHITE_GRAIN or self.carried > WHITE_CARRIED
+
+    @property
+    def dark(self) -> bool:
+        """Whether the frames it was estimated on are darker than DARK on average (False where not measured)."""
+        return self.brightness is not None and self.brightness < DARK
 
     @property
     def from_pairs(self) -> bool:
