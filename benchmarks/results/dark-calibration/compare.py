@@ -26,7 +26,7 @@ import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 names, exposures = sys.argv[1].split(","), [float(e) for e in sys.argv[2].split(",")]
-off = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+off = quality.load_denoiser(DEFAULT_CHECKPOINT, {"calibrate_dark": "off"})  # as before this folder
 on = quality.load_denoiser(DEFAULT_CHECKPOINT, {"calibrate_dark": "on"})
 print(f"calibrate_dark off against on; {', '.join(names)}; exposures {sys.argv[2]}; {cpu_name()}, 2 threads")
 taken = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
