@@ -18,6 +18,7 @@ import torch
 import torch.nn as nn
 
 from videodenoise.denoise import clipping, pipeline
+from videodenoise.denoise.calibration import Calibration
 from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
@@ -246,6 +247,27 @@ def test_dark_footage_under_sigma_auto_is_told_where_sigma_auto_is_weakest(tmp_p
             warnings.simplefilter("always")
             denoise_video(source, tmp_path / "out.mkv", denoiser, sigma=sigma, overwrite=True)
         assert not [w for w in caught if "is dark" in str(w.message)]
+
+
+def test_dark_footage_is_calibrated_by_the_fast_preset_and_the_warning_says_so(tmp_path, grey_checkpoint, monkeypatch):
+    assert PRESETS["fast"].calibrate_dark and PRESETS["balanced"].calibrate_dark
+    assert not DenoiseSettings().calibrate_dark  # the library's bare settings: only what is asked for
+    clip = moving_clip(t=4, height=48, width=64)
+    dark = write_video(tmp_path / "night.mkv", add_noise(clip * 0.25, 5 / 255), codec="ffv1")
+    bright = write_video(tmp_path / "day.mkv", add_noise(clip, 5 / 255), codec="ffv1")
+    asked = []  # what calibration was asked about: σ auto's function of the dark video only
+    monkeypatch.setattr(
+        pipeline, "choose_told_scale", lambda denoiser, frames, sigma: asked.append(sigma) or Calibration(1.6, {}, 1)
+    )
+    settings = dataclasses.replace(PRESETS["fast"], device="cpu")
+    denoiser = Denoiser.from_checkpoint(grey_checkpoint, settings)
+    told = []
+    with pytest.warns(UserWarning, match="is dark .* was calibrated on the video itself, as its line says; compare"):
+        denoise_video(dark, tmp_path / "a.mkv", denoiser, sigma="auto", on_sigma=lambda s, how: told.append(s))
+    assert len(asked) == 1 and asked[0].dark and told[0].told_scale == 1.6
+    for source, sigma in ((bright, "auto"), (dark, 5 / 255)):  # bright footage; a σ told by hand: never asked
+        denoise_video(source, tmp_path / "b.mkv", denoiser, sigma=sigma, overwrite=True)
+    assert len(asked) == 1
 
 
 def test_streaming_holds_a_few_windows_whatever_the_length():

@@ -156,7 +156,7 @@ class DenoiseSettings:
     calibrate_dark: bool = setting(
         False,
         "Calibrate as --calibrate does where σ auto finds the video dark (a mean level under 48 of 255), where it "
-        "reads the noise low; white noise only, not a codec's.",
+        "reads the noise low; white noise only, not a codec's (on in the fast and balanced presets).",
     )
     unclip: bool = setting(
         True,
@@ -249,7 +249,7 @@ class DenoiseSettings:
 # 19 holds the default to, so it is not the default (benchmarks/results/wiener-fast/)
 # fast and balanced calibrate dark footage (white noise only): on the late validation clips darkened 8× and 16×,
 # +0.29 dB over 28 condition-means, none lower, +0.1 to +3.0 dB where it chose a scale other than 1, by a rule fixed
-# before the run (benchmarks/results/dark-calibration/); about 20 s fixed per dark video at 2 threads
+# before the run (benchmarks/results/dark-calibration/); its cost is --calibrate's, fixed per dark video
 PRESETS: dict[str, DenoiseSettings] = {
     "fast": DenoiseSettings(fusion=FusionSettings(), calibrate_dark=True),
     "balanced": DenoiseSettings(
