@@ -163,7 +163,8 @@ class NoiseLevelFunction:
     def codec_shaped(self) -> bool:
         """Whether the noise looks as a codec leaves it: correlated across pixels (luminance grain above WHITE_GRAIN)
         or carried over from frame to frame (share above WHITE_CARRIED). False for white noise new in every frame: a
-        lossless capture's, noise added to the stored values, a σ told by hand."""
+        lossless capture's, noise added to the stored values, a σ told by hand; False too where the grain could not be
+        measured (too little flat picture: dark H.264 footage can read so, benchmarks/results/white-lift/gate.log)."""
         return self.luminance_grain > WHITE_GRAIN or self.carried > WHITE_CARRIED
 
     @property
