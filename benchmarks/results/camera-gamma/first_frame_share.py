@@ -19,12 +19,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_quality as quality  # noqa: E402
 import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
+from validation_sweep import VALIDATION_CLIPS  # noqa: E402
 
 from videodenoise.denoise import camera_bias  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 
-VALIDATION = "motorcycle-right-pan,cell-pan,clock-motion-pan,page-pan,china-pan,flower-pan,china-objects,flower-objects"
-VALIDATION += ",motorcycle-right-objects,cell-objects,clock-motion-objects,page-objects"
+VALIDATION = ",".join(VALIDATION_CLIPS)
 
 calls: list[tuple[float, float]] = []
 skew_ratio = camera_bias.skew_ratio

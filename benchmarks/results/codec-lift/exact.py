@@ -17,16 +17,13 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import bench_quality as quality  # noqa: E402
-from validation_sweep import GAUSSIAN_SIGMAS, noisy_clips  # noqa: E402
+from validation_sweep import GAUSSIAN_SIGMAS, VALIDATION_CLIPS, noisy_clips  # noqa: E402
 
 from videodenoise.denoise import camera_bias  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
-NAMES = (
-    "motorcycle-right-pan,cell-pan,clock-motion-pan,page-pan,china-pan,flower-pan,china-objects,flower-objects,"
-    "motorcycle-right-objects,cell-objects,clock-motion-objects,page-objects"
-).split(",")
+NAMES = VALIDATION_CLIPS
 camera_bias.LIFT_CLIPPING = False  # as run, before clipping-lift (the clipping's correction reading the curve as measured)
 denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
 

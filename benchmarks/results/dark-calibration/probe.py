@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from validation_sweep import camera_conditions  # noqa: E402
+from validation_sweep import VALIDATION_CLIPS, camera_conditions  # noqa: E402
 
 from videodenoise.denoise.calibration import SCALES, choose_told_scale  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
@@ -27,10 +27,7 @@ import bench_quality as quality  # noqa: E402
 import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
-CLIPS = (
-    "motorcycle-right-pan,cell-pan,clock-motion-pan,page-pan,china-pan,flower-pan,china-objects,flower-objects,"
-    "motorcycle-right-objects,cell-objects,clock-motion-objects,page-objects"
-).split(",")
+CLIPS = VALIDATION_CLIPS
 
 denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
 

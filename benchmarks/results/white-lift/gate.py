@@ -13,14 +13,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import bench_quality as quality  # noqa: E402
 import bench_realnoise as realnoise  # noqa: E402
-from validation_sweep import camera_conditions  # noqa: E402
+from validation_sweep import VALIDATION_CLIPS, camera_conditions  # noqa: E402
 
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
-CLIPS = (
-    "motorcycle-right-pan,cell-pan,clock-motion-pan,page-pan,china-pan,flower-pan,china-objects,flower-objects,"
-    "motorcycle-right-objects,cell-objects,clock-motion-objects,page-objects"
-).split(",")
+CLIPS = VALIDATION_CLIPS
 
 taken = quality.build_clips(CLIPS, 5, quality.DEFAULT_SIZE)
 for exposure in (1.0, 0.25, 0.125):
