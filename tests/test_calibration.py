@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -256,6 +257,8 @@ def test_clean_calibrate_says_what_the_model_was_told(tmp_path, capsys, monkeypa
     )
     assert code == 0, err
     assert (tmp_path / "out.mkv").is_file() and source.read_bytes() == before
+    wrote = next(line for line in out.splitlines() if line.startswith("wrote "))
+    assert re.search(r"frames/s \(\d+\.\d s of it choosing the told σ, once per video\)$", wrote)
     chosen = [line for line in out.splitlines() if "the model is told" in line and "matched pixels" in line]
     assert len(chosen) == 1 and "1× " in chosen[0] and "1.25× " in chosen[0]  # both tried, with their distances
     scale = float(chosen[0].split("the model is told ")[1].split("×")[0])

@@ -514,6 +514,7 @@ def test_clean_sigma_auto_prints_the_estimate_and_writes_the_output(tmp_path, ca
     estimate = [line for line in out.splitlines() if "noise estimated from motion-aligned frame differences" in line]
     assert len(estimate) == 1 and "in shadows" in estimate[0] and "is told each pixel's σ" in estimate[0]
     assert read_video(target).shape == noisy.shape
+    assert "choosing the told σ" not in out  # a video that is not dark is not calibrated by the default preset
 
 
 def test_block_statistics_fit_a_plane_away_and_leave_out_clipped_blocks():

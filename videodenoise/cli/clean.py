@@ -226,7 +226,12 @@ def clean(
                     f"{prefix}wrote {written}: {result.frames} frame{'s' if result.frames != 1 else ''}, "
                     f"{result.width}×{result.height}, {result.fps:g} fps"
                     f"{', audio kept' if result.audio else ''}; {result.seconds:.1f} s, "
-                    f"{result.frames_per_second:.2f} frames/s",
+                    f"{result.frames_per_second:.2f} frames/s"
+                    + (
+                        f" ({result.calibration_seconds:.1f} s of it choosing the told σ, once per video)"
+                        if result.calibration_seconds
+                        else ""
+                    ),
                     markup=False,
                     highlight=False,
                     soft_wrap=True,

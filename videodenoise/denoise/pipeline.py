@@ -68,6 +68,7 @@ class DenoiseResult:
     audio: bool
     seconds: float
     noise: NoiseLevelFunction | None = None
+    calibration_seconds: float = 0.0  # of `seconds`, choosing the told σ (`calibrates`): once per video
     covers: tuple[float, float] | None = None  # an excerpt's: the seconds of the input its frames cover
 
     @property
@@ -246,13 +247,15 @@ def denoise_plan(
         )
     start = time.perf_counter()
     sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
-    calibration = None
+    calibration, calibration_seconds = None, 0.0
     if calibrates(denoiser.settings, sigma_value):
+        calibration_start = time.perf_counter()
         chosen_on = calibration_frames(reader, info)
         if fields_first is not None:  # what the model will see
             chosen_on = torch.stack(list(split_fields(chosen_on, fields_first)))
         calibration = choose_told_scale(denoiser, chosen_on, sigma_value)
         sigma_value = calibration.applied_to(sigma_value)
+        calibration_seconds = time.perf_counter() - calibration_start
     if on_sigma is not None:
         on_sigma(sigma_value, source)
     if source == "estimated" and sigma_value.dark:
@@ -332,5 +335,6 @@ def denoise_plan(
         audio=audio_source is not None,
         seconds=seconds,
         noise=sigma_value if isinstance(sigma_value, NoiseLevelFunction) else None,
+        calibration_seconds=calibration_seconds,
         covers=reader.covers if isinstance(reader, Excerpt) else None,
     )
