@@ -74,7 +74,7 @@ class NoiseLevelFunction:
     (`videodenoise.denoise.calibration`); coarse: the function of the same video halved (the mean of each
     2×2 block), estimated for a second scale (`videodenoise.denoise.scales`), or None; brightness: the mean
     intensity of the frames it was estimated on (over their pixels and channels, [0, 1]), None where not
-    measured (what `clean` warns dark footage by, where σ auto is weakest: `videodenoise.denoise.pipeline`);
+    measured (`dark` reads it: `clean` warns of dark footage, where σ auto is weakest, and calibrates it);
     gamma_fit: (S, shot noise a per channel, read noise b per channel) of the camera gamma's step as a pass told
     the curve as estimated made it, where the model is then told another scale (`videodenoise.denoise.calibration`):
     told more or less, the output is smoother or rougher, and its first frames can decide the step otherwise or not
