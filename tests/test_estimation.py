@@ -112,6 +112,32 @@ def test_the_function_says_how_bright_the_frames_it_was_measured_on_are():
     assert NoiseLevelFunction.constant(0.1).brightness is None  # told, not measured
 
 
+def test_the_summary_gives_figures_only_for_the_tones_the_video_has_enough_of():
+    clean = clip_of(0.6, channels=3, height=144, width=192)  # intensities 0.1-0.9, most of them 0.25-0.75
+    taken = estimate_clip_noise(to_8_bits(gaussian(clean, 5 / 255)))
+    assert taken.read_range == (0.25, 0.75)
+    assert taken.summary().startswith("σ ≈ 5.1 in mid-tones (0-255, mean over channels); shadows and highlights not")
+    everywhere = dataclasses.replace(taken, read_range=(0.0, 1.0))
+    assert "in shadows, " in everywhere.summary() and "in highlights (" in everywhere.summary()
+    assert "not read" not in everywhere.summary()
+    dark = estimate_clip_noise(to_8_bits(gaussian(clean * 0.12, 5 / 255)))  # night footage: all under 0.125
+    assert dark.read_range == (0.0, 0.125)
+    summary = dark.summary()
+    assert summary.startswith("σ ≈ ") and " in shadows (0-255, mean over channels)" in summary
+    assert "in mid-tones (" not in summary and "in highlights (" not in summary
+    assert "; mid-tones and highlights not read (too few pixels, or too many clipped): the nearest read σ" in summary
+    # a video all in one band between the tones: its σ is given at that band, and every tone is named as carried
+    band = NoiseLevelFunction((0.3125,), ((12 / 255,),), 12 / 255, read_range=(0.25, 0.375))
+    assert band.summary().startswith("σ ≈ 12.0 at levels 64-96 (0-255); shadows and mid-tones and highlights not read")
+    assert "not read" not in NoiseLevelFunction.constant(12 / 255).summary()  # given, not estimated: nothing unread
+
+
+@pytest.mark.parametrize("span", [(0.5, 0.5), (-0.1, 0.5), (0.2, 1.5)])
+def test_a_bad_read_range_is_refused(span):
+    with pytest.raises(DenoiseError, match="read range"):
+        NoiseLevelFunction((0.5,), ((0.04,),), 0.04, read_range=span)
+
+
 def test_clipped_heavy_noise_still_reads_its_sigma_not_the_clipped_remainder():
     """Noise of σ = 50 clipped to [0, 1]: the bins where clipping cuts the noise off are read off the
     least clipped ones, so the curve stays near σ instead of falling towards the ends."""
@@ -512,7 +538,7 @@ def test_clean_sigma_auto_prints_the_estimate_and_writes_the_output(tmp_path, ca
     )
     assert code == 0, err
     estimate = [line for line in out.splitlines() if "noise estimated from motion-aligned frame differences" in line]
-    assert len(estimate) == 1 and "in shadows" in estimate[0] and "is told each pixel's σ" in estimate[0]
+    assert len(estimate) == 1 and "in mid-tones" in estimate[0] and "is told each pixel's σ" in estimate[0]
     assert read_video(target).shape == noisy.shape
     assert "choosing the told σ" not in out  # a video that is not dark is not calibrated by the default preset
 

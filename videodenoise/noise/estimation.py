@@ -380,7 +380,7 @@ def _fit(
     temporal, patches, finest, histogram: np.ndarray, singles, pairs, frames: int, grain: tuple[float, ...] = ()
 ) -> NoiseLevelFunction:
     centres = (np.arange(BINS) + 0.5) / BINS
-    rows, used_pairs, used_patches = [], False, False
+    rows, read, used_pairs, used_patches = [], [], False, False
     for channel in range(histogram.shape[0]):
         intensity, values, clipped = _joined(temporal[channel], 3)
         differences = _bins(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
@@ -396,6 +396,7 @@ def _fit(
             ]
             used_patches = any(point is not None for point in points)
         rows.append(_smoothed(points, centres))
+        read += [bin_ for bin_, point in enumerate(points) if point is not None]
     known = [row for row in rows if row is not None]
     if not known:  # frames too small for blocks or pairs
         sigma = finest_band_sigma(singles)
@@ -408,7 +409,8 @@ def _fit(
     power = sum((h * np.square(np.interp(at, centres, row))).sum() for h, row in zip(histogram, sigmas))
     level, brightness = math.sqrt(power / pixels), float((histogram @ at).sum()) / pixels
     knots, sigma_rows = tuple(centres.tolist()), tuple(tuple(row.tolist()) for row in sigmas)
-    return NoiseLevelFunction(knots, sigma_rows, min(level, 1.0), source, grain, brightness=brightness)
+    span = (min(read) / BINS, (max(read) + 1) / BINS) if known else None  # of the bins read
+    return NoiseLevelFunction(knots, sigma_rows, min(level, 1.0), source, grain, brightness=brightness, read_range=span)
 
 
 def _bins(

@@ -78,7 +78,10 @@ class NoiseLevelFunction:
     gamma_fit: (S, shot noise a per channel, read noise b per channel) of the camera gamma's step as a pass told
     the curve as estimated made it, where the model is then told another scale (`videodenoise.denoise.calibration`):
     told more or less, the output is smoother or rougher, and its first frames can decide the step otherwise or not
-    at all, so a pass told this function makes that step from its first frame; None: each pass decides it.
+    at all, so a pass told this function makes that step from its first frame; None: each pass decides it;
+    read_range: (low, high), the intensities whose σ was read off the video (its lowest and highest bins with pixels
+    enough, over the channels): beyond them the curve carries the nearest read σ, which `summary` says; None where
+    not recorded (a function given, or one σ for the whole frame).
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -98,6 +101,7 @@ class NoiseLevelFunction:
     coarse: NoiseLevelFunction | None = None
     brightness: float | None = None
     gamma_fit: GammaFit | None = None
+    read_range: tuple[float, float] | None = None
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
@@ -117,6 +121,8 @@ class NoiseLevelFunction:
                 f"a noise level function's grain needs one finite factor > 0 per channel, got {self.grain}"
             )
 
+        if self.read_range is not None and not 0 <= self.read_range[0] < self.read_range[1] <= 1:
+            raise DenoiseError(f"a noise level function's read range is (low, high) in [0, 1], got {self.read_range}")
         if self.brightness is not None and not 0 <= self.brightness <= 1:
             raise DenoiseError(f"a noise level function's brightness lies in [0, 1], got {self.brightness}")
         if not 0 <= self.carried < 1:
@@ -207,10 +213,19 @@ class NoiseLevelFunction:
         return torch.from_numpy(np.ascontiguousarray(self.map_image(image).transpose(2, 0, 1)))
 
     def summary(self) -> str:
-        """'σ ≈ 9.1 in shadows, 14.2 in mid-tones, 11.0 in highlights (0-255, mean over channels)'."""
-        values = self.at([x for _, x in TONES]).mean(axis=0) * 255
-        parts = ", ".join(f"{value:.1f} in {name}" for (name, _), value in zip(TONES, values))
+        """'σ ≈ 9.1 in shadows, 14.2 in mid-tones, 11.0 in highlights (0-255, mean over channels)'; tones outside the
+        read range are named as carried, not given a figure that would read as measured there."""
+        low, high = self.read_range or (0.0, 1.0)
+        read = [(name, x) for name, x in TONES if low <= x <= high]
+        if read:
+            values = self.at([x for _, x in read]).mean(axis=0) * 255
+            parts = ", ".join(f"{value:.1f} in {name}" for (name, _), value in zip(read, values))
+        else:  # the video holds none of the three tones in bulk (a night scene all in one narrow band)
+            parts = f"{self.at((low + high) / 2).mean() * 255:.1f} at levels {low * 255:.0f}-{high * 255:.0f}"
         text = f"σ ≈ {parts} (0-255{', mean over channels' if self.channels > 1 else ''})"
+        if len(read) < len(TONES):
+            unread = " and ".join(name for name, x in TONES if not low <= x <= high)
+            text += f"; {unread} not read (too few pixels, or too many clipped): the nearest read σ serves there"
         if any(g != 1 for g in self.grain):
             names = ("luminance", "red-blue", "green-magenta") if self.channels == 3 else ("grey",)
             factors = ", ".join(f"{g:.2g}× {name}" for g, name in zip(self.grain, names))
