@@ -21,17 +21,15 @@
   edges and texture (a gradient of the pair's mean over EDGE·σ a pixel: a tenth of a pixel of misalignment there
   already leaves scene in d), with structure left in d (a local mean of d over STRUCTURE times its robust spread:
   an occlusion, something the flow missed), warped in from outside the frame, and within RISK σ of 0 or 1 (clipped
-  now and then, and cut off on one side when not). A bin still more clipped than CLIPPED, or holding under
-  MIN_SAMPLES pixels or MIN_SHARE of them (odd content, where the flow fails more often), is read off its
-  neighbours instead.
+  now and then, and cut off on one side when not).
 * Single frames: the cross-check and the fallback. A pair whose d holds less than AGREE of the noise the frame's
   finest band shows (Haar HH coefficients) shares its noise (a repeated frame) and is left out. A video with no
   usable pair (one frame, all repeats) takes single frames' figures: per bin, the lower of flat patches and the
   finest band (`videodenoise.noise.single_frame`). Texture lifts both and a codec's smoothing lowers the finest
   band's, so it is rough.
-* The curve. BINS bins across [0, 1]; each measured bin's σ at its mean intensity, averaged with what its
-  neighbours' line predicts there, weighted by their sample counts; read at the bin centres (linear between,
-  flat beyond), not forced monotone: after the sRGB gamma and clipping, σ rises and falls again.
+* The curve. Each channel's samples are binned by intensity, and a bin still more clipped than CLIPPED, or holding
+  under MIN_SAMPLES pixels or MIN_SHARE of them, is not read; the curve runs through the bins read
+  (`videodenoise.noise.curve`).
 * Carried noise. A codec's skipped and predicted blocks copy the previous frame's noise along with its picture, so
   consecutive frames share some of it, which their difference cancels: σ reads low. With a share c of the noise
   variance shared one frame apart and c² two apart, pairs read σ₁² = σ²(1 − c) and σ₂² = σ²(1 − c²):
@@ -77,6 +75,7 @@ from videodenoise.denoise.fusion import FrameAligner, channel_mean
 from videodenoise.denoise.scales import with_coarse
 from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
+from videodenoise.noise.curve import BINS, CENTRES, binned, curve_through
 from videodenoise.noise.grain import grain_samples, measure_grain
 from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
@@ -95,7 +94,6 @@ MIN_CARRIED = 0.1  # a carried share under this is what the two differences wave
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
-BINS = 8
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
 MIN_BLOCKS = 12
@@ -106,7 +104,6 @@ STRUCTURE_BOX = 7
 EXPOSURE_BOX = 9
 BORDER = 3  # pixels at the frame's edge: the box filters reflect there
 RISK = 2.0
-CLIPPED = 0.02
 AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
 
@@ -379,23 +376,22 @@ def _gradient(image: np.ndarray) -> np.ndarray:
 def _fit(
     temporal, patches, finest, histogram: np.ndarray, singles, pairs, frames: int, grain: tuple[float, ...] = ()
 ) -> NoiseLevelFunction:
-    centres = (np.arange(BINS) + 0.5) / BINS
     rows, read, used_pairs, used_patches = [], [], False, False
     for channel in range(histogram.shape[0]):
         intensity, values, clipped = _joined(temporal[channel], 3)
-        differences = _bins(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
+        differences = binned(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
         if any(point is not None for point in differences):
             points, used_pairs = differences, True  # bins without samples are read off the measured ones
         else:  # no usable pair: single frames alone (only then are their figures worked out)
-            flat = _bins(*_joined(patches[channel]), MIN_BLOCKS, flat_sigma)
-            fine = _bins(*_joined(finest[channel]), MIN_SAMPLES, robust_sigma)
+            flat = binned(*_joined(patches[channel]), MIN_BLOCKS, flat_sigma)
+            fine = binned(*_joined(finest[channel]), MIN_SAMPLES, robust_sigma)
             # of the two single-frame figures the lower: texture lifts both (flat patches much more, where a
             # frame has none), a codec's smoothing lowers the finest band's
             points = [
                 min((p for p in both if p is not None), key=lambda p: p[1], default=None) for both in zip(flat, fine)
             ]
             used_patches = any(point is not None for point in points)
-        rows.append(_smoothed(points, centres))
+        rows.append(curve_through(points))
         read += [bin_ for bin_, point in enumerate(points) if point is not None]
     known = [row for row in rows if row is not None]
     if not known:  # frames too small for blocks or pairs
@@ -406,64 +402,11 @@ def _fit(
         source = _source(used_pairs, used_patches, pairs, frames)
     sigmas = np.clip(np.asarray(rows), 0, 1)
     pixels, at = max(float(histogram.sum()), 1.0), (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
-    power = sum((h * np.square(np.interp(at, centres, row))).sum() for h, row in zip(histogram, sigmas))
+    power = sum((h * np.square(np.interp(at, CENTRES, row))).sum() for h, row in zip(histogram, sigmas))
     level, brightness = math.sqrt(power / pixels), float((histogram @ at).sum()) / pixels
-    knots, sigma_rows = tuple(centres.tolist()), tuple(tuple(row.tolist()) for row in sigmas)
+    knots, sigma_rows = tuple(CENTRES.tolist()), tuple(tuple(row.tolist()) for row in sigmas)
     span = (min(read) / BINS, (max(read) + 1) / BINS) if known else None  # of the bins read
     return NoiseLevelFunction(knots, sigma_rows, min(level, 1.0), source, grain, brightness=brightness, read_range=span)
-
-
-def _bins(
-    intensity: np.ndarray,
-    values: np.ndarray,
-    minimum: int,
-    sigma,
-    clipped: np.ndarray | None = None,
-    share: float = 0.0,
-) -> list[tuple[float, float, int] | None]:
-    """Per bin of intensity: (mean intensity, σ from its unclipped values, count) with `minimum` of them
-    or more, else None. With `clipped` flags, a bin more clipped than CLIPPED (or than 1.5 times the
-    least clipped bin, when every bin is: heavy noise) is None too: its noise is cut off on one side
-    and reads low, so the curve takes the nearest less clipped bins' σ."""
-    index = np.minimum((intensity * BINS).astype(np.int64), BINS - 1)
-    clipped = None if clipped is None else clipped.astype(bool)
-    inside = [index == bin_ for bin_ in range(BINS)]
-    counts = [int((part if clipped is None else part & ~clipped).sum()) for part in inside]
-    minimum = max(minimum, share * sum(counts))
-    allowed = [count >= minimum for count in counts]
-    if clipped is not None and any(allowed):
-        fractions = [float(clipped[part].mean()) if part.any() else 1.0 for part in inside]
-        limit = max(CLIPPED, 1.5 * min(f for f, ok in zip(fractions, allowed) if ok))
-        allowed = [ok and fraction <= limit for ok, fraction in zip(allowed, fractions)]
-    out = []
-    for part, count, ok in zip(inside, counts, allowed):
-        if clipped is not None:
-            part = part & ~clipped
-        out.append((float(intensity[part].mean()), sigma(values[part]), count) if ok else None)
-    return out
-
-
-def _smoothed(points: list[tuple[float, float, int] | None], centres: np.ndarray) -> np.ndarray | None:
-    """The measured (intensity, σ, count) points, each averaged with what the line through two measured
-    bins near it (the nearest on each side; at an end, the next two inwards) predicts at its intensity,
-    weighted by its count and theirs (the smaller): a straight trend stays straight, at the ends too,
-    and a bin of few samples (some odd content, the flow's failures) leans on its neighbours. Read at
-    the bin centres (linear between, flat beyond); None if nothing was measured."""
-    found = {bin_: point for bin_, point in enumerate(points) if point is not None}
-    if not found:
-        return None
-    smoothed = []
-    for bin_, (intensity, sigma, count) in found.items():
-        below = [b for b in found if bin_ - 2 <= b < bin_][::-1]
-        above = [b for b in found if bin_ < b <= bin_ + 2]
-        near = below[:1] + above[:1] if below and above else (below or above)[:2]
-        if len(near) == 2:
-            (x0, y0, n0), (x1, y1, n1) = (found[b] for b in near)
-            predicted = max(y0 + (y1 - y0) * (intensity - x0) / (x1 - x0), 0.0)
-            support = min(n0, n1)
-            sigma = (count * sigma + support * predicted) / (count + support)
-        smoothed.append((intensity, sigma))
-    return np.interp(centres, [x for x, _ in smoothed], [s for _, s in smoothed])
 
 
 def _source(used_pairs: bool, used_patches: bool, pairs: list[int], frames: int) -> str:
