@@ -125,7 +125,7 @@ def test_the_summary_gives_figures_only_for_the_tones_the_video_has_enough_of():
     summary = dark.summary()
     assert summary.startswith("σ ≈ ") and " in shadows (0-255, mean over channels)" in summary
     assert "in mid-tones (" not in summary and "in highlights (" not in summary
-    assert "; mid-tones and highlights not read (too few pixels, or too many clipped): the nearest read σ" in summary
+    assert "; mid-tones and highlights not read (too few pixels, or too many clipped): σ there follows" in summary
     # a video all in one band between the tones: its σ is given at that band, and every tone is named as carried
     band = NoiseLevelFunction((0.3125,), ((12 / 255,),), 12 / 255, read_range=(0.25, 0.375))
     assert band.summary().startswith("σ ≈ 12.0 at levels 64-96 (0-255); shadows and mid-tones and highlights not read")

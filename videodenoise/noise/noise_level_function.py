@@ -80,8 +80,8 @@ class NoiseLevelFunction:
     told more or less, the output is smoother or rougher, and its first frames can decide the step otherwise or not
     at all, so a pass told this function makes that step from its first frame; None: each pass decides it;
     read_range: (low, high), the intensities whose σ was read off the video (its lowest and highest bins with pixels
-    enough, over the channels): beyond them the curve carries the nearest read σ, which `summary` says; None where
-    not recorded (a function given, or one σ for the whole frame).
+    enough, over the channels): beyond them the curve follows from the bins read (`videodenoise.noise.curve`), which
+    `summary` says; None where not recorded (a function given, or one σ for the whole frame).
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -225,7 +225,7 @@ class NoiseLevelFunction:
         text = f"σ ≈ {parts} (0-255{', mean over channels' if self.channels > 1 else ''})"
         if len(read) < len(TONES):
             unread = " and ".join(name for name, x in TONES if not low <= x <= high)
-            text += f"; {unread} not read (too few pixels, or too many clipped): the nearest read σ serves there"
+            text += f"; {unread} not read (too few pixels, or too many clipped): σ there follows from the bins read"
         if any(g != 1 for g in self.grain):
             names = ("luminance", "red-blue", "green-magenta") if self.channels == 3 else ("grey",)
             factors = ", ".join(f"{g:.2g}× {name}" for g, name in zip(self.grain, names))
