@@ -73,6 +73,20 @@ def condition_names(codec: str = "h264") -> list[str]:
     return camera + [f"gaussian σ={sigma:g}" for sigma in GAUSSIAN_SIGMAS]
 
 
+def clip_draws(
+    clip: quality.Clip, codecs: tuple[str, ...] = ("h264", "none"), sigmas: tuple[float, ...] = (10.0, 25.0)
+) -> list[tuple[str, np.ndarray]]:
+    """(condition name, noisy uint8 frames) of one clip: its camera conditions through each codec, then Gaussian
+    noise at each σ (the draws `noisy_clips` makes)."""
+    out = [
+        (realnoise.condition_name(level, codec, crf), realnoise.camera_draw(clip, level, codec, crf))
+        for codec in codecs
+        for level, crf in camera_conditions(codec)
+    ]
+    seeds = [quality.noise_seed(clip.name, sigma, 0) for sigma in sigmas]
+    return out + [(f"gaussian σ={s:g}", quality.add_noise_uint8(clip.frames, s, n)) for s, n in zip(sigmas, seeds)]
+
+
 def noisy_clips(
     clips: list[quality.Clip], only: list[str] | None = None, codec: str = "h264"
 ) -> list[tuple[str, list[np.ndarray]]]:

@@ -15,14 +15,13 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from validation_sweep import camera_conditions  # noqa: E402
+from validation_sweep import clip_draws  # noqa: E402
 
 from videodenoise.denoise.calibration import calibrates, choose_told_scale  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 names, exposures = sys.argv[1].split(","), [float(e) for e in sys.argv[2].split(",")]
@@ -33,16 +32,7 @@ taken = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
 table: dict[str, list[tuple[float, float]]] = {}
 for exposure in exposures:
     for clip in [quality.underexposed(clip, exposure) if exposure != 1 else clip for clip in taken]:
-        draws = [
-            (realnoise.condition_name(level, codec, crf), realnoise.camera_draw(clip, level, codec, crf))
-            for codec in ("h264", "none")
-            for level, crf in camera_conditions(codec)
-        ]
-        draws += [
-            (f"gaussian σ={sigma:g}", quality.add_noise_uint8(clip.frames, sigma, quality.noise_seed(clip.name, sigma)))
-            for sigma in (10.0, 25.0)
-        ]
-        for condition, draw in draws:
+        for condition, draw in clip_draws(clip):
             noisy = torch.from_numpy(draw).float() / 255
             estimate = estimate_clip_noise(noisy)
             before = quality.measure(off.denoise_clip(noisy, estimate).numpy(), clip.frames)["psnr"]

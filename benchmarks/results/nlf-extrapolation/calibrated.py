@@ -11,14 +11,13 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from validation_sweep import camera_conditions  # noqa: E402
+from validation_sweep import clip_draws  # noqa: E402
 
 from videodenoise.denoise.calibration import choose_told_scale  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 names = sys.argv[1].split(",")
@@ -27,15 +26,7 @@ denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {"calibrate_dark": "off"})
 print(f"told × 1 against calibrated, noise that reads as white; exposure ×{exposure:g}; {cpu_name()}, 2 threads")
 for clip in quality.build_clips(names, 5, quality.DEFAULT_SIZE):
     clip = quality.underexposed(clip, exposure) if exposure != 1 else clip
-    draws = [
-        (realnoise.condition_name(level, "none", crf), realnoise.camera_draw(clip, level, "none", crf))
-        for level, crf in camera_conditions("none")
-    ]
-    draws += [
-        (f"gaussian σ={sigma:g}", quality.add_noise_uint8(clip.frames, sigma, quality.noise_seed(clip.name, sigma)))
-        for sigma in (10.0, 25.0)
-    ]
-    for condition, draw in draws:
+    for condition, draw in clip_draws(clip, ("none",)):
         noisy = torch.from_numpy(draw).float() / 255
         estimate = estimate_clip_noise(noisy)
         before = quality.measure(denoiser.denoise_clip(noisy, estimate).numpy(), clip.frames)["psnr"]
