@@ -19,7 +19,7 @@ from videodenoise.errors import DenoiseError
 from videodenoise.io.video import open_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models.registry import build_model, save_model
-from videodenoise.noise import estimation
+from videodenoise.noise import curve, estimation
 from videodenoise.noise.estimation import estimate_clip_noise, estimate_clip_sigma, estimate_video_noise
 from videodenoise.noise.grain import GRAIN_SCALE, MAX_GRAIN
 from videodenoise.noise.noise_level_function import WHITE_CARRIED, WHITE_GRAIN, NoiseLevelFunction
@@ -90,6 +90,21 @@ def test_poisson_gaussian_parameters_are_recovered_per_channel(step, channels):
     np.testing.assert_allclose(noise.at(INTENSITIES), truth(channels), rtol=0.15)
     # and the curve rises with the shot noise: σ at 0.75 well above σ at 0.3 in the noisiest channel
     assert noise.at(0.75)[0] > 1.3 * noise.at(0.3)[0]
+
+
+def test_beyond_the_bins_read_the_curve_follows_their_trend_where_it_is_asked_to(monkeypatch):
+    """Shot noise grows with intensity; the clip holds few pixels under 0.25 or over 0.75, so those bins are not
+    read. Flat, the curve misses the top of the range by the trend; continued, it comes within 15 %."""
+    noisy = poisson_gaussian(clip_of(0.37, channels=1))
+    flat = estimate_clip_noise(noisy)
+    monkeypatch.setattr(curve, "EXTRAPOLATION_LIMIT", 1.5)
+    continued = estimate_clip_noise(noisy)
+    assert flat.read_range == continued.read_range and flat.read_range[1] <= 0.75
+    top, (low, high) = curve.CENTRES[-1], flat.read_range
+    true = math.sqrt(SHOT[0] * top + READ[0])
+    assert flat.at(top)[0] < 0.9 * true and continued.at(top)[0] == pytest.approx(true, rel=0.15)
+    inside = [x for x in curve.CENTRES if low + 1 / curve.BINS < x < high - 1 / curve.BINS]
+    assert inside and np.allclose(continued.at(inside), flat.at(inside))  # between the ends read, the same curve
 
 
 @pytest.mark.parametrize("channels", [1, 3])
