@@ -70,11 +70,13 @@ def main(argv: list[str] | None = None) -> None:
     names = quality.available_clip_names()
 
     def scores(frames: torch.Tensor, clip: quality.Clip) -> list[float]:
-        """PSNR of `clean` σ auto on one noisy clip, the constant at each value (the estimate made once)."""
-        estimate, out = estimate_clip_noise(frames), []
+        """PSNR of `clean` σ auto on one noisy clip, the constant at each value (the noise estimated again for each,
+        as validation_sweep.py does: an estimator's constant changes the estimate itself)."""
+        out = []
         try:
             for value in values:
                 setattr(module, name, read(value))
+                estimate = estimate_clip_noise(frames)
                 out.append(quality.measure(denoiser.denoise_clip(frames, estimate).numpy(), clip.frames)["psnr"])
         finally:
             setattr(module, name, original)

@@ -30,7 +30,8 @@ def test_samples_are_binned_by_intensity_and_thin_or_clipped_bins_are_not_read()
     assert points[2][0] == pytest.approx(0.3) and points[2][2] == 5000
 
 
-def test_the_curve_is_flat_beyond_the_bins_read_by_default():
+def test_without_a_limit_the_curve_is_flat_beyond_the_bins_read(monkeypatch):
+    monkeypatch.setattr(curve, "EXTRAPOLATION_LIMIT", 1.0)
     row = curve_through(points_on(falling, {3, 4, 5}))
     np.testing.assert_allclose(row[3:6], falling(CENTRES[3:6]))  # a straight trend stays straight
     np.testing.assert_allclose(row[:3], falling(CENTRES[3]))
@@ -38,8 +39,8 @@ def test_the_curve_is_flat_beyond_the_bins_read_by_default():
     assert curve_through([None] * BINS) is None
 
 
-def test_with_a_limit_the_trend_of_the_bins_read_continues_beyond_them(monkeypatch):
-    monkeypatch.setattr(curve, "EXTRAPOLATION_LIMIT", 1.5)
+def test_the_trend_of_the_bins_read_continues_beyond_them_within_the_limit():
+    assert curve.EXTRAPOLATION_LIMIT == 1.5
     row = curve_through(points_on(falling, {3, 4, 5}))
     np.testing.assert_allclose(row, falling(CENTRES))  # within ×/÷ 1.5 of the ends: the line itself
     steep = curve_through(points_on(lambda x: 0.22 - 0.2 * x, {5, 6, 7}))
@@ -49,8 +50,7 @@ def test_with_a_limit_the_trend_of_the_bins_read_continues_beyond_them(monkeypat
     np.testing.assert_allclose(flat, 0.05)  # Gaussian noise: no trend, none invented
 
 
-def test_no_trend_from_two_bins_or_from_what_rounding_leaves(monkeypatch):
-    monkeypatch.setattr(curve, "EXTRAPOLATION_LIMIT", 1.5)
+def test_no_trend_from_two_bins_or_from_what_rounding_leaves():
     two = curve_through(points_on(falling, {4, 5}))
     np.testing.assert_allclose(two[:4], falling(CENTRES[4]))  # two bins: a line, not a trend to trust far
     faint = curve_through(points_on(lambda x: (0.6 - 0.4 * x) / 255, {4, 5, 6}))  # under one 8-bit level

@@ -29,7 +29,9 @@ import numpy as np
 BINS = 8
 CENTRES = (np.arange(BINS) + 0.5) / BINS
 CLIPPED = 0.02
-EXTRAPOLATION_LIMIT = 1.0  # beyond the bins read: the trend within ×/÷ this of the end bin's σ; 1: flat (notes)
+# beyond the bins read: their trend, within ×/÷ this of the end bin's σ; 1: flat (notes). Chosen on the validation
+# clips by a rule fixed before the run (benchmarks/results/nlf-extrapolation)
+EXTRAPOLATION_LIMIT = 1.5
 
 
 def binned(
