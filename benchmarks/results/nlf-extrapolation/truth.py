@@ -1,5 +1,5 @@
 """How far σ auto's curve lies from the noise it describes, with the curve flat beyond the bins read (today) and with
-their trend continued (`noise.estimation.EXTRAPOLATION_LIMIT` 1.5 and 2): per clip-condition, the RMS over pixels of
+their trend continued (`noise.curve.EXTRAPOLATION_LIMIT` 1.5 and 2): per clip-condition, the RMS over pixels of
 log(σ told / the error's std), per channel and intensity bin (bins of the noisy frames' local mean, as the map reads
 them; bins of under 500 pixels left out), and the read range; then per condition the mean of that score and the
 median of (σ told / the error's std) over the (clip, channel, bin) cells under the bins read (shadows the flow could
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from videodenoise.noise import estimation  # noqa: E402
+from videodenoise.noise import curve, estimation  # noqa: E402
 from videodenoise.noise.noise_level_function import local_mean  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
@@ -42,7 +42,7 @@ for clip in quality.build_clips(names, 5, quality.DEFAULT_SIZE):
         intensity = np.stack([local_mean(np.ascontiguousarray(f.transpose(1, 2, 0))) for f in noisy.numpy()])
         line = f"{clip.name:22s} {condition:18s}"
         for limit in LIMITS:
-            estimation.EXTRAPOLATION_LIMIT = limit
+            curve.EXTRAPOLATION_LIMIT = limit
             function = estimation.estimate_clip_noise(noisy)
             squares, pixels = 0.0, 0
             for channel in range(noisy.shape[1]):
