@@ -147,7 +147,7 @@ def test_the_summary_gives_figures_only_for_the_tones_the_video_has_enough_of():
     assert "; mid-tones and highlights not read (too few pixels, or too many clipped): σ there follows" in summary
     # a video all in one band between the tones: its σ is given at that band, and every tone is named as carried
     band = NoiseLevelFunction((0.3125,), ((12 / 255,),), 12 / 255, read_range=(0.25, 0.375))
-    assert band.summary().startswith("σ ≈ 12.0 at levels 64-96 (0-255); shadows and mid-tones and highlights not read")
+    assert band.summary().startswith("σ ≈ 12.0 at levels 64-96 (0-255); shadows, mid-tones and highlights not read")
     assert "not read" not in NoiseLevelFunction.constant(12 / 255).summary()  # given, not estimated: nothing unread
 
 

@@ -214,7 +214,7 @@ class NoiseLevelFunction:
 
     def summary(self) -> str:
         """'σ ≈ 9.1 in shadows, 14.2 in mid-tones, 11.0 in highlights (0-255, mean over channels)'; tones outside the
-        read range are named as carried, not given a figure that would read as measured there."""
+        read range are named as not read, not given a figure that would pass for a measurement there."""
         low, high = self.read_range or (0.0, 1.0)
         read = [(name, x) for name, x in TONES if low <= x <= high]
         if read:
@@ -224,7 +224,8 @@ class NoiseLevelFunction:
             parts = f"{self.at((low + high) / 2).mean() * 255:.1f} at levels {low * 255:.0f}-{high * 255:.0f}"
         text = f"σ ≈ {parts} (0-255{', mean over channels' if self.channels > 1 else ''})"
         if len(read) < len(TONES):
-            unread = " and ".join(name for name, x in TONES if not low <= x <= high)
+            *others, last = [name for name, x in TONES if not low <= x <= high]
+            unread = f"{', '.join(others)} and {last}" if others else last
             text += f"; {unread} not read (too few pixels, or too many clipped): σ there follows from the bins read"
         if any(g != 1 for g in self.grain):
             names = ("luminance", "red-blue", "green-magenta") if self.channels == 3 else ("grey",)
