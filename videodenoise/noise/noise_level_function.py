@@ -8,7 +8,8 @@
 Real noise is not one σ: shot noise grows with the light a pixel collected (variance a·x + b in linear
 light), and the sRGB gamma and a codec bend and smooth that, so it can rise and fall again across the
 intensities. An NLF holds σ_c at a few intensities (knots) per channel c, linear in between and flat
-beyond the first and last knot: no trend is invented where nothing was measured.
+beyond the first and last knot. The estimator puts a knot at every bin's centre, and where a video has too few pixels
+of some intensities to read their bins it continues the trend of those it read (`videodenoise.noise.curve`).
 
 Each pixel's σ is read at the mean intensity of its LOCAL_MEAN×LOCAL_MEAN neighbourhood in its own
 channel, not at its own value: a noisy pixel's value is its intensity plus the noise, which would make
