@@ -211,8 +211,7 @@ class Denoiser:
         """Denoise a (T, C, H, W) clip in [0, 1] with C = 1 or 3; returns the same shape, float32.
         sigma: as for `denoise_frames`, or "auto" to estimate the clip's noise level function first; with
         `settings.calibrate` (or `calibrate_dark` and a dark clip), the told scale is then chosen on frames from the
-        clip's middle. guides: as
-        for `denoise_frames`, a (T, C, H, W) clip."""
+        clip's middle. guides: as for `denoise_frames`, a (T, C, H, W) clip."""
         check_clip_frames(clip)
         if guides is not None and guides.shape != clip.shape:
             raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")

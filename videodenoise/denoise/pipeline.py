@@ -259,17 +259,15 @@ def denoise_plan(
     if on_sigma is not None:
         on_sigma(sigma_value, source)
     if source == "estimated" and sigma_value.dark:
-        dark = f"'{plan.input}' is dark (mean level {sigma_value.brightness * 255:.0f} of 255), where σ auto is least"
+        dark = f"'{plan.input}' is dark (mean level {sigma_value.brightness * 255:.0f} of 255)"
         if calibration is not None and calibration.scale != 1:
-            found = " reliable: the σ the model is told was calibrated on the video itself, as its line says"
+            found = "the σ the model is told was calibrated on the video itself, as its line says"
         else:
-            found = (
-                " reliable: on darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33,"
-                " the best one anywhere from 14 to 48"
-            )
+            found = "on darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33, the best"
+            found += " one anywhere from 14 to 48"
         warnings.warn(
-            f"{dark}{found}; compare the output with --sigma 20, 28 and 36 on a few seconds of it (--start,"
-            " --duration; --side-by-side puts the input beside it)",
+            f"{dark}, where σ auto is least reliable: {found}; compare the output with --sigma 20, 28 and 36 on a few"
+            " seconds of it (--start, --duration; --side-by-side puts the input beside it)",
             stacklevel=2,
         )
     if calibration is not None and on_calibration is not None:  # why the model is told what on_sigma said
