@@ -62,11 +62,12 @@ def binned(
     return out
 
 
-def curve_through(points: list[tuple[float, float, int] | None]) -> np.ndarray | None:
+def curve_through(points: list[tuple[float, float, int] | None], limit: float | None = None) -> np.ndarray | None:
     """The read (intensity, σ, count) points, each averaged with what the line through two read bins near it (the
     nearest on each side; at an end, the next two inwards) predicts at its intensity, weighted by its count and
     theirs (the smaller): a straight trend stays straight, at the ends too, and a bin of few samples leans on its
-    neighbours. Read at CENTRES (linear between; beyond the ends as the notes say); None if no bin was read."""
+    neighbours. Read at CENTRES (linear between; beyond the ends as the notes say, with `limit` for
+    EXTRAPOLATION_LIMIT where given: 1 carries the ends flat); None if no bin was read."""
     found = {bin_: point for bin_, point in enumerate(points) if point is not None}
     if not found:
         return None
@@ -81,7 +82,7 @@ def curve_through(points: list[tuple[float, float, int] | None]) -> np.ndarray |
             support = min(n0, n1)
             sigma = (count * sigma + support * predicted) / (count + support)
         smoothed.append((intensity, sigma, count))
-    (xs, sigmas, counts), limit = np.array(smoothed).T, EXTRAPOLATION_LIMIT
+    (xs, sigmas, counts), limit = np.array(smoothed).T, EXTRAPOLATION_LIMIT if limit is None else limit
     curve = np.interp(CENTRES, xs, sigmas)
     if len(xs) > 2 and limit != 1:
         slope = np.polyfit(xs, sigmas, 1, w=np.sqrt(counts))[0]  # weights on residuals: squared, the counts

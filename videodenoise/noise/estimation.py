@@ -106,6 +106,7 @@ BORDER = 3  # pixels at the frame's edge: the box filters reflect there
 RISK = 2.0
 AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
+CARRIED_FROM_FLAT = False  # the carried share off the curves' flat levels (True) or the levels with their trends
 
 
 def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:
@@ -147,12 +148,15 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
             apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
-    function = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
-    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
-    two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
-    both = function.from_pairs and two.from_pairs and function.level > 0
-    carried = min((two.level / function.level) ** 2 - 1, MAX_CARRIED) if both else 0.0
-    if carried < MIN_CARRIED or two.level**2 - function.level**2 < MIN_CARRIED_VARIANCE:
+    function, one = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
+    # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart, off the levels of the curves carried flat beyond the
+    # bins read; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
+    two_function, two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
+    if not CARRIED_FROM_FLAT:
+        one, two = function.level, two_function.level
+    both = function.from_pairs and two_function.from_pairs and one > 0
+    carried = min((two / one) ** 2 - 1, MAX_CARRIED) if both else 0.0
+    if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
     return dataclasses.replace(
@@ -375,8 +379,11 @@ def _gradient(image: np.ndarray) -> np.ndarray:
 # ---- the curve -----------------------------------------------------------------------------------
 def _fit(
     temporal, patches, finest, histogram: np.ndarray, singles, pairs, frames: int, grain: tuple[float, ...] = ()
-) -> NoiseLevelFunction:
-    rows, read, used_pairs, used_patches = [], [], False, False
+) -> tuple[NoiseLevelFunction, float]:
+    """The noise level function of the samples, and the level of its curves carried flat beyond the bins read (what
+    the carried share is read off: each curve's trend there is its own, and would part two levels that the bins read
+    agree on)."""
+    rows, flat_rows, read, used_pairs, used_patches = [], [], [], False, False
     for channel in range(histogram.shape[0]):
         intensity, values, clipped = _joined(temporal[channel], 3)
         differences = binned(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
@@ -392,21 +399,33 @@ def _fit(
             ]
             used_patches = any(point is not None for point in points)
         rows.append(curve_through(points))
+        flat_rows.append(curve_through(points, limit=1.0))
         read += [bin_ for bin_, point in enumerate(points) if point is not None]
     known = [row for row in rows if row is not None]
     if not known:  # frames too small for blocks or pairs
         sigma = finest_band_sigma(singles)
-        rows, source = [np.full(BINS, sigma)] * len(rows), "the finest wavelet band of single frames"
+        rows = flat_rows = [np.full(BINS, sigma)] * len(rows)
+        source = "the finest wavelet band of single frames"
     else:
+        flat_known = [row for row in flat_rows if row is not None]
         rows = [row if row is not None else np.mean(known, axis=0) for row in rows]
+        flat_rows = [row if row is not None else np.mean(flat_known, axis=0) for row in flat_rows]
         source = _source(used_pairs, used_patches, pairs, frames)
     sigmas = np.clip(np.asarray(rows), 0, 1)
     pixels, at = max(float(histogram.sum()), 1.0), (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
-    power = sum((h * np.square(np.interp(at, CENTRES, row))).sum() for h, row in zip(histogram, sigmas))
-    level, brightness = math.sqrt(power / pixels), float((histogram @ at).sum()) / pixels
+    brightness = float((histogram @ at).sum()) / pixels
     knots, sigma_rows = tuple(CENTRES.tolist()), tuple(tuple(row.tolist()) for row in sigmas)
     span = (min(read) / BINS, (max(read) + 1) / BINS) if known else None  # of the bins read
-    return NoiseLevelFunction(knots, sigma_rows, min(level, 1.0), source, grain, brightness=brightness, read_range=span)
+    level = min(_level(histogram, sigmas), 1.0)
+    function = NoiseLevelFunction(knots, sigma_rows, level, source, grain, brightness=brightness, read_range=span)
+    return function, min(_level(histogram, np.clip(np.asarray(flat_rows), 0, 1)), 1.0)
+
+
+def _level(histogram: np.ndarray, sigmas: np.ndarray) -> float:
+    """The RMS of the map (C, BINS rows of σ at CENTRES) over the pixels the histogram (C, HISTOGRAM) counts."""
+    pixels, at = max(float(histogram.sum()), 1.0), (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
+    power = sum((h * np.square(np.interp(at, CENTRES, row))).sum() for h, row in zip(histogram, sigmas))
+    return math.sqrt(power / pixels)
 
 
 def _source(used_pairs: bool, used_patches: bool, pairs: list[int], frames: int) -> str:
