@@ -395,6 +395,28 @@ def test_noise_carried_over_from_frame_to_frame_is_measured_and_counted_in_the_m
     assert estimate_clip_noise(noisy).level == pytest.approx(sigma * math.sqrt(1 - carried), rel=0.1)
 
 
+def test_the_carried_share_is_read_off_the_bins_read_whatever_the_trend_beyond_them(monkeypatch):
+    """A still clip, 60 % black (too clipped to read) and a ramp whose noise falls with intensity, a share of 0.4
+    carried from frame to frame. The map follows the bins' trend into the black; the carried share is read off the
+    curves carried flat there, so it is the same at any limit (each curve's own trend would part the two levels)."""
+    generator, carried = torch.Generator().manual_seed(3), 0.4
+    clean = torch.zeros(1, 192, 256)
+    clean[..., 154:] = torch.linspace(0.15, 0.5, 102)
+    sigma = torch.where(clean > 0, 0.012 + 0.05 * (0.5 - clean), torch.tensor(0.02))
+    noise = [torch.randn(clean.shape, generator=generator)]
+    for _ in range(8):
+        noise.append(carried * noise[-1] + math.sqrt(1 - carried**2) * torch.randn(clean.shape, generator=generator))
+    noisy = (clean + sigma * torch.stack(noise)).clamp(0, 1)
+    functions = {}
+    for limit in (1.0, 1.5, 4.0):
+        monkeypatch.setattr(curve, "EXTRAPOLATION_LIMIT", limit)
+        functions[limit] = estimate_clip_noise(noisy)
+    assert functions[1.0].read_range[0] > 0  # the black bin is not read
+    assert functions[1.0].carried == pytest.approx(carried, abs=0.1)
+    assert functions[1.5].carried == functions[4.0].carried == functions[1.0].carried
+    assert functions[1.5].level > 1.1 * functions[1.0].level  # the map does follow the trend
+
+
 def test_noise_free_texture_is_not_read_as_carried_noise(monkeypatch):
     """A clean pan, rounded to 8 bits: frames two apart leave a little more of the scene in their
     difference than frames one apart, far under an 8-bit step of variance, which is not carried noise."""

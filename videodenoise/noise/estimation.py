@@ -106,7 +106,7 @@ BORDER = 3  # pixels at the frame's edge: the box filters reflect there
 RISK = 2.0
 AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
-CARRIED_FROM_FLAT = False  # the carried share off the curves' flat levels (True) or the levels with their trends
+CARRIED_FROM_FLAT = True  # the carried share off the curves' flat levels (True) or the levels with their trends
 
 
 def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:

@@ -8,7 +8,8 @@ The switch is read by the estimate alone, so where both estimates are equal (eve
 NoiseLevelFunction), so is `clean`'s output, and the clip-condition gains exactly 0 without being denoised;
 elsewhere it is denoised both ways. Printed: each clip-condition whose estimate moved (carried share, level,
 PSNR both ways), each condition's mean gain over the clips, the rule's three figures (README.md) and the gain
-paired by clip per exposure over the camera conditions.
+paired by clip per exposure over the camera conditions. With `--held-out`, also each condition's mean PSNR as
+taken with True (clip-conditions whose estimate did not move denoised once): the README's real-noise row.
 
     .venv/bin/python benchmarks/results/carried-flat/compare.py > validation.log
     .venv/bin/python benchmarks/results/carried-flat/compare.py --held-out > held-out.log
@@ -42,6 +43,7 @@ denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
 taken = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
 print(f"clips: {', '.join(names)}; 5 frames; {cpu_name()}, {torch.get_num_threads()} threads")
 gains: dict[tuple[float, str], list[float]] = {}  # (exposure, condition) → gain per clip
+taken_psnr: dict[str, list[float]] = {}  # condition → PSNR per clip with True, as taken (--held-out)
 for exposure in EXPOSURES:
     clips = [quality.underexposed(clip, exposure) for clip in taken] if exposure != 1 else taken
     for clip in clips:
@@ -51,10 +53,15 @@ for exposure in EXPOSURES:
                 estimation.CARRIED_FROM_FLAT = flat
                 estimates.append(estimation.estimate_clip_noise(noisy))
             gain = 0.0
+            if args.held_out and exposure == 1 and estimates[0] == estimates[1]:
+                output = denoiser.denoise_clip(noisy, estimates[1]).numpy()
+                taken_psnr.setdefault(condition, []).append(quality.measure(output, clip.frames)["psnr"])
             if estimates[0] != estimates[1]:
                 outputs = [denoiser.denoise_clip(noisy, estimate).numpy() for estimate in estimates]
                 psnr = [quality.measure(output, clip.frames)["psnr"] for output in outputs]
                 gain = psnr[1] - psnr[0]
+                if args.held_out and exposure == 1:
+                    taken_psnr.setdefault(condition, []).append(psnr[1])
                 print(
                     f"×{exposure:g} {clip.name:24s} {condition:18s} carried {estimates[0].carried:.3f} → "
                     f"{estimates[1].carried:.3f}, level {estimates[0].level * 255:.2f} → {estimates[1].level * 255:.2f}"
@@ -80,3 +87,5 @@ for exposure in EXPOSURES:
         f"[{paired.low:+.3f}, {paired.high:+.3f}]; "
         f"per clip " + ", ".join(f"{n} {g:+.2f}" for n, g in zip(names, per_clip))
     )
+if taken_psnr:
+    print("\nAs taken, True: " + ", ".join(f"{c} {np.mean(v):.2f}" for c, v in taken_psnr.items()))
