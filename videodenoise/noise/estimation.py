@@ -33,11 +33,13 @@
 * Carried noise. A codec's skipped and predicted blocks copy the previous frame's noise along with its picture, so
   consecutive frames share some of it, which their difference cancels: σ reads low. With a share c of the noise
   variance shared one frame apart and c² two apart, pairs read σ₁² = σ²(1 − c) and σ₂² = σ²(1 − c²):
-  c = σ₂²/σ₁² − 1 (from the curves' levels), at most MAX_CARRIED; fusion is told c. c = 0 under MIN_CARRIED, or
-  where σ₂² − σ₁² is under MIN_CARRIED_VARIANCE (what noise-free texture leaves). σ would be the curve times
-  (1 − c)^−½; the map is lifted further, by (1 − c)^−CARRIED_LIFT: a codec keeps noise longer than that and leaves
-  error around texture that flat pixels miss. CARRIED_LIFT = 1 was chosen on the validation photographs by a rule
-  fixed before the sweep (benchmarks/results/carried-lift).
+  c = σ₂²/σ₁² − 1, at most MAX_CARRIED; fusion is told c. σ₁ and σ₂ are the levels of the two curves carried flat
+  beyond the bins read: each curve's trend there is its own, and where most pixels lie beyond, two trends part the
+  levels on no evidence (benchmarks/results/carried-flat). c = 0 under MIN_CARRIED, or where σ₂² − σ₁² is under
+  MIN_CARRIED_VARIANCE (what noise-free texture leaves). σ would be the curve times (1 − c)^−½; the map is lifted
+  further, by (1 − c)^−CARRIED_LIFT: a codec keeps noise longer than that and leaves error around texture that flat
+  pixels miss. CARRIED_LIFT = 1 was chosen on the validation photographs by a rule fixed before the sweep
+  (benchmarks/results/carried-lift).
 * The grain. From the same pairs, how much more σ a model should be told than the map says, per channel it sees:
   noise a codec, chroma subsampling or a colour matrix correlated over neighbouring pixels or channels
   (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred gradients of its own above
@@ -106,7 +108,6 @@ BORDER = 3  # pixels at the frame's edge: the box filters reflect there
 RISK = 2.0
 AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
-CARRIED_FROM_FLAT = True  # the carried share off the curves' flat levels (True) or the levels with their trends
 
 
 def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:
@@ -152,8 +153,6 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart, off the levels of the curves carried flat beyond the
     # bins read; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
     two_function, two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
-    if not CARRIED_FROM_FLAT:
-        one, two = function.level, two_function.level
     both = function.from_pairs and two_function.from_pairs and one > 0
     carried = min((two / one) ** 2 - 1, MAX_CARRIED) if both else 0.0
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
