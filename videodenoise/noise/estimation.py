@@ -108,6 +108,7 @@ BORDER = 3  # pixels at the frame's edge: the box filters reflect there
 RISK = 2.0
 AGREE = 0.25
 HISTOGRAM = 256  # intensity bins the level (RMS of σ) is summed over
+HISTOGRAM_CENTRES = (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
 
 
 def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction:
@@ -411,8 +412,7 @@ def _fit(
         flat_rows = [row if row is not None else np.mean(flat_known, axis=0) for row in flat_rows]
         source = _source(used_pairs, used_patches, pairs, frames)
     sigmas = np.clip(np.asarray(rows), 0, 1)
-    pixels, at = max(float(histogram.sum()), 1.0), (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
-    brightness = float((histogram @ at).sum()) / pixels
+    brightness = float((histogram @ HISTOGRAM_CENTRES).sum()) / max(float(histogram.sum()), 1.0)
     knots, sigma_rows = tuple(CENTRES.tolist()), tuple(tuple(row.tolist()) for row in sigmas)
     span = (min(read) / BINS, (max(read) + 1) / BINS) if known else None  # of the bins read
     level = min(_level(histogram, sigmas), 1.0)
@@ -422,9 +422,8 @@ def _fit(
 
 def _level(histogram: np.ndarray, sigmas: np.ndarray) -> float:
     """The RMS of the map (C, BINS rows of σ at CENTRES) over the pixels the histogram (C, HISTOGRAM) counts."""
-    pixels, at = max(float(histogram.sum()), 1.0), (np.arange(HISTOGRAM) + 0.5) / HISTOGRAM
-    power = sum((h * np.square(np.interp(at, CENTRES, row))).sum() for h, row in zip(histogram, sigmas))
-    return math.sqrt(power / pixels)
+    power = sum((h * np.square(np.interp(HISTOGRAM_CENTRES, CENTRES, row))).sum() for h, row in zip(histogram, sigmas))
+    return math.sqrt(power / max(float(histogram.sum()), 1.0))
 
 
 def _source(used_pairs: bool, used_patches: bool, pairs: list[int], frames: int) -> str:
