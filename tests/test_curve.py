@@ -37,6 +37,8 @@ def test_without_a_limit_the_curve_is_flat_beyond_the_bins_read(monkeypatch):
     np.testing.assert_allclose(row[:3], falling(CENTRES[3]))
     np.testing.assert_allclose(row[6:], falling(CENTRES[5]))
     assert curve_through([None] * BINS) is None
+    monkeypatch.undo()  # a limit given to the call overrides the module's (the estimator's flat levels)
+    np.testing.assert_array_equal(curve_through(points_on(falling, {3, 4, 5}), limit=1.0), row)
 
 
 def test_the_trend_of_the_bins_read_continues_beyond_them_within_the_limit():
