@@ -1,0 +1,131 @@
+"""Decide a constant that only σ auto's estimator reads: its reference value against a new one, on the validation
+clips (or, once, after the decision, on the benchmark's six held-out clips).
+
+    .venv/bin/python benchmarks/estimator_knob.py --knob noise.estimation.MAX_CARRIED_READING=inf,1
+    .venv/bin/python benchmarks/estimator_knob.py --knob noise.estimation.MAX_CARRIED_READING=inf,1 --held-out
+
+Clips: the twelve validation clips (`validation_sweep.VALIDATION_CLIPS`; `--held-out`: the benchmark's), 5 frames,
+as taken and darkened 4× and 8× in linear light (`bench_quality.underexposed`). Conditions: the camera model's
+nine H.264 conditions and three without a codec, Gaussian σ = 0, 2, 10 and 25 (`validation_sweep.clip_draws`),
+and H.264 alone at CRF 18, 23 and 28 with no noise (`codec_ceiling.codec_encoded`: sharp footage a codec
+compressed, which `clean` should leave as it is). `clean` fast, σ auto, the shipped default.
+
+Why it is quick: a constant of ESTIMATOR_MODULES changes `clean`'s output only through the estimate (given a
+noise level function, the denoiser and its calibration estimate nothing), so where both values give the same
+function (every field) the clip-condition gains exactly 0 and is not denoised; elsewhere it is denoised with each.
+Printed: each clip-condition whose estimate moved (carried share, level, PSNR both ways), each condition's mean
+gain over the clips per exposure, the figures rules are written on (per group of conditions: the mean and lowest
+condition-mean), the gain paired by clip per exposure over the camera conditions, and with `--held-out` each
+condition's mean PSNR as taken with the new value (clip-conditions whose estimate did not move denoised once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from codec_ceiling import codec_encoded  # noqa: E402
+from validation_sweep import VALIDATION_CLIPS, clip_draws, parse_knob, value_reader  # noqa: E402
+
+import bench_quality as quality  # noqa: E402
+from _machine import cpu_name  # noqa: E402
+from _script import run_main  # noqa: E402
+
+ESTIMATOR_MODULES = ("noise.estimation", "noise.curve", "noise.grain", "noise.single_frame", "noise.robust")
+EXPOSURES = (1.0, 0.25, 0.125)
+SIGMAS = (0.0, 2.0, 10.0, 25.0)
+CRFS = (18, 23, 28)
+
+
+def draws(clip: quality.Clip) -> list[tuple[str, np.ndarray]]:
+    """(condition, noisy uint8 frames) of one clip: camera noise, Gaussian noise, then the codec with no noise."""
+    alone = [(f"no noise h264 crf{crf}", codec_encoded(clip.frames, "h264", crf)) for crf in CRFS]
+    return clip_draws(clip, sigmas=SIGMAS) + alone
+
+
+def group(condition: str) -> str:
+    return "gaussian" if condition.startswith("gaussian") else "no noise" if condition.startswith("no") else "camera"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--knob", required=True, help="MODULE.NAME=REFERENCE,NEW, a constant of an estimator module")
+    parser.add_argument("--held-out", action="store_true", help="the benchmark's six clips (once, after a decision)")
+    args = parser.parse_args(argv)
+    module, name, values = parse_knob(args.knob)
+    if module is None or module.__name__.removeprefix("videodenoise.") not in ESTIMATOR_MODULES or len(values) != 2:
+        raise SystemExit(f"--knob: give MODULE.NAME=REFERENCE,NEW with MODULE one of {', '.join(ESTIMATOR_MODULES)}")
+    from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
+    from videodenoise.noise.estimation import estimate_clip_noise
+
+    read, original = value_reader(module, name), getattr(module, name)
+    names = quality.available_clip_names() if args.held_out else VALIDATION_CLIPS
+    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+    taken = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
+    print(f"{args.knob}; clips: {', '.join(names)}; 5 frames; {cpu_name()}, {torch.get_num_threads()} threads")
+    gains: dict[tuple[float, str], list[float]] = {}  # (exposure, condition) → gain per clip
+    as_taken: dict[str, list[float]] = {}  # condition → PSNR per clip with the new value, as taken (--held-out)
+    try:
+        for exposure in EXPOSURES:
+            clips = [quality.underexposed(clip, exposure) for clip in taken] if exposure != 1 else taken
+            for clip in clips:
+                for condition, draw in draws(clip):
+                    noisy, estimates = torch.from_numpy(draw).float() / 255, []
+                    for value in values:
+                        setattr(module, name, read(value))
+                        estimates.append(estimate_clip_noise(noisy))
+                    moved, table = estimates[0] != estimates[1], args.held_out and exposure == 1
+                    scored = estimates if moved else estimates[1:] if table else []
+                    outputs = [denoiser.denoise_clip(noisy, estimate).numpy() for estimate in scored]
+                    scores = [quality.measure(output, clip.frames)["psnr"] for output in outputs]
+                    gain = scores[1] - scores[0] if moved else 0.0
+                    if moved:
+                        before, after = estimates
+                        print(
+                            f"×{exposure:g} {clip.name:24s} {condition:20s} carried {before.carried:.3f} → "
+                            f"{after.carried:.3f}, level {before.level * 255:.2f} → {after.level * 255:.2f}, "
+                            f"PSNR {scores[0]:.2f} → {scores[1]:.2f} ({gain:+.2f})",
+                            flush=True,
+                        )
+                    if table:
+                        as_taken.setdefault(condition, []).append(scores[-1])
+                    gains.setdefault((exposure, condition), []).append(gain)
+    finally:
+        setattr(module, name, original)
+    report(gains, names, as_taken)
+
+
+def report(gains: dict[tuple[float, str], list[float]], names: list[str], as_taken: dict[str, list[float]]) -> None:
+    """The tables and figures of the module notes."""
+    from videodenoise.evaluation.statistics import paired_difference
+
+    print("\n| condition (mean gain over the clips, dB) | " + " | ".join(f"×{e:g}" for e in EXPOSURES) + " |")
+    print("|---|" + "---:|" * len(EXPOSURES))
+    for condition in dict.fromkeys(c for _, c in gains):
+        print(f"| {condition} | " + " | ".join(f"{np.mean(gains[e, condition]):+.3f}" for e in EXPOSURES) + " |")
+    means = {key: float(np.mean(value)) for key, value in gains.items()}
+    for kind in ("camera", "gaussian", "no noise"):
+        for where, exposures in (("all exposures", EXPOSURES), ("as taken", (1.0,))):
+            part = [m for (e, c), m in means.items() if group(c) == kind and e in exposures]
+            print(
+                f"{kind}, {where}: mean of the {len(part)} condition-means {np.mean(part):+.3f} dB, "
+                f"lowest {min(part):+.3f}"
+            )
+    for exposure in EXPOSURES:
+        per_clip = np.mean([gains[key] for key in gains if key[0] == exposure and group(key[1]) == "camera"], axis=0)
+        result = paired_difference(per_clip, np.zeros_like(per_clip))
+        print(
+            f"×{exposure:g}, camera conditions, paired by clip: {result.mean:+.3f} [{result.low:+.3f}, "
+            f"{result.high:+.3f}]; per clip " + ", ".join(f"{n} {g:+.2f}" for n, g in zip(names, per_clip))
+        )
+    if as_taken:
+        print("\nAs taken, the new value: " + ", ".join(f"{c} {np.mean(v):.2f}" for c, v in as_taken.items()))
+
+
+if __name__ == "__main__":
+    run_main(main)
