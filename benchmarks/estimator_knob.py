@@ -1,8 +1,8 @@
 """Decide a constant that only σ auto's estimator reads: its reference value against a new one, on the validation
 clips (or, once, after the decision, on the benchmark's six held-out clips).
 
-    .venv/bin/python benchmarks/estimator_knob.py --knob noise.estimation.MAX_CARRIED_READING=inf,1
-    .venv/bin/python benchmarks/estimator_knob.py --knob noise.estimation.MAX_CARRIED_READING=inf,1 --held-out
+    .venv/bin/python benchmarks/estimator_knob.py --knob noise.curve.EXTRAPOLATION_LIMIT=1.5,2
+    .venv/bin/python benchmarks/estimator_knob.py --knob noise.curve.EXTRAPOLATION_LIMIT=1.5,2 --held-out
 
 Clips: the twelve validation clips (`validation_sweep.VALIDATION_CLIPS`; `--held-out`: the benchmark's), 5 frames,
 as taken and darkened 4× and 8× in linear light (`bench_quality.underexposed`). Conditions: the camera model's

@@ -35,13 +35,12 @@
   variance shared one frame apart and c² two apart, pairs read σ₁² = σ²(1 − c) and σ₂² = σ²(1 − c²):
   c = σ₂²/σ₁² − 1, at most MAX_CARRIED; fusion is told c. σ₁ and σ₂ are the levels of the two curves carried flat
   beyond the bins read: each curve's trend there is its own, and where most pixels lie beyond, two trends part the
-  levels on no evidence (benchmarks/results/carried-flat). c = 0 under MIN_CARRIED, where σ₂² − σ₁² is under
-  MIN_CARRIED_VARIANCE (what noise-free texture leaves), and where the reading σ₂²/σ₁² − 1 is MAX_CARRIED_READING or
-  more: carried as above, the reading is c, under 1, so more is something else (sharp footage a codec compressed
-  with no noise reads 1 or more at 9 of 36 validation clip-CRFs; benchmarks/results/carried-raw). σ would be the
-  curve times (1 − c)^−½; the map is lifted further, by (1 − c)^−CARRIED_LIFT: a codec keeps noise longer than that
-  and leaves error around texture that flat pixels miss. CARRIED_LIFT = 1 was chosen on the validation photographs
-  by a rule fixed before the sweep (benchmarks/results/carried-lift).
+  levels on no evidence (benchmarks/results/carried-flat). c = 0 under MIN_CARRIED, or where σ₂² − σ₁² is under
+  MIN_CARRIED_VARIANCE (what noise-free texture leaves). A reading σ₂²/σ₁² − 1 of 1 or more, which carried noise
+  cannot give, is capped like any other: taken as no share, it failed its rule (benchmarks/results/carried-raw).
+  σ would be the curve times (1 − c)^−½; the map is lifted further, by (1 − c)^−CARRIED_LIFT: a codec keeps noise
+  longer than that and leaves error around texture that flat pixels miss. CARRIED_LIFT = 1 was chosen on the
+  validation photographs by a rule fixed before the sweep (benchmarks/results/carried-lift).
 * The grain. From the same pairs, how much more σ a model should be told than the map says, per channel it sees:
   noise a codec, chroma subsampling or a colour matrix correlated over neighbouring pixels or channels
   (`videodenoise.noise.grain`). Where such noise leaves the pair mean with blurred gradients of its own above
@@ -96,7 +95,6 @@ MAX_PAIRS = 8
 WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
-MAX_CARRIED_READING = math.inf  # a reading σ₂²/σ₁² − 1 at or above this is not carried noise: c = 0 (notes)
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
@@ -158,8 +156,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     # bins read; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
     two_function, two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
     both = function.from_pairs and two_function.from_pairs and one > 0
-    reading = (two / one) ** 2 - 1 if both else 0.0
-    carried = min(reading, MAX_CARRIED) if reading < MAX_CARRIED_READING else 0.0
+    carried = min((two / one) ** 2 - 1, MAX_CARRIED) if both else 0.0
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
