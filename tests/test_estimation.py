@@ -550,10 +550,10 @@ def test_the_estimate_is_described_in_one_line():
     line = denoiser.describe_sigma(function, "estimated")
     assert "\n" not in line and line.startswith("noise estimated from x: σ ≈ 9.1 in shadows, 14.2 in mid-tones, 11.0")
     assert "is told each pixel's σ" in line and "motion-aligned neighbours" in line
-    assert "RMS 12;" in line  # white noise: told what was measured
+    assert "; the map's RMS 12;" in line  # white noise: told what was measured
     grained = NoiseLevelFunction((0.5,), ((12 / 255,),), level=12 / 255, source="x", grain=(2.0,))
     line = denoiser.describe_sigma(grained, "estimated")
-    assert "told 2× grey" in line and "RMS 12 (told: RMS 24)" in line
+    assert "told 2× grey; the map's RMS 12 (told: RMS 24)" in line
     # a video shorter than fusion's window is fused over the frames it has; one of a single frame is not fused
     assert "neighbours (up to 3 frames)" in denoiser.describe_sigma(function, "estimated", frames=3)
     alone = denoiser.describe_sigma(function, "estimated", frames=1)

@@ -458,7 +458,7 @@ class Denoiser:
         if function is not None:
             what = f"noise estimated from {function.source}" if how == "estimated" else f"noise {how}"
             told = "" if level == function.level else f" (told: RMS {level * 255:.3g})"
-            return f"{what}: {function.summary()}, RMS {function.level * 255:.3g}{told}; {trained}{rescale}"
+            return f"{what}: {function.summary()}; the map's RMS {function.level * 255:.3g}{told}; {trained}{rescale}"
         if how == "estimated":
             return f"σ ≈ {sigma * 255:.2f} on the 0-255 scale (estimated; {trained}{rescale})"
         return f"σ = {sigma * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
