@@ -3,10 +3,6 @@ denoising where the estimate did not move (the run itself takes minutes on the v
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -14,19 +10,12 @@ import torch
 from videodenoise.noise import curve, estimation
 from videodenoise.noise.estimation import estimate_clip_noise
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def knob():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location("estimator_knob", BENCHMARKS / "estimator_knob.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    return load_benchmark("estimator_knob")
 
 
 def test_only_a_constant_that_the_estimator_alone_reads_and_two_values(knob):

@@ -3,26 +3,15 @@ validation photographs for minutes: not here)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def sweep():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location("validation_sweep", BENCHMARKS / "validation_sweep.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    return load_benchmark("validation_sweep")
 
 
 def test_the_best_camera_mean_wins_unless_it_loses_on_gaussian_noise(sweep):
