@@ -402,15 +402,13 @@ def _fit(
         rows.append(curve_through(points))
         flat_rows.append(curve_through(points, limit=1.0))
         read += [bin_ for bin_, point in enumerate(points) if point is not None]
-    known = [row for row in rows if row is not None]
+    known = any(row is not None for row in rows)
     if not known:  # frames too small for blocks or pairs
         sigma = finest_band_sigma(singles)
         rows = flat_rows = [np.full(BINS, sigma)] * len(rows)
         source = "the finest wavelet band of single frames"
-    else:
-        flat_known = [row for row in flat_rows if row is not None]
-        rows = [row if row is not None else np.mean(known, axis=0) for row in rows]
-        flat_rows = [row if row is not None else np.mean(flat_known, axis=0) for row in flat_rows]
+    else:  # a channel without a curve takes the mean of the others'
+        rows, flat_rows = _filled(rows), _filled(flat_rows)
         source = _source(used_pairs, used_patches, pairs, frames)
     sigmas = np.clip(np.asarray(rows), 0, 1)
     brightness = float((histogram @ HISTOGRAM_CENTRES).sum()) / max(float(histogram.sum()), 1.0)
@@ -419,6 +417,11 @@ def _fit(
     level = min(_level(histogram, sigmas), 1.0)
     function = NoiseLevelFunction(knots, sigma_rows, level, source, grain, brightness=brightness, read_range=span)
     return function, min(_level(histogram, np.clip(np.asarray(flat_rows), 0, 1)), 1.0)
+
+
+def _filled(rows: list[np.ndarray | None]) -> list[np.ndarray]:
+    known = [row for row in rows if row is not None]
+    return [row if row is not None else np.mean(known, axis=0) for row in rows]
 
 
 def _level(histogram: np.ndarray, sigmas: np.ndarray) -> float:
