@@ -62,9 +62,6 @@ CODEC_LIFT = 1.2
 # before the codec smoothed it; chosen on the validation clips by a rule fixed before the run
 # (benchmarks/results/clipping-lift); off, today's output before it
 LIFT_CLIPPING = True
-# the fit reads the curve only over the intensities σ auto read (its read range), not where the curve continues their
-# trend: on trial against every bin with pixels (benchmarks/results/camera-bias-read)
-FIT_READ_RANGE = False
 VALUES = np.linspace(0, 1, 257)  # the sRGB values x of the tables
 SHOTS = np.concatenate([[0.0], np.geomspace(1e-6, 0.1, 30)])  # a: none, a phone in daylight, past low light (0.02)
 READS = np.concatenate([[0.0], np.geomspace(1e-7, 1e-2, 25)])  # b
@@ -227,9 +224,6 @@ class GammaBias:
         for channel, value in enumerate(output.double().cpu().numpy()):
             count = np.bincount(np.minimum((value * FIT_BINS).astype(np.int64), FIT_BINS - 1).ravel(), None, FIT_BINS)
             usable = (count > value.size / 256) & (centres > 0.03) & (centres < 0.95)
-            if FIT_READ_RANGE and self.function.read_range is not None:
-                low, high = self.function.read_range
-                usable &= (centres >= low) & (centres <= high)
             curve = curves[channel if len(curves) > 1 else 0]
             shot, read = fit_shot_read(centres[usable], np.interp(centres[usable], knots, curve), count[usable])
             self.shots.append(shot)
