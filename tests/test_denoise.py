@@ -29,6 +29,7 @@ from videodenoise.io.video import probe_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
+from videodenoise.noise.noise_level_function import CODEC_LOSS_LEVEL, NoiseLevelFunction
 from videodenoise.noise.single_frame import estimate_noise_sigma
 
 from helpers import frames_read_ahead, h264_video, png_movie, run_cli
@@ -247,6 +248,37 @@ def test_dark_footage_under_sigma_auto_is_told_where_sigma_auto_is_weakest(tmp_p
             warnings.simplefilter("always")
             denoise_video(source, tmp_path / "out.mkv", denoiser, sigma=sigma, overwrite=True)
         assert not [w for w in caught if "is dark" in str(w.message)]
+
+
+def test_a_carried_share_on_little_noise_is_told_it_may_be_a_codecs_loss(tmp_path, grey_checkpoint, monkeypatch):
+    """A carried share read on a level under CODEC_LOSS_LEVEL came only from noise-free H.264 on the validation clips:
+    `clean` says so in one line; not above that level, without a share, or told a σ by hand."""
+    denoiser = Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu"))
+    source = write_video(tmp_path / "sharp.mkv", moving_clip(t=4, height=48, width=64), codec="ffv1")
+
+    def reads(level: float, carried: float) -> NoiseLevelFunction:
+        function = NoiseLevelFunction((0.5,), ((level,),), level, "frame pairs", carried=carried)
+        monkeypatch.setattr(pipeline, "estimate_video_noise", lambda reader, coarse=False: function)
+        return function
+
+    def warned(sigma="auto") -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = denoise_video(source, tmp_path / "out.mkv", denoiser, sigma=sigma, overwrite=True)
+        assert result.frames == 4
+        return [str(w.message) for w in caught if "carries little noise" in str(w.message)]
+
+    assert reads(CODEC_LOSS_LEVEL * 0.9, 0.5).may_be_codec_loss
+    (message,) = warned()
+    assert re.fullmatch(
+        r"'.*sharp.mkv' carries little noise by σ auto's reading \(RMS 3.0 of 255\), 50% of it read as carried over"
+        r" from frame to frame: .* compare it with --sigma 2 \(--side-by-side puts the input beside it\)",
+        message,
+    )
+    assert not warned(sigma=2 / 255)  # a σ told by hand, however small: no estimate to doubt
+    for level, carried in ((CODEC_LOSS_LEVEL * 1.1, 0.5), (CODEC_LOSS_LEVEL * 0.9, 0.0)):
+        assert not reads(level, carried).may_be_codec_loss
+        assert not warned()
 
 
 def test_dark_footage_is_calibrated_by_the_fast_preset_and_the_warning_says_so(tmp_path, grey_checkpoint, monkeypatch):

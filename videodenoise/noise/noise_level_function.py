@@ -45,6 +45,11 @@ WHITE_CARRIED = 0.05
 # fit and the clipping's correction read the noise before the codec). The held-out clips, measured after: 11 of 15,
 # 1.2-7.6 dB (brightness-held-out.log)
 DARK = 48 / 255
+# a level (RMS of the map, the carried share's lift included) under which a carried share was read only on footage
+# with no noise at all: on the validation clips (H.264 at CRF 18-28, as taken and darkened 4× and 8×) 15 of 15 such
+# readings, a codec's loss on sharp texture changing from frame to frame, against none of 324 under the camera model's
+# noise, whose lowest level read was 3.67 (benchmarks/results/overread-hint)
+CODEC_LOSS_LEVEL = 3.3 / 255
 
 
 def local_mean(image: np.ndarray) -> np.ndarray:
@@ -178,6 +183,12 @@ class NoiseLevelFunction:
     def dark(self) -> bool:
         """Whether the frames it was estimated on are darker than DARK on average (False where not measured)."""
         return self.brightness is not None and self.brightness < DARK
+
+    @property
+    def may_be_codec_loss(self) -> bool:
+        """Whether what was read as noise may be a codec's loss on sharp texture: a carried share on a level under
+        CODEC_LOSS_LEVEL, which `clean` warns of (the output can come out softer than the input)."""
+        return self.carried > 0 and self.level < CODEC_LOSS_LEVEL
 
     @property
     def from_pairs(self) -> bool:
