@@ -275,7 +275,7 @@ def denoise_plan(
             f"'{plan.input}' carries little noise by σ auto's reading (RMS {sigma_value.level * 255:.1f} of 255),"
             f" {sigma_value.carried:.0%} of it read as carried over from frame to frame: on sharp footage a codec"
             " compressed, that can be the codec's loss on fine texture, not noise, and on such test clips the output"
-            " came out up to 0.8 dB under the input; if it looks softer than the input, compare it with --sigma 2"
+            " came out up to 4.5 dB under the input; if it looks softer than the input, compare it with --sigma 2"
             " (--side-by-side puts the input beside it)",
             stacklevel=2,
         )
