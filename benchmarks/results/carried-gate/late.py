@@ -1,6 +1,7 @@
 """Rule 4 of carried-gate: the late validation clips with no noise, through H.264 at CRF 18, 23 and 28, 5 frames,
 `clean` (the fast preset) with σ auto, `noise.estimation.DROP_FAINT_SHARE` off and on; PSNR against the clean
-frames. Only clip-CRFs whose estimate the switch moves are denoised twice.
+frames. Only clip-CRFs whose estimate the switch moves are denoised twice. The switch was taken out after the rule
+failed (fa9a072): run this, and the validation command in the README, at 2262acd, where it is.
 
     .venv/bin/python benchmarks/results/carried-gate/late.py > benchmarks/results/carried-gate/late.log
 """
