@@ -150,6 +150,33 @@ def resolve_sigma(
     return check_sigma(sigma, error=DenoiseError, unit_scale=True), "given"
 
 
+def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibration | None) -> list[str]:
+    """Where σ auto's estimate of a video is least to be trusted, one line each, asking the user to compare by eye:
+    a dark video (`NoiseLevelFunction.dark`), and a carried share read on little noise, which may be a codec's loss on
+    sharp texture (`NoiseLevelFunction.may_be_codec_loss`)."""
+    doubts = []
+    if function.dark:
+        if calibration is not None and calibration.scale != 1:
+            found = "the σ the model is told was calibrated on the video itself, as its line says"
+        else:
+            found = "on darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33, the best"
+            found += " one anywhere from 14 to 48"
+        doubts.append(
+            f"'{input}' is dark (mean level {function.brightness * 255:.0f} of 255), where σ auto is least reliable:"
+            f" {found}; compare the output with --sigma 20, 28 and 36 on a few seconds of it (--start, --duration;"
+            " --side-by-side puts the input beside it)"
+        )
+    if function.may_be_codec_loss:
+        doubts.append(
+            f"'{input}' carries little noise by σ auto's reading (RMS {function.level * 255:.1f} of 255),"
+            f" {function.carried:.0%} of it read as carried over from frame to frame: on sharp footage a codec"
+            " compressed, that can be the codec's loss on fine texture, not noise, and on such test clips the output"
+            " came out up to 4.5 dB under the input; if it looks softer than the input, compare it with --sigma 2"
+            " (--side-by-side puts the input beside it)"
+        )
+    return doubts
+
+
 def calibration_frames(reader, info) -> torch.Tensor:
     """The frames `settings.calibrate` chooses the told scale on: those `calibration_span` picks in the
     middle, as many as decode (calibration needs 3, else it changes nothing)."""
@@ -258,27 +285,9 @@ def denoise_plan(
         calibration_seconds = time.perf_counter() - calibration_start
     if on_sigma is not None:
         on_sigma(sigma_value, source)
-    if source == "estimated" and sigma_value.dark:
-        dark = f"'{plan.input}' is dark (mean level {sigma_value.brightness * 255:.0f} of 255)"
-        if calibration is not None and calibration.scale != 1:
-            found = "the σ the model is told was calibrated on the video itself, as its line says"
-        else:
-            found = "on darkened test clips with camera noise a σ told by hand did 1-8 dB better on 24 of 33, the best"
-            found += " one anywhere from 14 to 48"
-        warnings.warn(
-            f"{dark}, where σ auto is least reliable: {found}; compare the output with --sigma 20, 28 and 36 on a few"
-            " seconds of it (--start, --duration; --side-by-side puts the input beside it)",
-            stacklevel=2,
-        )
-    if source == "estimated" and sigma_value.may_be_codec_loss:
-        warnings.warn(
-            f"'{plan.input}' carries little noise by σ auto's reading (RMS {sigma_value.level * 255:.1f} of 255),"
-            f" {sigma_value.carried:.0%} of it read as carried over from frame to frame: on sharp footage a codec"
-            " compressed, that can be the codec's loss on fine texture, not noise, and on such test clips the output"
-            " came out up to 4.5 dB under the input; if it looks softer than the input, compare it with --sigma 2"
-            " (--side-by-side puts the input beside it)",
-            stacklevel=2,
-        )
+    if source == "estimated":
+        for doubt in estimate_doubts(plan.input, sigma_value, calibration):
+            warnings.warn(doubt, stacklevel=2)
     if calibration is not None and on_calibration is not None:  # why the model is told what on_sigma said
         on_calibration(calibration)
 
