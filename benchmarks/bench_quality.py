@@ -17,7 +17,8 @@ What is measured, and how:
   pasted on, each moving on its own ("cell-objects", ...): the pans are one rigid motion that optical
   flow recovers almost exactly, while real footage, like these, has parts whose flow it gets wrong.
   Likewise over the colour `COLOUR_VALIDATION_PHOTOS` ("china-pan", "flower-objects", ...), whose
-  pieces come from those two, and over the grey `LATE_VALIDATION_PHOTOS` ("aero-pan", "ascent-objects", ...).
+  pieces come from those two, over the grey `LATE_VALIDATION_PHOTOS` ("aero-pan", "ascent-objects", ...), and over
+  `ESTIMATOR_VALIDATION_PHOTOS` ("brick-pan", "ihc-objects", ...), for choices only σ auto's estimator reads.
   NB: which clips a checkpoint trained on is the checkpoint's business; the script prints each
   checkpoint's training dataset from its metadata (the shipped `samples` checkpoint trained on
   carphone, and validated on bikes).
@@ -214,8 +215,13 @@ def objects_clip_name(photo: str) -> str:
 
 def validation_sets(motion) -> tuple[tuple[str, ...], ...]:
     """The sets of validation photographs, each named by its clips only: the grey four, the colour two, the late
-    two (`videodenoise.datasets.motion`)."""
-    return motion.VALIDATION_PHOTOS, motion.COLOUR_VALIDATION_PHOTOS, motion.LATE_VALIDATION_PHOTOS
+    two, the estimator's six (`videodenoise.datasets.motion`)."""
+    return (
+        motion.VALIDATION_PHOTOS,
+        motion.COLOUR_VALIDATION_PHOTOS,
+        motion.LATE_VALIDATION_PHOTOS,
+        motion.ESTIMATOR_VALIDATION_PHOTOS,
+    )
 
 
 def make_objects_clip(photo: str, frames: int, size: tuple[int, int], seed: int = 0) -> Clip:

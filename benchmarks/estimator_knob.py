@@ -4,19 +4,21 @@ clips (or, once, after the decision, on the benchmark's six held-out clips).
     .venv/bin/python benchmarks/estimator_knob.py --knob noise.curve.EXTRAPOLATION_LIMIT=1.5,2
     .venv/bin/python benchmarks/estimator_knob.py --knob noise.curve.EXTRAPOLATION_LIMIT=1.5,2 --held-out
 
-Clips: the twelve validation clips (`validation_sweep.VALIDATION_CLIPS`; `--held-out`: the benchmark's), 5 frames,
-as taken and darkened 4× and 8× in linear light (`bench_quality.underexposed`). Conditions: the camera model's
-nine H.264 conditions and three without a codec, Gaussian σ = 0, 2, 10 and 25 (`validation_sweep.clip_draws`),
-and H.264 alone at CRF 18, 23 and 28 with no noise (`codec_ceiling.codec_encoded`: sharp footage a codec
-compressed, which `clean` should leave as it is). `clean` fast, σ auto, the shipped default.
+Clips: the twelve validation clips (`validation_sweep.VALIDATION_CLIPS`; `--held-out`: the benchmark's; `--clips`:
+other validation clips, never a benchmark clip), 5 frames, as taken and darkened 4× and 8× in linear light
+(`bench_quality.underexposed`). Conditions: the camera model's nine H.264 conditions and three without a codec,
+Gaussian σ = 0, 2, 10 and 25 (`validation_sweep.clip_draws`), and H.264 alone at CRF 18, 23 and 28 with no noise
+(`codec_ceiling.codec_encoded`: sharp footage a codec compressed, which `clean` should leave as it is). `clean` fast,
+σ auto, the shipped default.
 
 Why it is quick: a constant of ESTIMATOR_MODULES changes `clean`'s output only through the estimate (given a
 noise level function, the denoiser and its calibration estimate nothing), so where both values give the same
 function (every field) the clip-condition gains exactly 0 and is not denoised; elsewhere it is denoised with each.
 Printed: each clip-condition whose estimate moved (carried share, level, PSNR both ways), each condition's mean
 gain over the clips per exposure, the figures rules are written on (per group of conditions: the mean and lowest
-condition-mean), the gain paired by clip per exposure over the camera conditions, and with `--held-out` each
-condition's mean PSNR as taken with the new value (clip-conditions whose estimate did not move denoised once).
+condition-mean, and the mean and lowest gain over the clip-conditions whose estimate moved), the gain paired by clip
+per exposure over the camera conditions, and with `--held-out` each condition's mean PSNR as taken with the new value
+(clip-conditions whose estimate did not move denoised once).
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from codec_ceiling import codec_encoded  # noqa: E402
-from validation_sweep import VALIDATION_CLIPS, clip_draws, parse_knob, value_reader  # noqa: E402
+from validation_sweep import (  # noqa: E402
+    VALIDATION_CLIPS,
+    clip_draws,
+    parse_knob,
+    validation_clip_names,
+    value_reader,
+)
 
 import bench_quality as quality  # noqa: E402
 from _machine import cpu_name  # noqa: E402
@@ -56,6 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--knob", required=True, help="MODULE.NAME=REFERENCE,NEW, a constant of an estimator module")
     parser.add_argument("--held-out", action="store_true", help="the benchmark's six clips (once, after a decision)")
+    parser.add_argument("--clips", help="other validation clips, comma-separated (never a benchmark clip)")
     args = parser.parse_args(argv)
     module, name, values = parse_knob(args.knob)
     if module is None or module.__name__.removeprefix("videodenoise.") not in ESTIMATOR_MODULES or len(values) != 2:
@@ -64,12 +73,18 @@ def main(argv: list[str] | None = None) -> None:
     from videodenoise.noise.estimation import estimate_clip_noise
 
     read, original = value_reader(module, name), getattr(module, name)
-    names = quality.available_clip_names() if args.held_out else VALIDATION_CLIPS
+    if args.held_out and args.clips:
+        raise SystemExit("--held-out and --clips: give one")
+    if args.held_out:
+        names = quality.available_clip_names()
+    else:
+        names = validation_clip_names(args.clips) if args.clips else VALIDATION_CLIPS
     denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
     taken = quality.build_clips(names, 5, quality.DEFAULT_SIZE)
     print(f"{args.knob}; clips: {', '.join(names)}; 5 frames; {cpu_name()}, {torch.get_num_threads()} threads")
     gains: dict[tuple[float, str], list[float]] = {}  # (exposure, condition) → gain per clip
     as_taken: dict[str, list[float]] = {}  # condition → PSNR per clip with the new value, as taken (--held-out)
+    moved_gains: dict[str, list[float]] = {}  # group → the gain of each clip-condition whose estimate moved
     try:
         for exposure in EXPOSURES:
             clips = [quality.underexposed(clip, exposure) for clip in taken] if exposure != 1 else taken
@@ -85,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
                     scores = [quality.measure(output, clip.frames)["psnr"] for output in outputs]
                     gain = scores[1] - scores[0] if moved else 0.0
                     if moved:
+                        moved_gains.setdefault(group(condition), []).append(gain)
                         before, after = estimates
                         print(
                             f"×{exposure:g} {clip.name:24s} {condition:20s} carried {before.carried:.3f} → "
@@ -97,10 +113,15 @@ def main(argv: list[str] | None = None) -> None:
                     gains.setdefault((exposure, condition), []).append(gain)
     finally:
         setattr(module, name, original)
-    report(gains, names, as_taken)
+    report(gains, names, as_taken, moved_gains)
 
 
-def report(gains: dict[tuple[float, str], list[float]], names: list[str], as_taken: dict[str, list[float]]) -> None:
+def report(
+    gains: dict[tuple[float, str], list[float]],
+    names: list[str],
+    as_taken: dict[str, list[float]],
+    moved_gains: dict[str, list[float]],
+) -> None:
     """The tables and figures of the module notes."""
     from videodenoise.evaluation.statistics import paired_difference
 
@@ -116,6 +137,10 @@ def report(gains: dict[tuple[float, str], list[float]], names: list[str], as_tak
                 f"{kind}, {where}: mean of the {len(part)} condition-means {np.mean(part):+.3f} dB, "
                 f"lowest {min(part):+.3f}"
             )
+    for kind in ("camera", "gaussian", "no noise"):
+        moved, count = moved_gains.get(kind, []), sum(len(v) for key, v in gains.items() if group(key[1]) == kind)
+        figures = f": mean gain {np.mean(moved):+.3f} dB, lowest {min(moved):+.3f}" if moved else ""
+        print(f"{kind}, the clip-conditions whose estimate moved: {len(moved)} of {count}{figures}")
     for exposure in EXPOSURES:
         per_clip = np.mean([gains[key] for key in gains if key[0] == exposure and group(key[1]) == "camera"], axis=0)
         result = paired_difference(per_clip, np.zeros_like(per_clip))

@@ -62,6 +62,17 @@ COLOUR_VALIDATION_PHOTOS = ("videodenoise:china", "videodenoise:flower")
 # a training photo): for a choice whose idea was found on the validation clips above, so that its rule is checked on
 # clips that played no part in finding it. Only named, never in a split.
 LATE_VALIDATION_PHOTOS = ("pywt:aero", "pywt:ascent")
+# Training photographs that no estimator choice had read before 2026-12-07 (fifty-second session; none appears in a
+# benchmark or probe before it): for a choice that only σ auto's estimator reads, on clips that played no part in
+# finding it. Never for selecting weights: the model trained on them. Only named, never in a split.
+ESTIMATOR_VALIDATION_PHOTOS = (
+    "skimage:brick",
+    "skimage:grass",
+    "skimage:gravel",
+    "skimage:coins",
+    "skimage:hubble_deep_field",
+    "skimage:ihc",
+)
 
 
 def photo_path(name: str) -> Path:
