@@ -187,7 +187,7 @@ def test_the_colour_validation_photos_give_pans_and_objects_in_colour(bench):
     assert 0 < (objects.frames != flower.frames).any(axis=1).mean() < 0.9  # pieces moving over the flower pan
 
 
-def test_the_late_validation_photos_give_grey_pans_and_objects_cut_from_their_own_set(bench, monkeypatch):
+def test_the_late_and_the_estimators_validation_photos_give_pans_and_objects_cut_from_their_own_set(bench, monkeypatch):
     from videodenoise.datasets import motion
 
     loaded = []
@@ -199,6 +199,9 @@ def test_the_late_validation_photos_give_grey_pans_and_objects_cut_from_their_ow
         assert clip.frames.shape == (3, 3, 48, 64)
         np.testing.assert_array_equal(clip.frames[:, 0], clip.frames[:, 2])  # grey
     assert set(loaded) == set(motion.LATE_VALIDATION_PHOTOS)  # the pieces: none from another set's photographs
+    loaded.clear()
+    (objects,) = bench.build_clips(["coins-objects"], frames=3, size=(48, 64))
+    assert objects.kind == "objects" and set(loaded) == set(motion.ESTIMATOR_VALIDATION_PHOTOS)
 
 
 @pytest.mark.parametrize("content", [b"not weights", None], ids=["corrupt", "foreign"])

@@ -338,6 +338,22 @@ def test_the_late_validation_photos_are_pywavelets_own_and_in_no_other_set():
         motion.photo_path("pywt:lena")
 
 
+def test_the_estimators_validation_photos_are_training_photos_of_no_other_set_and_load():
+    from videodenoise.datasets import motion
+
+    chosen_on = (
+        motion.BENCHMARK_PHOTOS
+        + motion.VALIDATION_PHOTOS
+        + motion.COLOUR_VALIDATION_PHOTOS
+        + motion.LATE_VALIDATION_PHOTOS
+    )
+    assert set(motion.ESTIMATOR_VALIDATION_PHOTOS) <= set(motion.TRAINING_PHOTOS)  # never to select weights
+    assert not set(motion.ESTIMATOR_VALIDATION_PHOTOS) & set(chosen_on)
+    for name in motion.ESTIMATOR_VALIDATION_PHOTOS:
+        photo = motion.load_photo(name)
+        assert photo.shape[0] == 3 and min(photo.shape[1:]) >= 240  # a 240×320 pan fits
+
+
 def test_photo_motion_clips_read_as_8_bit_video_and_are_deterministic():
     from videodenoise.datasets import photo_motion
 

@@ -63,3 +63,20 @@ def test_given_an_estimate_clean_reads_none_of_the_estimators_constants(knob, mo
     monkeypatch.setattr(curve, "EXTRAPOLATION_LIMIT", 1.0)
     assert estimate_clip_noise(noisy) != estimate  # the constants do move an estimate
     assert torch.equal(denoiser.denoise_clip(noisy, estimate), reference) and calibrated == [1, 1]
+
+
+def test_other_validation_clips_but_never_a_benchmark_clip_nor_both_sets(knob):
+    with pytest.raises(SystemExit, match="bikes: held out by the benchmark, never for choosing"):
+        knob.main(["--knob", "noise.estimation.MAX_CARRIED=0.5,0.6", "--clips", "brick-pan,bikes"])
+    with pytest.raises(SystemExit, match="--held-out and --clips: give one"):
+        knob.main(["--knob", "noise.estimation.MAX_CARRIED=0.5,0.6", "--clips", "brick-pan", "--held-out"])
+
+
+def test_the_report_gives_the_mean_and_lowest_gain_over_the_moved_clip_conditions(knob, capsys):
+    conditions = ["light h264 crf18", "gaussian σ=2", "no noise h264 crf18"]
+    gains = {(e, c): [0.0, 0.0] for e in knob.EXPOSURES for c in conditions}
+    gains[1.0, "no noise h264 crf18"] = [0.3, -0.1]
+    knob.report(gains, ["a-pan", "b-pan"], {}, {"no noise": [0.3, -0.1]})
+    out = capsys.readouterr().out
+    assert "no noise, the clip-conditions whose estimate moved: 2 of 6: mean gain +0.100 dB, lowest -0.100" in out
+    assert "camera, the clip-conditions whose estimate moved: 0 of 6\n" in out
