@@ -18,7 +18,8 @@ What is measured, and how:
   flow recovers almost exactly, while real footage, like these, has parts whose flow it gets wrong.
   Likewise over the colour `COLOUR_VALIDATION_PHOTOS` ("china-pan", "flower-objects", ...), whose
   pieces come from those two, over the grey `LATE_VALIDATION_PHOTOS` ("aero-pan", "ascent-objects", ...), and over
-  `ESTIMATOR_VALIDATION_PHOTOS` ("brick-pan", "ihc-objects", ...), for choices only σ auto's estimator reads.
+  `ESTIMATOR_VALIDATION_PHOTOS` ("brick-pan", "ihc-objects", ...), for choices only σ auto's estimator reads, and
+  over the generated `GENERATED_VALIDATION_PHOTOS` ("dead-leaves-1-pan", "dead-leaves-grey-3-objects", ...).
   NB: which clips a checkpoint trained on is the checkpoint's business; the script prints each
   checkpoint's training dataset from its metadata (the shipped `samples` checkpoint trained on
   carphone, and validated on bikes).
@@ -215,12 +216,13 @@ def objects_clip_name(photo: str) -> str:
 
 def validation_sets(motion) -> tuple[tuple[str, ...], ...]:
     """The sets of validation photographs, each named by its clips only: the grey four, the colour two, the late
-    two, the estimator's six (`videodenoise.datasets.motion`)."""
+    two, the estimator's six, the six dead-leaves pictures (`videodenoise.datasets.motion`)."""
     return (
         motion.VALIDATION_PHOTOS,
         motion.COLOUR_VALIDATION_PHOTOS,
         motion.LATE_VALIDATION_PHOTOS,
         motion.ESTIMATOR_VALIDATION_PHOTOS,
+        motion.GENERATED_VALIDATION_PHOTOS,
     )
 
 

@@ -14,11 +14,11 @@ Gaussian σ = 0, 2, 10 and 25 (`validation_sweep.clip_draws`), and H.264 alone a
 Why it is quick: a constant of ESTIMATOR_MODULES changes `clean`'s output only through the estimate (given a
 noise level function, the denoiser and its calibration estimate nothing), so where both values give the same
 function (every field) the clip-condition gains exactly 0 and is not denoised; elsewhere it is denoised with each.
-Printed: each clip-condition whose estimate moved (carried share, level, PSNR both ways), each condition's mean
-gain over the clips per exposure, the figures rules are written on (per group of conditions: the mean and lowest
-condition-mean, and the mean and lowest gain over the clip-conditions whose estimate moved), the gain paired by clip
-per exposure over the camera conditions, and with `--held-out` each condition's mean PSNR as taken with the new value
-(clip-conditions whose estimate did not move denoised once).
+Printed: each clip-condition whose estimate moved (carried share, level, PSNR both ways and the input's), each
+condition's mean gain over the clips per exposure, the figures rules are written on (per group of conditions: the
+mean and lowest condition-mean, and the mean and lowest gain over the clip-conditions whose estimate moved), the gain
+paired by clip per exposure over the camera conditions, and with `--held-out` each condition's mean PSNR as taken
+with the new value (clip-conditions whose estimate did not move denoised once).
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
                         print(
                             f"×{exposure:g} {clip.name:24s} {condition:20s} carried {before.carried:.3f} → "
                             f"{after.carried:.3f}, level {before.level * 255:.2f} → {after.level * 255:.2f}, "
-                            f"PSNR {scores[0]:.2f} → {scores[1]:.2f} ({gain:+.2f})",
+                            f"PSNR {scores[0]:.2f} → {scores[1]:.2f} ({gain:+.2f}; the input "
+                            f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
                             flush=True,
                         )
                     if table:

@@ -6,9 +6,10 @@ per clip. Frames are resampled with bicubic interpolation from the photograph (n
 other), so every frame has the same sharpness and the motion is sub-pixel, as in real footage.
 
 The photographs are the ones that ship inside installed packages (scikit-image's data module and
-Matplotlib's sample data) and two colour ones kept with this package (`photos/`), split once and for all
-into a training set, a benchmark set and validation sets (for selecting a run's candidate), so that a
-model trained on `TRAINING_PHOTOS` has never seen a `BENCHMARK_PHOTOS` image, nor been chosen on one:
+Matplotlib's sample data), two colour ones kept with this package (`photos/`) and generated dead-leaves
+pictures (`dead_leaves`, for validation only), split once and for all into a training set, a benchmark set
+and validation sets (for selecting a run's candidate), so that a model trained on `TRAINING_PHOTOS` has
+never seen a `BENCHMARK_PHOTOS` image, nor been chosen on one:
 
     photo = load_photo("skimage:astronaut")                              # (3, H, W) in [0, 1]
     clip = camera_motion_clip(photo, frames=10, size=(240, 320), seed=0)  # (T, 3, H, W)
@@ -29,6 +30,7 @@ import torch.nn.functional as F
 from torch.utils.data import Dataset
 
 from videodenoise.colour import opponent_channel
+from videodenoise.datasets.dead_leaves import dead_leaves_image
 from videodenoise.errors import DatasetError
 
 # Colour photographs with real texture. The benchmark photos are held out of training by construction.
@@ -73,6 +75,12 @@ ESTIMATOR_VALIDATION_PHOTOS = (
     "skimage:hubble_deep_field",
     "skimage:ihc",
 )
+# Dead-leaves pictures (`dead_leaves`), three in colour and three grey, generated from seeds no run had used before
+# 2026-12-07: texture at every scale that no choice has seen, since the packages' photographs are all spent. Only
+# named, never in a split; more seeds give more.
+GENERATED_VALIDATION_PHOTOS = tuple(f"generated:dead_leaves_{s}" for s in (1, 2, 3)) + tuple(
+    f"generated:dead_leaves_grey_{s}" for s in (1, 2, 3)
+)
 
 
 def photo_path(name: str) -> Path:
@@ -107,6 +115,8 @@ def load_photo(name: str) -> torch.Tensor:
     """A photograph shipped with an installed package as (3, H, W) float32 in [0, 1] (grey → 3 equal channels)."""
     from skimage import io
 
+    if name.startswith("generated:"):
+        return torch.from_numpy(generated_photo(name).transpose(2, 0, 1).copy())
     path = photo_path(name)
     image = np.load(path)["data"] if path.suffix == ".npz" else np.asarray(io.imread(path))  # PyWavelets' arrays
     if image.dtype == bool:
@@ -116,6 +126,19 @@ def load_photo(name: str) -> torch.Tensor:
     image = image[:, :, :3]  # drop alpha
     scale = 255.0 if image.dtype == np.uint8 else float(np.iinfo(image.dtype).max) if image.dtype.kind == "u" else 1.0
     return torch.from_numpy(np.ascontiguousarray(image.transpose(2, 0, 1))).float().div(scale).clamp(0, 1)
+
+
+def generated_photo(name: str) -> np.ndarray:
+    """ "generated:dead_leaves_<seed>" (colour) or "generated:dead_leaves_grey_<seed>": a dead-leaves picture
+    (`dead_leaves`), (H, W, 3) in [0, 1]."""
+    stem = name.partition(":")[2]
+    colour = not stem.startswith("dead_leaves_grey_")
+    seed = stem.removeprefix("dead_leaves_grey_" if not colour else "dead_leaves_")
+    if not stem.startswith("dead_leaves_") or not seed.isdigit():
+        raise DatasetError(
+            f"unknown generated photo '{name}'; name generated:dead_leaves_<seed> or generated:dead_leaves_grey_<seed>"
+        )
+    return dead_leaves_image(int(seed), colour)
 
 
 @dataclass(frozen=True)

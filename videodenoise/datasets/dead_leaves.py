@@ -1,0 +1,55 @@
+"""Dead-leaves images: synthetic texture with the statistics of natural images, as many as there are seeds.
+
+The dead-leaves model (Matheron; Lee, Mumford & Huang 2001) drops opaque discs one after another onto the picture,
+each hiding what lies under it, with radii drawn from a density ∝ r⁻³ between a smallest and a largest radius. What
+shows is scale-invariant (its power spectrum falls as about 1/f²), with sharp edges and texture at every size
+down to a few pixels. That is why camera tests measure a denoiser's texture loss on a dead-leaves chart (Cao,
+Guichard & Hornung, "Dead leaves model for measuring texture quality on a digital camera", 2010): a denoiser that
+smooths texture shows it there as it would on grass or foliage.
+
+Here they give validation clips that no choice has seen (`motion.load_photo("generated:dead_leaves_3")`), since the
+photographs shipped with installed packages have all been read by some choice. Discs are drawn front to back, each
+painting only what no disc in front of it covers, until the picture is covered; the picture is drawn at twice its
+size and averaged down by 2×2, so that edges are anti-aliased as a lens and a sensor leave them. Deterministic given
+the seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SIZE = 512  # pixels a side: room for a 240×320 pan with its zoom and rotation
+SMALLEST_RADIUS = 1.5  # pixels of the final picture: texture down to the finest scale a codec keeps
+LARGEST_RADIUS = 100.0
+SUPERSAMPLING = 2
+CHROMA = 0.15  # std of a colour disc's channels around its grey level
+
+
+def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE) -> np.ndarray:
+    """A (size, size, 3) float32 dead-leaves picture in [0, 1]: colour discs (a grey level with a tint), or grey ones
+    in three equal channels."""
+    rng = np.random.default_rng([seed, int(colour)])
+    side = size * SUPERSAMPLING
+    canvas = np.zeros((side, side, 3), np.float32)
+    uncovered = np.ones((side, side), bool)
+    smallest, largest = SMALLEST_RADIUS * SUPERSAMPLING, LARGEST_RADIUS * SUPERSAMPLING
+    while uncovered.any():
+        # r from the density ∝ r⁻³ on [smallest, largest], by inverting its distribution function
+        u = rng.random()
+        radius = 1 / np.sqrt(1 / smallest**2 - u * (1 / smallest**2 - 1 / largest**2))
+        # a centre anywhere a disc can still reach the picture from; at least one uncovered pixel near it
+        cy, cx = rng.uniform(-radius, side + radius, 2)
+        top, bottom = max(int(cy - radius), 0), min(int(cy + radius) + 1, side)
+        left, right = max(int(cx - radius), 0), min(int(cx + radius) + 1, side)
+        if top >= bottom or left >= right:
+            continue
+        ys, xs = np.ogrid[top:bottom, left:right]
+        disc = ((ys + 0.5 - cy) ** 2 + (xs + 0.5 - cx) ** 2 <= radius**2) & uncovered[top:bottom, left:right]
+        if not disc.any():
+            continue
+        # a grey level, and in colour a tint around it (natural colours vary less across channels than in brightness)
+        grey = rng.random()
+        value = np.clip(grey + CHROMA * rng.standard_normal(3), 0, 1) if colour else np.repeat(grey, 3)
+        canvas[top:bottom, left:right][disc] = value
+        uncovered[top:bottom, left:right][disc] = False
+    return canvas.reshape(size, SUPERSAMPLING, size, SUPERSAMPLING, 3).mean(axis=(1, 3))
