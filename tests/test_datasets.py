@@ -6,6 +6,7 @@ import shutil
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -352,6 +353,49 @@ def test_the_estimators_validation_photos_are_training_photos_of_no_other_set_an
     for name in motion.ESTIMATOR_VALIDATION_PHOTOS:
         photo = motion.load_photo(name)
         assert photo.shape[0] == 3 and min(photo.shape[1:]) >= 240  # a 240×320 pan fits
+
+
+def test_dead_leaves_pictures_are_deterministic_and_scale_invariant():
+    from videodenoise.datasets.dead_leaves import dead_leaves_image
+
+    picture = dead_leaves_image(5, colour=True, size=128)
+    assert picture.shape == (128, 128, 3) and picture.dtype == np.float32
+    assert 0 <= picture.min() and picture.max() <= 1
+    np.testing.assert_array_equal(picture, dead_leaves_image(5, colour=True, size=128))
+    assert not np.array_equal(picture, dead_leaves_image(6, colour=True, size=128))
+    grey = dead_leaves_image(5, colour=False, size=128)
+    assert np.array_equal(grey[..., 0], grey[..., 2]) and not np.array_equal(picture[..., 0], picture[..., 2])
+    # the power spectrum falls about as 1/f² (natural images': 1.6-3 in log-log), averaged over five pictures
+    slopes = []
+    for seed in range(5):
+        luminance = dead_leaves_image(seed, colour=False, size=128)[..., 0]
+        power = np.abs(np.fft.fftshift(np.fft.fft2(luminance - luminance.mean()))) ** 2
+        y, x = np.indices(power.shape) - 64
+        radius = np.hypot(y, x).astype(int)
+        rings = np.bincount(radius.ravel(), power.ravel()) / np.bincount(radius.ravel())
+        frequencies = np.arange(4, 48)
+        slopes.append(np.polyfit(np.log(frequencies), np.log(rings[frequencies]), 1)[0])
+    assert -3.0 < np.mean(slopes) < -1.6
+
+
+def test_generated_photos_load_by_name_and_a_wrong_name_is_one_line():
+    from videodenoise.datasets import motion
+
+    others = (
+        motion.TRAINING_PHOTOS
+        + motion.BENCHMARK_PHOTOS
+        + motion.VALIDATION_PHOTOS
+        + motion.COLOUR_VALIDATION_PHOTOS
+        + motion.LATE_VALIDATION_PHOTOS
+        + motion.ESTIMATOR_VALIDATION_PHOTOS
+    )
+    generated = set(motion.GENERATED_VALIDATION_PHOTOS)
+    assert len(generated) == 6 and not generated & set(others)
+    photo = motion.load_photo("generated:dead_leaves_grey_2")
+    assert photo.shape == (3, 512, 512) and torch.equal(photo[0], photo[2])
+    for name in ("generated:dead_leaves_x", "generated:plasma_1"):
+        with pytest.raises(DatasetError, match="name generated:dead_leaves_<seed> or generated:dead_leaves_grey_"):
+            motion.load_photo(name)
 
 
 def test_photo_motion_clips_read_as_8_bit_video_and_are_deterministic():
