@@ -101,8 +101,8 @@ def photo_path(name: str) -> Path:
         folder = Path(pywt.data.__file__).parent
     else:
         raise DatasetError(
-            f"unknown photo '{name}'; photos are named skimage:<name>, matplotlib:<name>, pywt:<name> or"
-            " videodenoise:<name>"
+            f"unknown photo '{name}'; photos are named skimage:<name>, matplotlib:<name>, pywt:<name>,"
+            " videodenoise:<name> or generated:dead_leaves_<seed>"
         )
     matches = sorted(folder.glob(f"{stem}.npz" if package == "pywt" else f"{stem}.*"))  # pywt: its arrays, not code
     if not matches:
@@ -112,7 +112,8 @@ def photo_path(name: str) -> Path:
 
 @lru_cache(maxsize=32)
 def load_photo(name: str) -> torch.Tensor:
-    """A photograph shipped with an installed package as (3, H, W) float32 in [0, 1] (grey → 3 equal channels)."""
+    """A photograph shipped with an installed package, or a generated one (`generated_photo`), as (3, H, W) float32
+    in [0, 1] (grey → 3 equal channels)."""
     from skimage import io
 
     if name.startswith("generated:"):

@@ -80,7 +80,7 @@ from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import VideoReadError
 from videodenoise.noise.curve import BINS, CENTRES, binned, curve_through
 from videodenoise.noise.grain import grain_samples, measure_grain
-from videodenoise.noise.noise_level_function import CODEC_LOSS_LEVEL, NoiseLevelFunction, local_mean
+from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
 from videodenoise.noise.single_frame import (
     MAX_SAMPLES,
@@ -97,9 +97,6 @@ MIN_CARRIED = 0.1  # a carried share under this is what the two differences wave
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
-# a share whose lift leaves the level under CODEC_LOSS_LEVEL read as a codec's loss on sharp texture, not noise: neither
-# the share nor the grain taken; on trial (benchmarks/results/faint-share)
-FAINT_SHARE_AS_CODEC_LOSS = False
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
 MIN_BLOCKS = 12
@@ -163,8 +160,6 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
-    if FAINT_SHARE_AS_CODEC_LOSS and function.level * scale < CODEC_LOSS_LEVEL:
-        return dataclasses.replace(function, grain=tuple(1.0 for _ in function.grain))
     return dataclasses.replace(
         function,
         sigmas=tuple(tuple(min(s * scale, 1.0) for s in row) for row in function.sigmas),
