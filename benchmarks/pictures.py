@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/pictures.py                      # writes docs/pictures/*.png
     .venv/bin/python benchmarks/pictures.py --out /tmp/pictures --checkpoint runs/x/last.safetensors
+    .venv/bin/python benchmarks/pictures.py --cases texture      # one case only
 
-Four cases, each one PNG of crops (2× nearest-neighbour, so single pixels show) from the middle frame
+Five cases, each one PNG of crops (2× nearest-neighbour, so single pixels show) from the middle frame
 of a 5-frame clip (for bikes its darkest part, where a camera's noise shows most), the noise
 estimate's one-line summary in the caption:
 
@@ -15,6 +16,9 @@ estimate's one-line summary in the caption:
   at its medium level, CRF 28 (where it was behind on average until the carried-noise lift), with the
   clean reference: input | `clean` | ffmpeg's best filter and setting for this clip (chosen on the
   reference: an oracle) | reference, with PSNRs.
+* `texture-no-noise-crf18` (fifty-second session): where `clean` does harm, a validation clip of fine texture with
+  pieces moving on their own (gravel-objects) through H.264 CRF 18 with no noise at all: input | `clean` σ auto |
+  `clean --sigma 2` | reference (`benchmarks/results/faint-share/codec_only.log`: 2.65 dB under the input).
 * `camera-dark-medium-crf23` (forty-sixth session): the same pan darkened 8× in linear light under the medium level
   at CRF 23, where σ auto is weakest: input | `clean` σ auto | `clean --sigma 28` | `--sigma 36` | reference (the
   comparison `clean`'s dark-footage warning asks for; `benchmarks/results/night-hint/brightness-held-out.log`).
@@ -121,12 +125,29 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--checkpoint", type=Path, default=None, help="default: the shipped default checkpoint")
+    parser.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of: {', '.join(CASES)}")
     args = parser.parse_args(argv)
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    if not cases or set(cases) - set(CASES):
+        raise SystemExit(f"--cases: choose from {', '.join(CASES)}")
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
 
     denoiser = quality.load_denoiser(args.checkpoint or DEFAULT_CHECKPOINT, {})
     args.out.mkdir(parents=True, exist_ok=True)
 
+    if "bikes" in cases:
+        bikes_case(denoiser, args.out)
+    photo = quality.make_pan_clip("skimage:astronaut", FRAMES, quality.DEFAULT_SIZE)
+    if "camera" in cases:
+        for level, crf in (("heavy", 23), ("medium", 28)):
+            camera_case(denoiser, photo, level, crf, args.out)
+    if "dark" in cases:
+        dark_case(denoiser, photo, args.out)
+    if "texture" in cases:
+        texture_case(denoiser, args.out)
+
+
+def bikes_case(denoiser, out_folder: Path) -> None:
     bikes = quality.load_real_clip("bikes", FRAMES, None).frames  # the whole 640×272 frame
     top, left = darkest_crop(bikes)
     out, estimate = denoise(denoiser, bikes)
@@ -136,12 +157,8 @@ def main(argv: list[str] | None = None) -> None:
         ("videodenoise clean --sigma auto", middle_crop(out, top, left)),
         (f"ffmpeg dctdnoiz sigma={told:.2g} (the estimate)", middle_crop(dctdnoiz(bikes, told), top, left)),
     ]
-    figure(args.out / "bikes-as-it-comes.png", panels, f"estimated: {estimate.summary()}")
+    figure(out_folder / "bikes-as-it-comes.png", panels, f"estimated: {estimate.summary()}")
     print(f"bikes-as-it-comes: {estimate.summary()}")
-    photo = quality.make_pan_clip("skimage:astronaut", FRAMES, quality.DEFAULT_SIZE)
-    for level, crf in (("heavy", 23), ("medium", 28)):
-        camera_case(denoiser, photo, level, crf, args.out)
-    dark_case(denoiser, photo, args.out)
 
 
 def camera_case(denoiser, photo, level: str, crf: int, out_folder: Path) -> None:
@@ -186,6 +203,32 @@ def dark_case(denoiser, photo, out_folder: Path) -> None:
     told_text = ", ".join(f"--sigma {s} {score[s]:.2f} dB" for s in told)
     print(f"camera-dark-medium-crf23: input {score['in']:.2f} dB, σ auto {score['out']:.2f} dB, {told_text}")
 
+
+def texture_case(denoiser, out_folder: Path) -> None:
+    """Where `clean` does harm: fine texture compressed with no noise at all, σ auto against `--sigma 2`, the
+    comparison its codec-loss hint asks for (`benchmarks/results/faint-share/codec_only.log`)."""
+    from codec_ceiling import codec_encoded
+
+    clip = quality.build_clips(["gravel-objects"], FRAMES, quality.DEFAULT_SIZE)[0]
+    noisy = codec_encoded(clip.frames, "h264", 18)
+    out, estimate = denoise(denoiser, noisy)
+    told = quality.to_uint8(denoiser.denoise_clip(torch.from_numpy(noisy).float() / 255.0, 2 / 255).numpy())
+    score = {name: psnr_of(x, clip.frames) for name, x in (("in", noisy), ("out", out), ("told", told))}
+    top, left = 64, (clip.frames.shape[3] - CROP[1]) // 2
+    panels = [
+        (f"input, {score['in']:.2f} dB", middle_crop(noisy, top, left)),
+        (f"clean --sigma auto, {score['out']:.2f} dB", middle_crop(out, top, left)),
+        (f"clean --sigma 2, {score['told']:.2f} dB", middle_crop(told, top, left)),
+        ("clean reference", middle_crop(clip.frames, top, left)),
+    ]
+    hint = "; clean warns that this may be a codec's loss" if estimate.may_be_codec_loss else ""
+    caption = f"no noise, H.264 CRF 18; estimated: {estimate.summary()}{hint}"
+    figure(out_folder / "texture-no-noise-crf18.png", panels, caption)
+    scores = f"input {score['in']:.2f} dB, σ auto {score['out']:.2f} dB, --sigma 2 {score['told']:.2f} dB"
+    print(f"texture-no-noise-crf18: {scores}{hint}")
+
+
+CASES = ("bikes", "camera", "dark", "texture")
 
 if __name__ == "__main__":
     run_main(main)

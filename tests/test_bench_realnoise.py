@@ -262,3 +262,14 @@ def test_codec_ceiling_scores_the_codec_alone_and_sets_the_target_beside_it(benc
     assert table_row[6] == ("2of2" if alone < 35.5 else "0of2")
     with pytest.raises(SystemExit, match="choose --clean from: clean:t"):
         ceiling.main(["--from-csv", str(path), "--clean", "clean:other"])
+
+
+def test_pictures_draws_the_cases_asked_for_and_refuses_others(tmp_path, monkeypatch):
+    pictures = load("pictures")
+    with pytest.raises(SystemExit, match="--cases: choose from bikes, camera, dark, texture"):
+        pictures.main(["--cases", "bikes,grass", "--out", str(tmp_path)])
+    drawn = []
+    for case in ("bikes", "camera", "dark", "texture"):
+        monkeypatch.setattr(pictures, f"{case}_case", lambda *args, case=case: drawn.append(case))
+    pictures.main(["--cases", "texture,dark", "--out", str(tmp_path)])
+    assert drawn == ["dark", "texture"]
