@@ -186,21 +186,13 @@ def dark_case(denoiser, photo, out_folder: Path) -> None:
     that `clean`'s dark-footage warning asks to compare."""
     dark = quality.underexposed(photo, 0.125)
     noisy = realnoise.camera_draw(dark, "medium", "h264", 23)  # the draw brightness.py made (the clip keeps its name)
-    out, estimate = denoise(denoiser, noisy)
-    clip = torch.from_numpy(noisy).float() / 255.0
-    told = {sigma: quality.to_uint8(denoiser.denoise_clip(clip, sigma / 255).numpy()) for sigma in (28, 36)}
-    score = {name: psnr_of(x, dark.frames) for name, x in (("in", noisy), ("out", out), *told.items())}
-    top, left = 40, (dark.frames.shape[3] - CROP[1]) // 2
-    panels = [
-        (f"input (mean level {noisy.mean():.0f}), {score['in']:.2f} dB", middle_crop(noisy, top, left)),
-        (f"clean --sigma auto, {score['out']:.2f} dB", middle_crop(out, top, left)),
-        *[(f"clean --sigma {s}, {score[s]:.2f} dB", middle_crop(told[s], top, left)) for s in told],
-        ("clean reference", middle_crop(dark.frames, top, left)),
-    ]
+    panels, score, estimate = auto_against_told(
+        denoiser, noisy, dark.frames, (28, 36), 40, f"mean level {noisy.mean():.0f}"
+    )
     camera = realnoise.camera_noise("medium", "h264", 23)
     caption = f"darkened 8×, camera noise a={camera.a:g}, b={camera.b:g}, H.264 CRF 23; estimated: {estimate.summary()}"
     figure(out_folder / "camera-dark-medium-crf23.png", panels, caption)
-    told_text = ", ".join(f"--sigma {s} {score[s]:.2f} dB" for s in told)
+    told_text = ", ".join(f"--sigma {s} {score[s]:.2f} dB" for s in (28, 36))
     print(f"camera-dark-medium-crf23: input {score['in']:.2f} dB, σ auto {score['out']:.2f} dB, {told_text}")
 
 
@@ -211,21 +203,30 @@ def texture_case(denoiser, out_folder: Path) -> None:
 
     clip = quality.build_clips(["gravel-objects"], FRAMES, quality.DEFAULT_SIZE)[0]
     noisy = codec_encoded(clip.frames, "h264", 18)
-    out, estimate = denoise(denoiser, noisy)
-    told = quality.to_uint8(denoiser.denoise_clip(torch.from_numpy(noisy).float() / 255.0, 2 / 255).numpy())
-    score = {name: psnr_of(x, clip.frames) for name, x in (("in", noisy), ("out", out), ("told", told))}
-    top, left = 64, (clip.frames.shape[3] - CROP[1]) // 2
-    panels = [
-        (f"input, {score['in']:.2f} dB", middle_crop(noisy, top, left)),
-        (f"clean --sigma auto, {score['out']:.2f} dB", middle_crop(out, top, left)),
-        (f"clean --sigma 2, {score['told']:.2f} dB", middle_crop(told, top, left)),
-        ("clean reference", middle_crop(clip.frames, top, left)),
-    ]
+    panels, score, estimate = auto_against_told(denoiser, noisy, clip.frames, (2,), 64)
     hint = "; clean warns that this may be a codec's loss" if estimate.may_be_codec_loss else ""
     caption = f"no noise, H.264 CRF 18; estimated: {estimate.summary()}{hint}"
     figure(out_folder / "texture-no-noise-crf18.png", panels, caption)
-    scores = f"input {score['in']:.2f} dB, σ auto {score['out']:.2f} dB, --sigma 2 {score['told']:.2f} dB"
+    scores = f"input {score['in']:.2f} dB, σ auto {score['out']:.2f} dB, --sigma 2 {score[2]:.2f} dB"
     print(f"texture-no-noise-crf18: {scores}{hint}")
+
+
+def auto_against_told(denoiser, noisy: np.ndarray, reference: np.ndarray, sigmas, top: int, about_input: str = ""):
+    """The comparison `clean`'s warnings ask for: (panels input | σ auto | each σ told | reference, PSNR by "in",
+    "out" and σ, σ auto's estimate), the crops `top` rows down and centred."""
+    out, estimate = denoise(denoiser, noisy)
+    clip = torch.from_numpy(noisy).float() / 255.0
+    told = {sigma: quality.to_uint8(denoiser.denoise_clip(clip, sigma / 255).numpy()) for sigma in sigmas}
+    score = {name: psnr_of(x, reference) for name, x in (("in", noisy), ("out", out), *told.items())}
+    left = (reference.shape[3] - CROP[1]) // 2
+    about = f" ({about_input})" if about_input else ""
+    panels = [
+        (f"input{about}, {score['in']:.2f} dB", middle_crop(noisy, top, left)),
+        (f"clean --sigma auto, {score['out']:.2f} dB", middle_crop(out, top, left)),
+        *[(f"clean --sigma {s}, {score[s]:.2f} dB", middle_crop(told[s], top, left)) for s in told],
+        ("clean reference", middle_crop(reference, top, left)),
+    ]
+    return panels, score, estimate
 
 
 CASES = ("bikes", "camera", "dark", "texture")
