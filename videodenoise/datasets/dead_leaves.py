@@ -7,8 +7,8 @@ down to a few pixels. That is why camera tests measure a denoiser's texture loss
 Guichard & Hornung, "Dead leaves model for measuring texture quality on a digital camera", 2010): a denoiser that
 smooths texture shows it there as it would on grass or foliage.
 
-Here they give validation clips that no choice has seen (`motion.load_photo("generated:dead_leaves_3")`), since the
-photographs shipped with installed packages have all been read by some choice. Discs are drawn front to back, each
+Here they give validation clips that no choice has seen (`motion.load_photo("generated:dead_leaves_7")`: a seed not
+used before), since the photographs shipped with installed packages have all been read by some choice. Discs are drawn front to back, each
 painting only what no disc in front of it covers, until the picture is covered; the picture is drawn at twice its
 size and averaged down by 2×2, so that edges are anti-aliased as a lens and a sensor leave them. Deterministic given
 the seed.
@@ -37,7 +37,7 @@ def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE) -> np.nd
         # r from the density ∝ r⁻³ on [smallest, largest], by inverting its distribution function
         u = rng.random()
         radius = 1 / np.sqrt(1 / smallest**2 - u * (1 / smallest**2 - 1 / largest**2))
-        # a centre anywhere a disc can still reach the picture from; at least one uncovered pixel near it
+        # a centre anywhere from which the disc reaches the picture; one that falls on covered pixels only paints none
         cy, cx = rng.uniform(-radius, side + radius, 2)
         top, bottom = max(int(cy - radius), 0), min(int(cy + radius) + 1, side)
         left, right = max(int(cx - radius), 0), min(int(cx + radius) + 1, side)

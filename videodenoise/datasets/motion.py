@@ -66,7 +66,8 @@ COLOUR_VALIDATION_PHOTOS = ("videodenoise:china", "videodenoise:flower")
 LATE_VALIDATION_PHOTOS = ("pywt:aero", "pywt:ascent")
 # Training photographs that no estimator choice had read before 2026-12-07 (fifty-second session; none appears in a
 # benchmark or probe before it): for a choice that only σ auto's estimator reads, on clips that played no part in
-# finding it. Never for selecting weights: the model trained on them. Only named, never in a split.
+# finding it. Never for selecting weights: the model trained on them. Only named, never in a split. Read since by
+# two trials (benchmarks/results/carried-gate, "Second trial"; benchmarks/results/faint-share).
 ESTIMATOR_VALIDATION_PHOTOS = (
     "skimage:brick",
     "skimage:grass",
@@ -75,9 +76,9 @@ ESTIMATOR_VALIDATION_PHOTOS = (
     "skimage:hubble_deep_field",
     "skimage:ihc",
 )
-# Dead-leaves pictures (`dead_leaves`), three in colour and three grey, generated from seeds no run had used before
-# 2026-12-07: texture at every scale that no choice has seen, since the packages' photographs are all spent. Only
-# named, never in a split; more seeds give more.
+# Dead-leaves pictures (`dead_leaves`), three in colour and three grey: texture at every scale, for when the packages'
+# photographs are all spent. Only named, never in a split. These six were first read by one trial
+# (benchmarks/results/faint-share, 2026-12-07); another seed gives a picture nothing has read.
 GENERATED_VALIDATION_PHOTOS = tuple(f"generated:dead_leaves_{s}" for s in (1, 2, 3)) + tuple(
     f"generated:dead_leaves_grey_{s}" for s in (1, 2, 3)
 )
