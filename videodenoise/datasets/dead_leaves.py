@@ -8,10 +8,10 @@ Guichard & Hornung, "Dead leaves model for measuring texture quality on a digita
 smooths texture shows it there as it would on grass or foliage.
 
 Here they give validation clips that no choice has seen (`motion.load_photo("generated:dead_leaves_7")`: a seed not
-used before), since the photographs shipped with installed packages have all been read by some choice. Discs are drawn front to back, each
-painting only what no disc in front of it covers, until the picture is covered; the picture is drawn at twice its
-size and averaged down by 2×2, so that edges are anti-aliased as a lens and a sensor leave them. Deterministic given
-the seed.
+used before), since the photographs shipped with installed packages have all been read by some choice. Discs are
+drawn front to back, each painting only what no disc in front of it covers, until the picture is covered; the picture
+is drawn at twice its size and averaged down by 2×2, so that edges are anti-aliased as a lens and a sensor leave
+them. Deterministic given the seed.
 """
 
 from __future__ import annotations
