@@ -78,7 +78,8 @@ ESTIMATOR_VALIDATION_PHOTOS = (
 )
 # Dead-leaves pictures (`dead_leaves`), three in colour and three grey: texture at every scale, for when the packages'
 # photographs are all spent. Only named, never in a split. These six were first read by one trial
-# (benchmarks/results/faint-share, 2026-12-07); another seed gives a picture nothing has read.
+# (benchmarks/results/faint-share, 2026-12-07); another seed gives a picture nothing has read, best as a set of its
+# own in `bench_quality.validation_sets` (an objects clip takes its pieces from its own set: these six's stay as run).
 GENERATED_VALIDATION_PHOTOS = tuple(f"generated:dead_leaves_{s}" for s in (1, 2, 3)) + tuple(
     f"generated:dead_leaves_grey_{s}" for s in (1, 2, 3)
 )
