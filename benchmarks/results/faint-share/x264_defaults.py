@@ -1,5 +1,6 @@
 """Is the harm particular to the benchmark's encoder settings? Three moving-object clips with no noise through x264 at
-CRF 18 as a user's file would be (x264's defaults, mbtree on) and as the benchmark encodes (`mbtree=0`), 5 and 10
+CRF 18 as a software re-encode would be (x264's defaults, mbtree on) and as the benchmark encodes (`mbtree=0`, as
+cameras' hardware encoders do), 5 and 10
 frames; σ auto's estimate and `clean` fast (no output encode), PSNR against the clean frames. After the decision,
 deciding nothing.
 
