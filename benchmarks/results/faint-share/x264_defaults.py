@@ -1,8 +1,7 @@
 """Is the harm particular to the benchmark's encoder settings? Three moving-object clips with no noise through x264 at
 CRF 18 as a software re-encode would be (x264's defaults, mbtree on) and as the benchmark encodes (`mbtree=0`, as
-cameras' hardware encoders do), 5 and 10
-frames; σ auto's estimate and `clean` fast (no output encode), PSNR against the clean frames. After the decision,
-deciding nothing.
+cameras' hardware encoders do), 5 and 10 frames; σ auto's estimate and `clean` fast (no output encode), PSNR against
+the clean frames. After the decision, deciding nothing.
 
     .venv/bin/python benchmarks/results/faint-share/x264_defaults.py > benchmarks/results/faint-share/x264_defaults.log
 """
