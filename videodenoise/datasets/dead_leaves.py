@@ -32,8 +32,9 @@ def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE) -> np.nd
     side = size * SUPERSAMPLING
     canvas = np.zeros((side, side, 3), np.float32)
     uncovered = np.ones((side, side), bool)
+    remaining = side * side  # uncovered pixels, counted down (not searched for at every disc)
     smallest, largest = SMALLEST_RADIUS * SUPERSAMPLING, LARGEST_RADIUS * SUPERSAMPLING
-    while uncovered.any():
+    while remaining:
         # r from the density ∝ r⁻³ on [smallest, largest], by inverting its distribution function
         u = rng.random()
         radius = 1 / np.sqrt(1 / smallest**2 - u * (1 / smallest**2 - 1 / largest**2))
@@ -45,11 +46,13 @@ def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE) -> np.nd
             continue
         ys, xs = np.ogrid[top:bottom, left:right]
         disc = ((ys + 0.5 - cy) ** 2 + (xs + 0.5 - cx) ** 2 <= radius**2) & uncovered[top:bottom, left:right]
-        if not disc.any():
+        painted = int(disc.sum())
+        if not painted:
             continue
         # a grey level, and in colour a tint around it (natural colours vary less across channels than in brightness)
         grey = rng.random()
         value = np.clip(grey + CHROMA * rng.standard_normal(3), 0, 1) if colour else np.repeat(grey, 3)
         canvas[top:bottom, left:right][disc] = value
         uncovered[top:bottom, left:right][disc] = False
+        remaining -= painted
     return canvas.reshape(size, SUPERSAMPLING, size, SUPERSAMPLING, 3).mean(axis=(1, 3))

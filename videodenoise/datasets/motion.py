@@ -19,6 +19,7 @@ never seen a `BENCHMARK_PHOTOS` image, nor been chosen on one:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -134,14 +135,12 @@ def load_photo(name: str) -> torch.Tensor:
 def generated_photo(name: str) -> np.ndarray:
     """ "generated:dead_leaves_<seed>" (colour) or "generated:dead_leaves_grey_<seed>": a dead-leaves picture
     (`dead_leaves`), (H, W, 3) in [0, 1]."""
-    stem = name.partition(":")[2]
-    colour = not stem.startswith("dead_leaves_grey_")
-    seed = stem.removeprefix("dead_leaves_grey_" if not colour else "dead_leaves_")
-    if not stem.startswith("dead_leaves_") or not seed.isdigit():
+    match = re.fullmatch(r"generated:dead_leaves_(grey_)?(\d+)", name)
+    if match is None:
         raise DatasetError(
             f"unknown generated photo '{name}'; name generated:dead_leaves_<seed> or generated:dead_leaves_grey_<seed>"
         )
-    return dead_leaves_image(int(seed), colour)
+    return dead_leaves_image(int(match[2]), colour=match[1] is None)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ DARK = 48 / 255
 # a level (RMS of the map, the carried share's lift included) under which a carried share was read only on footage
 # with no noise at all: on the validation clips (H.264 at CRF 18-28, as taken and darkened 4× and 8×) 15 of 15 such
 # readings, a codec's loss on sharp texture changing from frame to frame, against none of 324 under the camera model's
-# noise, whose lowest level read was 3.67 (benchmarks/results/overread-hint)
+# noise, whose lowest level read was 3.67 (benchmarks/results/overread-hint). Not a clean line: on dead-leaves texture
+# the camera model's light noise at CRF 28 reads a share under it too (4 of 24 clips, benchmarks/results/faint-share)
 CODEC_LOSS_LEVEL = 3.3 / 255
 
 
