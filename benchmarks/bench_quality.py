@@ -216,13 +216,14 @@ def objects_clip_name(photo: str) -> str:
 
 def validation_sets(motion) -> tuple[tuple[str, ...], ...]:
     """The sets of validation photographs, each named by its clips only: the grey four, the colour two, the late
-    two, the estimator's six, the six dead-leaves pictures (`videodenoise.datasets.motion`)."""
+    two, the estimator's six, the six dead-leaves pictures, the six textured ones (`videodenoise.datasets.motion`)."""
     return (
         motion.VALIDATION_PHOTOS,
         motion.COLOUR_VALIDATION_PHOTOS,
         motion.LATE_VALIDATION_PHOTOS,
         motion.ESTIMATOR_VALIDATION_PHOTOS,
         motion.GENERATED_VALIDATION_PHOTOS,
+        motion.TEXTURED_VALIDATION_PHOTOS,
     )
 
 

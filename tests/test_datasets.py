@@ -378,6 +378,21 @@ def test_dead_leaves_pictures_are_deterministic_and_scale_invariant():
     assert -3.0 < np.mean(slopes) < -1.6
 
 
+def test_textured_dead_leaves_keep_the_discs_and_add_a_fine_grain():
+    from videodenoise.datasets.dead_leaves import GRAIN_AMPLITUDE, dead_leaves_image
+
+    plain = dead_leaves_image(5, colour=False, size=128)
+    textured = dead_leaves_image(5, colour=False, size=128, textured=True)
+    np.testing.assert_array_equal(textured, dead_leaves_image(5, colour=False, size=128, textured=True))
+    np.testing.assert_array_equal(plain, dead_leaves_image(5, colour=False, size=128))  # the discs' stream untouched
+    assert 0 <= textured.min() and textured.max() <= 1 and np.array_equal(textured[..., 0], textured[..., 2])
+    grain = textured[..., 0] - plain[..., 0]
+    assert 0.01 < grain.std() < GRAIN_AMPLITUDE  # amplitudes up to the largest, most discs under it
+    # the grain is fine (correlated over about a pixel): neighbouring pixels' differences keep much of it, where a
+    # grain a few pixels wide would nearly cancel in them
+    assert np.diff(grain, axis=1).std() > 0.4 * grain.std()
+
+
 def test_generated_photos_load_by_name_and_a_wrong_name_is_one_line():
     from videodenoise.datasets import motion
 
@@ -389,10 +404,13 @@ def test_generated_photos_load_by_name_and_a_wrong_name_is_one_line():
         + motion.LATE_VALIDATION_PHOTOS
         + motion.ESTIMATOR_VALIDATION_PHOTOS
     )
-    generated = set(motion.GENERATED_VALIDATION_PHOTOS)
+    generated, textured = set(motion.GENERATED_VALIDATION_PHOTOS), set(motion.TEXTURED_VALIDATION_PHOTOS)
     assert len(generated) == 6 and not generated & set(others)
+    assert len(textured) == 6 and not textured & (generated | set(others))
     photo = motion.load_photo("generated:dead_leaves_grey_2")
     assert photo.shape == (3, 512, 512) and torch.equal(photo[0], photo[2])
+    grained = motion.load_photo("generated:dead_leaves_grey_textured_2")
+    assert grained.shape == (3, 512, 512) and not torch.equal(grained, photo)
     for name in ("generated:dead_leaves_x", "generated:plasma_1"):
         with pytest.raises(DatasetError, match="name generated:dead_leaves_<seed> or generated:dead_leaves_grey_"):
             motion.load_photo(name)

@@ -12,6 +12,11 @@ used before), since the photographs shipped with installed packages have all bee
 drawn front to back, each painting only what no disc in front of it covers, until the picture is covered; the picture
 is drawn at twice its size and averaged down by 2×2, so that edges are anti-aliased as a lens and a sensor leave
 them. Deterministic given the seed.
+
+Textured (`textured=True`): discs of flat colour are what dead leaves are, and a codec spends few bits on them; gravel,
+grass or fabric also carry a grain of their own, finer than any disc, which is what a codec at a camera's CRF loses
+first. Each disc then carries a static fine texture (white noise blurred to a correlation of about a pixel, the same
+field under every disc) at an amplitude of its own, up to GRAIN_AMPLITUDE: some discs smooth, some rough.
 """
 
 from __future__ import annotations
@@ -23,14 +28,18 @@ SMALLEST_RADIUS = 1.5  # pixels of the final picture: texture down to the finest
 LARGEST_RADIUS = 100.0
 SUPERSAMPLING = 2
 CHROMA = 0.15  # std of a colour disc's channels around its grey level
+GRAIN_AMPLITUDE = 0.12  # the largest std of a textured disc's grain ([0, 1] scale; about 30 of 255)
+GRAIN_BLUR = 1.0  # the grain's correlation (Gaussian σ, pixels of the final picture)
 
 
-def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE) -> np.ndarray:
+def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE, textured: bool = False) -> np.ndarray:
     """A (size, size, 3) float32 dead-leaves picture in [0, 1]: colour discs (a grey level with a tint), or grey ones
-    in three equal channels."""
+    in three equal channels; textured: each disc with a fine grain of its own amplitude (the module notes)."""
     rng = np.random.default_rng([seed, int(colour)])
+    grain_rng = np.random.default_rng([seed, int(colour), 1])  # its own stream: the discs as without texture
     side = size * SUPERSAMPLING
     canvas = np.zeros((side, side, 3), np.float32)
+    amplitude = np.zeros((side, side), np.float32)
     uncovered = np.ones((side, side), bool)
     remaining = side * side  # uncovered pixels, counted down (not searched for at every disc)
     smallest, largest = SMALLEST_RADIUS * SUPERSAMPLING, LARGEST_RADIUS * SUPERSAMPLING
@@ -53,6 +62,18 @@ def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE) -> np.nd
         grey = rng.random()
         value = np.clip(grey + CHROMA * rng.standard_normal(3), 0, 1) if colour else np.repeat(grey, 3)
         canvas[top:bottom, left:right][disc] = value
+        if textured:
+            amplitude[top:bottom, left:right][disc] = GRAIN_AMPLITUDE * grain_rng.random()
         uncovered[top:bottom, left:right][disc] = False
         remaining -= painted
+    if textured:
+        canvas = np.clip(canvas + (amplitude * _grain(grain_rng, side))[..., None], 0, 1)
     return canvas.reshape(size, SUPERSAMPLING, size, SUPERSAMPLING, 3).mean(axis=(1, 3))
+
+
+def _grain(rng: np.random.Generator, side: int) -> np.ndarray:
+    """A (side, side) field of unit std: white noise blurred by GRAIN_BLUR pixels of the final picture."""
+    import cv2
+
+    field = cv2.GaussianBlur(rng.standard_normal((side, side)).astype(np.float32), (0, 0), GRAIN_BLUR * SUPERSAMPLING)
+    return field / field.std()

@@ -84,6 +84,11 @@ ESTIMATOR_VALIDATION_PHOTOS = (
 GENERATED_VALIDATION_PHOTOS = tuple(f"generated:dead_leaves_{s}" for s in (1, 2, 3)) + tuple(
     f"generated:dead_leaves_grey_{s}" for s in (1, 2, 3)
 )
+# The same with a fine grain on each disc (`dead_leaves`, textured): the texture a codec loses first, where `clean`'s
+# harm to noise-free footage shows (benchmarks/results/same-pixels). First read by that trial (2026-12-07).
+TEXTURED_VALIDATION_PHOTOS = tuple(f"generated:dead_leaves_textured_{s}" for s in (1, 2, 3)) + tuple(
+    f"generated:dead_leaves_grey_textured_{s}" for s in (1, 2, 3)
+)
 
 
 def photo_path(name: str) -> Path:
@@ -134,13 +139,15 @@ def load_photo(name: str) -> torch.Tensor:
 
 def generated_photo(name: str) -> np.ndarray:
     """ "generated:dead_leaves_<seed>" (colour) or "generated:dead_leaves_grey_<seed>": a dead-leaves picture
-    (`dead_leaves`), (H, W, 3) in [0, 1]."""
-    match = re.fullmatch(r"generated:dead_leaves_(grey_)?(\d+)", name)
+    (`dead_leaves`), (H, W, 3) in [0, 1]; "generated:dead_leaves_textured_<seed>" or
+    "generated:dead_leaves_grey_textured_<seed>": its discs with a fine grain."""
+    match = re.fullmatch(r"generated:dead_leaves_(grey_)?(textured_)?(\d+)", name)
     if match is None:
         raise DatasetError(
             f"unknown generated photo '{name}'; name generated:dead_leaves_<seed> or generated:dead_leaves_grey_<seed>"
+            " (either with textured_ before the seed)"
         )
-    return dead_leaves_image(int(match[2]), colour=match[1] is None)
+    return dead_leaves_image(int(match[3]), colour=match[1] is None, textured=match[2] is not None)
 
 
 @dataclass(frozen=True)
