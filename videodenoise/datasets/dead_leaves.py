@@ -28,7 +28,7 @@ SMALLEST_RADIUS = 1.5  # pixels of the final picture: texture down to the finest
 LARGEST_RADIUS = 100.0
 SUPERSAMPLING = 2
 CHROMA = 0.15  # std of a colour disc's channels around its grey level
-GRAIN_AMPLITUDE = 0.12  # the largest std of a textured disc's grain ([0, 1] scale; about 30 of 255)
+GRAIN_AMPLITUDE = 0.04  # the largest std of a textured disc's grain ([0, 1] scale; about 10 of 255)
 GRAIN_BLUR = 1.0  # the grain's correlation (Gaussian σ, pixels of the final picture)
 
 

@@ -97,7 +97,6 @@ MIN_CARRIED = 0.1  # a carried share under this is what the two differences wave
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
-SHARE_ON_SAME_PIXELS = False  # trial (benchmarks/results/same-pixels): σ₁ and σ₂ of the share off the pixels both keep
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
 MIN_BLOCKS = 12
@@ -129,7 +128,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     for run in _measured_in_order(runs):
         channels = len(run.patches)
         if histogram is None:
-            temporal, apart, share_one, patches, finest = ([[] for _ in range(channels)] for _ in range(5))
+            temporal, apart, patches, finest = ([[] for _ in range(channels)] for _ in range(4))
             histogram = np.zeros((channels, HISTOGRAM))
         elif histogram.shape[0] != channels:
             raise VideoReadError("the frames to estimate the noise on change their channel count")
@@ -148,22 +147,15 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
         for channel, sample in enumerate(samples):
             temporal[channel].append(sample)
         pairs[1] += run.apart is not None
-        one_of_share, two_of_share = run.apart or ((), ())
-        for channel, (first, second) in enumerate(zip(one_of_share, two_of_share)):
-            share_one[channel].append(first)
-            apart[channel].append(second)
+        for channel, sample in enumerate(run.apart or ()):
+            apart[channel].append(sample)
     if histogram is None:
         raise VideoReadError("there are no frames to estimate the noise level on")
     function, one = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
     # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart, off the levels of the curves carried flat beyond the
     # bins read; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
     two_function, two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
-    if SHARE_ON_SAME_PIXELS:
-        one_function, one = _fit(share_one, patches, finest, histogram, singles, pairs, frames)
-        function_read = one_function.from_pairs
-    else:
-        function_read = function.from_pairs
-    both = function_read and two_function.from_pairs and one > 0
+    both = function.from_pairs and two_function.from_pairs and one > 0
     carried = min((two / one) ** 2 - 1, MAX_CARRIED) if both else 0.0
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
@@ -187,7 +179,7 @@ class _RunSamples(NamedTuple):
     finest: list[tuple[np.ndarray, np.ndarray]]
     first: torch.Tensor
     pair: tuple[list, tuple[np.ndarray, np.ndarray]] | None
-    apart: tuple[list, list] | None  # the pair's samples and those two apart that the share compares
+    apart: list | None
 
 
 def _measured_in_order(runs: Iterable[Sequence[torch.Tensor]]) -> Iterator[_RunSamples]:
@@ -233,16 +225,10 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
     if after:
         # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
         shared_below = AGREE * robust_sigma(np.concatenate([f[1] for f in finest]))
-        measured = _difference_planes(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
-        if measured is not None:
-            pair = _drawn(measured, measured.keep), measured.grain
-        if measured is not None and len(after) > 1:  # a like pair of frames two apart
-            apart = _difference_planes(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
-            if apart is not None and SHARE_ON_SAME_PIXELS:
-                keep = measured.keep & apart.keep
-                two = _drawn(measured, keep), _drawn(apart, keep)
-            elif apart is not None:
-                two = pair[0], _drawn(apart, apart.keep)
+        pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
+        if pair is not None and len(after) > 1:  # a like pair of frames two apart
+            measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+            two = None if measured is None else measured[0]
     return _RunSamples(counts, patches, finest, first, pair, two)
 
 
@@ -307,39 +293,17 @@ def estimate_video_sigma(reader, count: int = MAX_PAIRS) -> float:
 
 
 # ---- the measurements ----------------------------------------------------------------------------
-class _PairPlanes(NamedTuple):
-    """What an aligned pair of frames gives: H×W×C planes of the local mean intensity, d / √(1 + v) and whether a
-    pixel is clipped; where the flow is trusted per channel (clipped pixels kept, flagged, to count them); the
-    grain's samples."""
-
-    intensity: np.ndarray
-    normalised: np.ndarray
-    clipped: np.ndarray
-    keep: np.ndarray
-    grain: tuple[np.ndarray, np.ndarray]
-
-
-def _drawn(planes: _PairPlanes, keep: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per channel, (intensity, d / √(1 + v), clipped) of at most MAX_SAMPLES of the pixels `keep` marks."""
-    samples = []
-    for channel in range(keep.shape[2]):
-        index = np.flatnonzero(keep[..., channel])
-        index = index[:: max(1, math.ceil(len(index) / MAX_SAMPLES))]
-        planes_of_channel = (planes.intensity, planes.normalised, planes.clipped)
-        samples.append(tuple(plane[..., channel].ravel()[index] for plane in planes_of_channel))
-    return samples
-
-
-def _difference_planes(
+def _difference_samples(
     aligner: FrameAligner,
     image: np.ndarray,
     guide: np.ndarray,
     other: np.ndarray,
     other_guide: np.ndarray,
     shared_below: float = 0.0,
-) -> _PairPlanes | None:
-    """The pair's planes and the pixels where the flow is trusted (`_PairPlanes`); None when the frames are too small
-    to say anything, or when d's overall σ is under `shared_below` (the frames share their noise)."""
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+    """Per channel, (local mean intensity, d / √(1 + v), clipped) of the pixels of a pair where the flow
+    is trusted (clipped ones are kept, flagged, to count them); None when the frames are too small to say
+    anything, or when d's overall σ is under `shared_below` (the frames share their noise)."""
     height, width, channels = image.shape
     if height <= 2 * BORDER or width <= 2 * BORDER or other.shape != image.shape:
         return None
@@ -372,7 +336,8 @@ def _difference_planes(
     at_risk = (near < RISK * spread) | (near > 1 - RISK * spread)
     structure = cv2.blur(normalised, (STRUCTURE_BOX, STRUCTURE_BOX), borderType=cv2.BORDER_REFLECT)
     structure = np.abs(structure.reshape(image.shape))
-    keeps, kept_everywhere = np.empty(image.shape, bool), flat
+    intensity = local_mean(mean)
+    samples, kept_everywhere = [], flat
     for channel in range(channels):
         keep = trusted & ~at_risk[..., channel]
         unclipped = keep & ~clipped[..., channel]
@@ -380,9 +345,12 @@ def _difference_planes(
             limit = STRUCTURE * MAD_TO_SIGMA * float(np.median(structure[..., channel][unclipped]))
             keep &= clipped[..., channel] | (structure[..., channel] <= limit)
         kept_everywhere &= keep & ~clipped[..., channel]
-        keeps[..., channel] = keep
-    grain = grain_samples(difference, normalised, map_x, map_y, kept_everywhere)
-    return _PairPlanes(local_mean(mean), normalised, clipped, keeps, grain)
+        index = np.flatnonzero(keep)
+        index = index[:: max(1, math.ceil(len(index) / MAX_SAMPLES))]
+        samples.append(
+            tuple(plane[..., channel].ravel()[index] for plane in (intensity, normalised, clipped))  # type: ignore[misc]
+        )
+    return samples, grain_samples(difference, normalised, map_x, map_y, kept_everywhere)
 
 
 def _without_exposure_change(difference: np.ndarray, mean: np.ndarray, trusted: np.ndarray) -> np.ndarray:
