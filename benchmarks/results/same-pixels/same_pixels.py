@@ -2,7 +2,7 @@
 (A probe, deciding nothing; runs at the commit that added `noise.estimation.SHARE_ON_SAME_PIXELS`.) The share off
 σ₁ and σ₂ of the pixels both pairs keep, against today's (each pair its own pixels), on three clips read before.
 
-    R=benchmarks/results/residual-check; .venv/bin/python $R/same_pixels.py > $R/same_pixels.log
+    R=benchmarks/results/same-pixels; .venv/bin/python $R/same_pixels.py > $R/same_pixels.log
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ def main() -> None:
     for clip in quality.build_clips(["dead-leaves-3-objects", "flower-objects", "china-pan"], 5, quality.DEFAULT_SIZE):
         for condition, frames in draws(clip):
             noisy = torch.from_numpy(frames).float() / 255
+            if not hasattr(estimation, "SHARE_ON_SAME_PIXELS"):
+                raise SystemExit("the switch this probe sets is out again: run it at a73a786 (git worktree add)")
             functions = []
             for same in (False, True):
                 estimation.SHARE_ON_SAME_PIXELS = same
