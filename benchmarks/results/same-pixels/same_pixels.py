@@ -21,12 +21,12 @@ import bench_quality as quality  # noqa: E402
 
 
 def main() -> None:
+    if not hasattr(estimation, "SHARE_ON_SAME_PIXELS"):
+        raise SystemExit("the switch this probe sets is out again: run it at a73a786 (git worktree add)")
     print("clip | condition | carried share: each pair's pixels, the same pixels | level (0-255): the same two")
     for clip in quality.build_clips(["dead-leaves-3-objects", "flower-objects", "china-pan"], 5, quality.DEFAULT_SIZE):
         for condition, frames in draws(clip):
             noisy = torch.from_numpy(frames).float() / 255
-            if not hasattr(estimation, "SHARE_ON_SAME_PIXELS"):
-                raise SystemExit("the switch this probe sets is out again: run it at a73a786 (git worktree add)")
             functions = []
             for same in (False, True):
                 estimation.SHARE_ON_SAME_PIXELS = same
