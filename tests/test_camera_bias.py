@@ -72,6 +72,16 @@ def test_the_skew_tells_a_gammas_noise_from_noise_added_to_the_stored_values():
     assert skew_ratio(camera * 0.05, clean * 0.05) == (0.0, 0.0)  # all in the shadows: none to read from
 
 
+def test_noise_clipped_at_white_is_not_read_as_a_gammas():
+    # heavy Gaussian noise added to the stored values, clipped at 0 and 1: its skew near white is the clip's, the
+    # sign a gamma's would have (the step once engaged on Gaussian σ = 50 and cost up to 8 dB)
+    clean = ramp()[0]
+    for sigma in (35, 50, 70):
+        noise = sigma / 255 * torch.randn(clean.shape, generator=torch.Generator().manual_seed(sigma))
+        skew, _ = skew_ratio((clean + noise).clamp(0, 1), clean)
+        assert abs(skew) < 0.05, sigma
+
+
 def curve_of_the_camera() -> NoiseLevelFunction:
     """The noise level function σ auto would find for camera_frames, without a codec: its exact std."""
     mean, variance = linear_noise_moments(np.array(SHOT), np.array(READ))

@@ -23,7 +23,8 @@ them; a video with none in its first MAX_WAIT frames is left without the step):
   the output's value in the mid-tones, of the residual's (noisy − output) third central moment to the 6·δ·σ²
   that a gamma's bias δ = −0.7 σ²/(y + 0.055) implies for a second-order bent Gaussian; the correction is made
   only when S > SKEW_THRESHOLD (Gaussian noise: |S| ≤ 0.05 at σ ≥ 10 on the validation clips; camera noise
-  after H.264: 0.0-1.7, a codec's averaging shrinking the skew before the bias);
+  after H.264: 0.0-1.7, a codec's averaging shrinking the skew before the bias); the bins are kept 3σ from black and
+  from white, whose clipping skews any noise;
 * (a, b) per channel: the grid point whose std of g(clip(x + n, 0, 1)), at the x whose mean is each bin's
   value, best matches the noise level function's σ there times CODEC_LIFT (least squares on log σ², weighted by
   the frame's histogram): σ auto measures the noise after the codec, which smoothed what the gamma bent, and reads
@@ -122,9 +123,11 @@ def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> tuple[float, float]
         centred = residual - (torch.bincount(index, residual, SKEW_BINS) / per_bin)[index]
         variance = torch.bincount(index, centred**2, SKEW_BINS) / per_bin
         third = torch.bincount(index, centred**3, SKEW_BINS) / per_bin
-        # mid-tones with samples and noise, far enough from black that clipping's own skew is not in them
+        # mid-tones with samples and noise, far enough from black and from white that clipping's own skew is not in
+        # them: noise clipped at white is skewed as a gamma skews it (Gaussian σ = 50 read S = 0.18-0.23 there, and
+        # the step then cost up to 8 dB; benchmarks/results/white-clip-skew)
         usable = (centres > 0.1) & (centres < 0.8) & (count > 500) & (variance > NOISE_FLOOR**2)
-        usable &= 3 * variance.sqrt() < centres
+        usable &= (3 * variance.sqrt() < centres) & (centres + 3 * variance.sqrt() < 1)
         predicted = 6 * (-0.7 * variance / (centres + 0.055)) * variance
         num += float((count * third * predicted)[usable].sum())
         den += float((count * predicted**2)[usable].sum())
