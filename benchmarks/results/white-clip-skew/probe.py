@@ -1,6 +1,6 @@
 """The camera gamma's skew test (`camera_bias.skew_ratio`) with its bins kept 3σ from white as well as from black:
-S on the same frames both ways, the default (fast, σ auto) as it runs, with the old bins deciding (as shipped
-before the fix) — so every frame is the one the shipped code decided on. Gaussian noise σ = 10, 25, 35, 50 and the
+S on the same frames both ways: the deciding frame of the default (fast, σ auto) as the code the probe runs at
+decides (`validation.log` ran before the fix, `held-out.log` after). Gaussian noise σ = 10, 25, 35, 50 and the
 camera model's nine H.264 conditions; the validation clips, or with `held-out` the benchmark's (a measurement after
 the fix, deciding nothing: the fix has no constant to choose).
 
