@@ -31,7 +31,8 @@ EXPOSURES = (1.0, 0.25, 0.125)  # as taken and darkened in linear light (`bench_
 
 
 def skew_ratio_bins(noisy, output, white_margin: bool):
-    """`camera_bias.skew_ratio` with or without the bins' margin from white (3σ), all else as it is."""
+    """`camera_bias.skew_ratio` (its S) with or without the bins' margin from white (3σ), all else as it is: the test
+    as it was before the fix, kept here beside the fixed one for the comparison (the library holds only the fixed)."""
     num = den = 0.0
     bins = camera_bias.SKEW_BINS
     centres = (torch.arange(bins, dtype=torch.float64) + 0.5) / bins
