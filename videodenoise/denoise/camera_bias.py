@@ -124,8 +124,8 @@ def skew_ratio(noisy: torch.Tensor, output: torch.Tensor) -> tuple[float, float]
         variance = torch.bincount(index, centred**2, SKEW_BINS) / per_bin
         third = torch.bincount(index, centred**3, SKEW_BINS) / per_bin
         # mid-tones with samples and noise, far enough from black and from white that clipping's own skew is not in
-        # them: noise clipped at white is skewed as a gamma skews it (Gaussian σ = 50 read S = 0.18-0.23 there, and
-        # the step then cost up to 8 dB; benchmarks/results/white-clip-skew)
+        # them: noise clipped at white is skewed as a gamma skews it (Gaussian σ = 50 read S = 0.18-0.27 on the
+        # validation clips, and the step then cost up to 8 dB held out; benchmarks/results/white-clip-skew)
         usable = (centres > 0.1) & (centres < 0.8) & (count > 500) & (variance > NOISE_FLOOR**2)
         usable &= (3 * variance.sqrt() < centres) & (centres + 3 * variance.sqrt() < 1)
         predicted = 6 * (-0.7 * variance / (centres + 0.055)) * variance
