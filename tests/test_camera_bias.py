@@ -14,6 +14,7 @@ from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.settings import PRESETS
 from videodenoise.models.registry import build_model
 from videodenoise.noise.camera import CameraNoise, linear_to_srgb, srgb_to_linear
+from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
 
 SHOT, READ = 0.02, 0.001  # the real-noise benchmark's heavy level
@@ -199,6 +200,14 @@ def test_clean_says_once_when_it_undoes_a_gammas_bias_and_nothing_otherwise(fast
     gaussian = ramp(frames=3) + 25 / 255 * torch.randn(3, 3, 128, 160, generator=torch.Generator().manual_seed(3))
     told = NoiseLevelFunction.constant(25 / 255, 3)
     list(fast_denoiser.denoise_frames(iter(gaussian.clamp(0, 1)), told, on_camera_bias=reports.append))
+    assert len(reports) == 1
+    # nor heavy Gaussian noise under σ auto: clipped at white, its skew is the clip's (it once got the step, and the
+    # default lost up to 8 dB at σ = 50)
+    heavy = ramp(frames=3) + 50 / 255 * torch.randn(3, 3, 128, 160, generator=torch.Generator().manual_seed(4))
+    heavy = heavy.clamp(0, 1)
+    estimated = estimate_clip_noise(heavy)
+    assert camera_bias.gamma_bias(estimated) is not None  # a curve: the test is made, and says no
+    list(fast_denoiser.denoise_frames(iter(heavy), estimated, on_camera_bias=reports.append))
     assert len(reports) == 1
 
 
