@@ -39,7 +39,7 @@ def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE, textured
     grain_rng = np.random.default_rng([seed, int(colour), 1])  # its own stream: the discs as without texture
     side = size * SUPERSAMPLING
     canvas = np.zeros((side, side, 3), np.float32)
-    amplitude = np.zeros((side, side), np.float32)
+    amplitude = np.zeros((side, side), np.float32) if textured else None  # each pixel's grain, by its disc
     uncovered = np.ones((side, side), bool)
     remaining = side * side  # uncovered pixels, counted down (not searched for at every disc)
     smallest, largest = SMALLEST_RADIUS * SUPERSAMPLING, LARGEST_RADIUS * SUPERSAMPLING
@@ -62,11 +62,11 @@ def dead_leaves_image(seed: int, colour: bool = True, size: int = SIZE, textured
         grey = rng.random()
         value = np.clip(grey + CHROMA * rng.standard_normal(3), 0, 1) if colour else np.repeat(grey, 3)
         canvas[top:bottom, left:right][disc] = value
-        if textured:
+        if amplitude is not None:
             amplitude[top:bottom, left:right][disc] = GRAIN_AMPLITUDE * grain_rng.random()
         uncovered[top:bottom, left:right][disc] = False
         remaining -= painted
-    if textured:
+    if amplitude is not None:
         canvas = np.clip(canvas + (amplitude * _grain(grain_rng, side))[..., None], 0, 1)
     return canvas.reshape(size, SUPERSAMPLING, size, SUPERSAMPLING, 3).mean(axis=(1, 3))
 
