@@ -40,7 +40,8 @@ def main() -> None:
                 previous = worst.get(column, 0.0)
                 worst[column] = max(previous, relative) if isinstance(previous, float) else previous
         shown = ", ".join(f"{c} {v:.1e}" if isinstance(v, float) else f"{c} {v}" for c, v in worst.items())
-        print(f"{name}: {len(old)} rows, {differing} of {cells} cells differ; largest relative difference: {shown or '-'}")
+        print(f"{name}: {len(old)} rows, {differing} of {cells} cells differ; largest relative difference: ", end="")
+        print(shown or "-")
 
 
 if __name__ == "__main__":
