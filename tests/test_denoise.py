@@ -29,7 +29,7 @@ from videodenoise.io.video import probe_video, read_video
 from videodenoise.io.writers import write_video
 from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
-from videodenoise.noise.noise_level_function import CODEC_LOSS_LEVEL, NoiseLevelFunction
+from videodenoise.noise.noise_level_function import CODEC_LOSS_LEVEL, HEAVY, NoiseLevelFunction
 from videodenoise.noise.single_frame import estimate_noise_sigma
 
 from helpers import frames_read_ahead, h264_video, png_movie, run_cli
@@ -279,6 +279,34 @@ def test_a_carried_share_on_little_noise_is_told_it_may_be_a_codecs_loss(tmp_pat
     for level, carried in ((CODEC_LOSS_LEVEL * 1.1, 0.5), (CODEC_LOSS_LEVEL * 0.9, 0.0)):
         assert not reads(level, carried).may_be_codec_loss
         assert not warned()
+
+
+def test_noise_too_heavy_to_measure_whole_is_told_it_may_read_low(tmp_path, grey_checkpoint):
+    """Gaussian σ = 100 clipped at 0 and 255 reads about 66 (at least HEAVY): `clean` says σ auto reads such noise low
+    and asks for a comparison with larger σ; not at σ = 40, nor told a σ by hand."""
+    level = NoiseLevelFunction((0.5,), ((HEAVY,),), HEAVY, "frame pairs")
+    assert level.may_read_low and not dataclasses.replace(level, level=HEAVY * 0.99).may_read_low
+    denoiser = Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu"))
+    clip = moving_clip(t=4, height=96, width=128)
+
+    def warned(sigma_noise: float, sigma="auto") -> list[str]:
+        source = tmp_path / f"noisy-{sigma_noise:g}.mkv"
+        if not source.exists():
+            write_video(source, add_noise(clip, sigma_noise / 255), codec="ffv1")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            denoise_video(source, tmp_path / "out.mkv", denoiser, sigma=sigma, overwrite=True)
+        return [str(w.message) for w in caught if "very noisy" in str(w.message)]
+
+    (message,) = warned(100)
+    match = re.fullmatch(
+        r"'.*noisy-100.mkv' is very noisy by σ auto's reading \(RMS (\d+) of 255\): noise this heavy is clipped at 0"
+        r" and 255 .* reads it low .* compare the output with --sigma 75 and 100 on a few seconds of it .*",
+        message,
+    )
+    assert match and HEAVY * 255 <= int(match.group(1)) < 100
+    assert not warned(40)
+    assert not warned(100, sigma=100 / 255)  # a σ told by hand: no estimate to doubt
 
 
 def test_dark_footage_is_calibrated_by_the_fast_preset_and_the_warning_says_so(tmp_path, grey_checkpoint, monkeypatch):

@@ -152,8 +152,9 @@ def resolve_sigma(
 
 def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibration | None) -> list[str]:
     """Where σ auto's estimate of a video is least to be trusted, one line each, asking the user to compare by eye:
-    a dark video (`NoiseLevelFunction.dark`), and a carried share read on little noise, which may be a codec's loss on
-    sharp texture (`NoiseLevelFunction.may_be_codec_loss`)."""
+    a dark video (`NoiseLevelFunction.dark`), a carried share read on little noise, which may be a codec's loss on
+    sharp texture (`NoiseLevelFunction.may_be_codec_loss`), and noise so heavy that clipping hides part of it
+    (`NoiseLevelFunction.may_read_low`)."""
     doubts = []
     if function.dark:
         if calibration is not None and calibration.scale != 1:
@@ -173,6 +174,14 @@ def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibratio
             " compressed, that can be the codec's loss on fine texture, not noise, and on such test clips the output"
             " came out up to 4.5 dB under the input; if it looks softer than the input, compare it with --sigma 2"
             " (--side-by-side puts the input beside it)"
+        )
+    if function.may_read_low:
+        doubts.append(
+            f"'{input}' is very noisy by σ auto's reading (RMS {function.level * 255:.0f} of 255): noise this heavy is"
+            " clipped at 0 and 255 across much of the picture, and σ auto, measuring what is left, reads it low (on"
+            " test clips Gaussian σ = 75 and 100 read 56-66, and told the true σ the output came out up to 8 dB"
+            " better); compare the output with --sigma 75 and 100 on a few seconds of it (--start, --duration;"
+            " --side-by-side puts the input beside it)"
         )
     return doubts
 

@@ -51,6 +51,11 @@ DARK = 48 / 255
 # noise, whose lowest level read was 3.67 (benchmarks/results/overread-hint). Not a clean line: on dead-leaves texture
 # the camera model's light noise at CRF 28 reads a share under it too (4 of 24 clips, benchmarks/results/faint-share)
 CODEC_LOSS_LEVEL = 3.3 / 255
+# a level (the map's RMS) at or above which the noise is clipped at 0 and 255 across much of the picture and σ auto,
+# measuring what is left, reads it low: on the validation clips Gaussian σ = 50 read 47.1-48.5, σ = 75 55.6-62.1 and
+# σ = 100 61.9-66.0, where told the true σ did +1.21 to +7.96 dB better (the midpoint of 48.5 and 55.6, by a rule fixed
+# before the run: benchmarks/results/heavy-hint); camera noise through H.264 has read at most 33.1
+HEAVY = 52 / 255
 
 
 def local_mean(image: np.ndarray) -> np.ndarray:
@@ -190,6 +195,12 @@ class NoiseLevelFunction:
         """Whether what was read as noise may be a codec's loss on sharp texture: a carried share on a level under
         CODEC_LOSS_LEVEL, which `clean` warns of (the output can come out softer than the input)."""
         return self.carried > 0 and self.level < CODEC_LOSS_LEVEL
+
+    @property
+    def may_read_low(self) -> bool:
+        """Whether the noise is heavy enough (a level of HEAVY or more) that clipping at 0 and 1 hides part of it and
+        the level reads low, which `clean` warns of."""
+        return self.level >= HEAVY
 
     @property
     def from_pairs(self) -> bool:
