@@ -25,15 +25,18 @@ SIZES = ((40, 56), (56, 72), (64, 80), (80, 104), (96, 128), (144, 176), (240, 3
 
 
 def main() -> None:
-    print(f"{torch.get_num_threads()} torch threads; levels (0-255) read by σ auto, then by single frames' finest band")
+    threads = torch.get_num_threads()
+    print(f"{threads} torch threads; level (0-255) by σ auto / by single frames' finest band; σ auto's carried share")
     print("size | σ = 10 | σ = 25 | σ = 40")
     for height, width in SIZES:
         clip = moving_clip(t=8, height=height, width=width)
         cells = []
         for sigma in (10, 25, 40):
             noisy = add_noise(clip, sigma / 255)
-            level, single = estimate_clip_noise(noisy).level * 255, estimate_noise_sigma(noisy) * 255
-            cells.append(f"{level:.1f} / {single:.1f}{' (hint)' if level >= HEAVY * 255 else ''}")
+            function = estimate_clip_noise(noisy)
+            level, single = function.level * 255, estimate_noise_sigma(noisy) * 255
+            hint = " (hint)" if level >= HEAVY * 255 else ""
+            cells.append(f"{level:.1f} / {single:.1f}, share {function.carried:.2f}{hint}")
         print(f"{height}×{width} | " + " | ".join(cells))
 
 
