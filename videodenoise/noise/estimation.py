@@ -96,6 +96,7 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
+SHARE_CHECKED_ON_FINEST = False  # a trial's switch (benchmarks/results/share-overread)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -157,6 +158,10 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     two_function, two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
     both = function.from_pairs and two_function.from_pairs and one > 0
     carried = min((two / one) ** 2 - 1, MAX_CARRIED) if both else 0.0
+    if SHARE_CHECKED_ON_FINEST and carried >= MIN_CARRIED and max(function.grain, default=1.0) == 1.0:
+        # noise no codec correlated: a single frame's finest band holds all of it, so a share its pairs cancel shows
+        # there (notes)
+        carried = min(carried, 1 - (one / _finest_level(temporal, finest, histogram)) ** 2)
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
@@ -417,6 +422,20 @@ def _fit(
     level = min(_level(histogram, sigmas), 1.0)
     function = NoiseLevelFunction(knots, sigma_rows, level, source, grain, brightness=brightness, read_range=span)
     return function, min(_level(histogram, np.clip(np.asarray(flat_rows), 0, 1)), 1.0)
+
+
+def _finest_level(temporal, finest, histogram: np.ndarray) -> float:
+    """The level of the single frames' finest band, read on the bins the frame pairs read and carried flat beyond them
+    as the pairs' level is (inf where no bin is read)."""
+    rows = []
+    for channel in range(histogram.shape[0]):
+        intensity, values, clipped = _joined(temporal[channel], 3)
+        read = binned(intensity, values, MIN_SAMPLES, robust_sigma, clipped, MIN_SHARE)
+        fine = binned(*_joined(finest[channel]), MIN_SAMPLES, robust_sigma)
+        rows.append(curve_through([f if r is not None else None for f, r in zip(fine, read)], limit=1.0))
+    if all(row is None for row in rows):
+        return math.inf
+    return _level(histogram, np.clip(np.asarray(_filled(rows)), 0, 1))
 
 
 def _filled(rows: list[np.ndarray | None]) -> list[np.ndarray]:
