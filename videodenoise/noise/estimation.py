@@ -158,9 +158,9 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     two_function, two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
     both = function.from_pairs and two_function.from_pairs and one > 0
     carried = min((two / one) ** 2 - 1, MAX_CARRIED) if both else 0.0
-    if SHARE_CHECKED_ON_FINEST and carried >= MIN_CARRIED and max(function.grain, default=1.0) == 1.0:
-        # noise no codec correlated: a single frame's finest band holds all of it, so a share its pairs cancel shows
-        # there (notes)
+    if SHARE_CHECKED_ON_FINEST and carried >= MIN_CARRIED and function.grain and max(function.grain) == 1.0:
+        # noise measured as no codec's (no grain above 1): a single frame's finest band holds all of it, so a share its
+        # pairs cancel shows there (notes)
         carried = min(carried, 1 - (one / _finest_level(temporal, finest, histogram)) ** 2)
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
