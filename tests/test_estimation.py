@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from videodenoise.colour import OPPONENT
+from videodenoise.datasets.motion import MotionLimits, camera_motion_clip, load_photo
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fusion import MotionFusion
 from videodenoise.denoise.settings import DenoiseSettings, FusionSettings
@@ -424,6 +425,18 @@ def test_noise_free_texture_is_not_read_as_carried_noise(monkeypatch):
     for step in (1.3, 4.1):  # without MIN_CARRIED_VARIANCE: c = 0.32 and 0.9
         function = estimate_clip_noise(to_8_bits(clip_of(step, frames=6, channels=3, height=144, width=192)))
         assert function.carried == 0 and function.level < 1 / 255
+
+
+@pytest.mark.parametrize("pan, size", [(8.0, (144, 176)), (16.0, (240, 320))])
+def test_white_noise_on_a_fast_pan_is_not_read_as_carried(pan, size):
+    """A pan fast for the frame fails the flow between frames two apart first: their difference keeps some scene and
+    read as a carried share (0.5 on both clips here: white noise's σ read twice over). White noise leaves a single
+    frame's finest band all of it, which a carried share would have taken from the pairs: no share is read."""
+    photo = load_photo("skimage:gravel")
+    limits = dataclasses.replace(MotionLimits(), pan=pan)
+    noisy = to_8_bits(gaussian(camera_motion_clip(photo, 5, size, seed=7, limits=limits), 25 / 255))
+    function = estimate_clip_noise(noisy)
+    assert function.carried == 0 and function.level == pytest.approx(25 / 255, rel=0.05)
 
 
 def test_fusion_leaves_the_noise_frames_share_and_its_map_says_so():

@@ -38,6 +38,11 @@
   levels on no evidence (benchmarks/results/carried-flat). c = 0 under MIN_CARRIED, or where σ₂² − σ₁² is under
   MIN_CARRIED_VARIANCE (what noise-free texture leaves). A reading σ₂²/σ₁² − 1 of 1 or more, which carried noise
   cannot give, is capped like any other: taken as no share, it failed its rule (benchmarks/results/carried-raw).
+  Where the grain is measured and no channel's is above 1 (noise no codec correlated), a single frame's finest
+  band holds all of the noise, σ_f, which a share the pairs cancel would show: σ₁² = σ_f²(1 − c), so c is at most
+  1 − σ₁²/σ_f² (σ_f read on the pairs' bins, carried flat the same way). A fast pan fails the flow between frames
+  two apart first, their difference keeps scene, and white noise read a share of up to 0.5: σ twice over
+  (benchmarks/results/share-overread). Texture lifts σ_f, which only keeps the share.
   σ would be the curve times (1 − c)^−½; the map is lifted further, by (1 − c)^−CARRIED_LIFT: a codec keeps noise
   longer than that and leaves error around texture that flat pixels miss. CARRIED_LIFT = 1 was chosen on the
   validation photographs by a rule fixed before the sweep (benchmarks/results/carried-lift).
@@ -96,7 +101,6 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
-SHARE_CHECKED_ON_FINEST = False  # a trial's switch (benchmarks/results/share-overread)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -158,7 +162,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     two_function, two = _fit(apart, patches, finest, histogram, singles, pairs, frames)
     both = function.from_pairs and two_function.from_pairs and one > 0
     carried = min((two / one) ** 2 - 1, MAX_CARRIED) if both else 0.0
-    if SHARE_CHECKED_ON_FINEST and carried >= MIN_CARRIED and function.grain and max(function.grain) == 1.0:
+    if carried >= MIN_CARRIED and function.grain and max(function.grain) == 1.0:
         # noise measured as no codec's (no grain above 1): a single frame's finest band holds all of it, so a share its
         # pairs cancel shows there (notes)
         carried = min(carried, 1 - (one / _finest_level(temporal, finest, histogram)) ** 2)
