@@ -101,6 +101,7 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
+CUT_RATIO = 0.0  # a trial's switch (benchmarks/results/scene-cuts)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -234,11 +235,25 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
     if after:
         # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
         shared_below = AGREE * robust_sigma(np.concatenate([f[1] for f in finest]))
-        pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
+        prepared = [aligner.prepare(frame) for frame in after]
+        pair = _difference_samples(aligner, image, guide, *prepared[0], shared_below)
         if pair is not None and len(after) > 1:  # a like pair of frames two apart
-            measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+            measured = _difference_samples(aligner, image, guide, *prepared[1], shared_below)
             two = None if measured is None else measured[0]
+            if CUT_RATIO:  # a scene cut within the run: its two pairs one apart read far apart (notes)
+                onward = _difference_samples(aligner, *prepared[0], *prepared[1], shared_below)
+                if onward is not None:
+                    first, second = _pooled_sigma(pair[0]), _pooled_sigma(onward[0])
+                    if first > CUT_RATIO * second:  # the cut follows the first frame: the next two show one scene
+                        pair, two = onward, None
+                    elif second > CUT_RATIO * first:  # the cut precedes the third frame
+                        two = None
     return _RunSamples(counts, patches, finest, first, pair, two)
+
+
+def _pooled_sigma(samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> float:
+    """The robust σ of a pair's difference samples, every channel and intensity together."""
+    return robust_sigma(np.concatenate([values for _, values, _ in samples]))
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS, coarse: bool = False) -> NoiseLevelFunction:

@@ -1,0 +1,109 @@
+"""`clean` (fast, σ auto, the shipped default) with σ auto's scene-cut check off and on
+(`noise.estimation.CUT_RATIO` 0 and 2), on clips with one scene cut: 12 frames at 240×320, the first frames a camera
+moving over one photograph (seed 1), the rest over another (seed 2), the cut after frame 1, 2, …, 11; white Gaussian
+noise σ = 2, 5, 15, 25 and the camera model's twelve conditions (`validation_sweep.clip_draws`).
+
+    R=benchmarks/results/scene-cuts
+    .venv/bin/python $R/cuts.py > $R/cuts-validation.log              # VALIDATION_PAIRS
+    .venv/bin/python $R/cuts.py --held-out > $R/cuts-held-out.log     # pairs of the benchmark's four (once, after)
+
+Where both settings give the same noise level function the clip-condition gains exactly 0 and is not denoised.
+Printed: each clip-condition whose estimate moved, then per group (Gaussian, camera) the figures the rule in
+README.md is written on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from validation_sweep import clip_draws  # noqa: E402
+
+from videodenoise.datasets import motion  # noqa: E402
+from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
+from videodenoise.noise import estimation  # noqa: E402
+
+import bench_quality as quality  # noqa: E402
+from _machine import cpu_name  # noqa: E402
+
+# two pairs of dead-leaves pictures no run had read (new seeds), and two validation photographs in an order the probe
+# did not use (README.md)
+VALIDATION_PAIRS = (
+    ("generated:dead_leaves_11", "generated:dead_leaves_grey_textured_12"),
+    ("generated:dead_leaves_textured_13", "generated:dead_leaves_14"),
+    ("videodenoise:china", "skimage:page"),
+)
+HELD_OUT_PAIRS = (
+    ("skimage:astronaut", "skimage:coffee"),
+    ("skimage:chelsea", "matplotlib:grace_hopper"),
+)
+FRAMES, SIZE = 12, (240, 320)
+SIGMAS = (2.0, 5.0, 15.0, 25.0)
+VALUES = (0.0, 2.0)
+
+
+def scene(photo: str, seed: int) -> torch.Tensor:
+    frames = motion.camera_motion_clip(motion.load_photo(photo), FRAMES, SIZE, seed=seed)
+    return frames.expand(-1, 3, -1, -1) if frames.shape[1] == 1 else frames
+
+
+def cut_clip(first: str, second: str, cut: int) -> quality.Clip:
+    frames = torch.cat([scene(first, 1)[:cut], scene(second, 2)[cut:]])
+    uint8 = (frames * 255).round().clamp(0, 255).to(torch.uint8).numpy()
+    short = lambda photo: photo.partition(":")[2].replace("_", "-")  # noqa: E731
+    name = f"{short(first)}-{short(second)}-cut{cut}"
+    return quality.Clip(name, "pan", f"{first}, {second}", uint8)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--held-out", action="store_true", help="the benchmark's photographs (once, after a decision)")
+    args = parser.parse_args(argv)
+    pairs = HELD_OUT_PAIRS if args.held_out else VALIDATION_PAIRS
+    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+    print(f"pairs: {pairs}; {FRAMES} frames; {cpu_name()}, {torch.get_num_threads()} threads")
+    gains: dict[str, list[float]] = {}
+    moved: dict[str, list[float]] = {}
+    try:
+        for first, second in pairs:
+            for cut in range(1, FRAMES):
+                clip = cut_clip(first, second, cut)
+                for condition, draw in clip_draws(clip, sigmas=SIGMAS):
+                    group = "gaussian" if condition.startswith("gaussian") else "camera"
+                    noisy, estimates = torch.from_numpy(draw).float() / 255, []
+                    for value in VALUES:
+                        estimation.CUT_RATIO = value
+                        estimates.append(estimation.estimate_clip_noise(noisy))
+                    gain = 0.0
+                    if estimates[0] != estimates[1]:
+                        scores = [
+                            quality.measure(denoiser.denoise_clip(noisy, e).numpy(), clip.frames)["psnr"]
+                            for e in estimates
+                        ]
+                        gain = scores[1] - scores[0]
+                        moved.setdefault(group, []).append(gain)
+                        before, after = estimates
+                        print(
+                            f"{clip.name:40s} {condition:20s} carried {before.carried:.3f} → {after.carried:.3f}, "
+                            f"level {before.level * 255:.2f} → {after.level * 255:.2f}, PSNR {scores[0]:.2f} → "
+                            f"{scores[1]:.2f} ({gain:+.2f}; the input "
+                            f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
+                            flush=True,
+                        )
+                    gains.setdefault(group, []).append(gain)
+    finally:
+        estimation.CUT_RATIO = 0.0
+    print()
+    for group in ("gaussian", "camera"):
+        part, changed = gains[group], moved.get(group, [])
+        figures = f", mean {np.mean(changed):+.3f} dB, lowest {min(changed):+.3f}" if changed else ""
+        print(f"{group}: mean gain over all {len(part)} {np.mean(part):+.3f} dB; moved {len(changed)}{figures}")
+
+
+if __name__ == "__main__":
+    main()
