@@ -244,10 +244,8 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
                 onward = _difference_samples(aligner, *prepared[0], *prepared[1], shared_below)
                 if onward is not None:
                     first, second = _pooled_sigma(pair[0]), _pooled_sigma(onward[0])
-                    if first > CUT_RATIO * second:  # the cut follows the first frame: the next two show one scene
-                        pair, two = onward, None
-                    elif second > CUT_RATIO * first:  # the cut precedes the third frame
-                        two = None
+                    if max(first, second) > CUT_RATIO * min(first, second):  # the run gives no differences at all
+                        pair = two = None
     return _RunSamples(counts, patches, finest, first, pair, two)
 
 
