@@ -101,7 +101,6 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
-CUT_RATIO = 0.0  # a trial's switch (benchmarks/results/scene-cuts)
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -166,7 +165,8 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     if carried >= MIN_CARRIED and function.grain and max(function.grain) == 1.0:
         # noise measured as no codec's (no grain above 1): a single frame's finest band holds all of it, so a share its
         # pairs cancel shows there (notes)
-        carried = min(carried, 1 - (one / _finest_level(temporal, finest, histogram)) ** 2)
+        whole = _finest_level(temporal, finest, histogram)
+        carried = min(carried, 1 - (one / whole) ** 2) if whole > 0 else 0.0  # no noise whole: nothing carried
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
@@ -235,23 +235,11 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
     if after:
         # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
         shared_below = AGREE * robust_sigma(np.concatenate([f[1] for f in finest]))
-        prepared = [aligner.prepare(frame) for frame in after]
-        pair = _difference_samples(aligner, image, guide, *prepared[0], shared_below)
+        pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
         if pair is not None and len(after) > 1:  # a like pair of frames two apart
-            measured = _difference_samples(aligner, image, guide, *prepared[1], shared_below)
+            measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
             two = None if measured is None else measured[0]
-            if CUT_RATIO:  # a scene cut within the run: its two pairs one apart read far apart (notes)
-                onward = _difference_samples(aligner, *prepared[0], *prepared[1], shared_below)
-                if onward is not None:
-                    first, second = _pooled_sigma(pair[0]), _pooled_sigma(onward[0])
-                    if max(first, second) > CUT_RATIO * min(first, second):  # the run gives no differences at all
-                        pair = two = None
     return _RunSamples(counts, patches, finest, first, pair, two)
-
-
-def _pooled_sigma(samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> float:
-    """The robust σ of a pair's difference samples, every channel and intensity together."""
-    return robust_sigma(np.concatenate([values for _, values, _ in samples]))
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS, coarse: bool = False) -> NoiseLevelFunction:
