@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -60,6 +61,37 @@ def group(condition: str) -> str:
     return "gaussian" if condition.startswith("gaussian") else "no noise" if condition.startswith("no") else "camera"
 
 
+class Compared(NamedTuple):
+    """One noisy clip under both values of an estimator constant: the two noise level functions, and where they
+    differ the PSNR of `clean` with each (else empty) and the gain of the second over the first (else 0)."""
+
+    estimates: list
+    scores: list[float]
+    gain: float
+
+    @property
+    def moved(self) -> bool:
+        return self.estimates[0] != self.estimates[1]
+
+
+def compare_values(denoiser, noisy: torch.Tensor, clean: np.ndarray, module, name: str, values: list) -> Compared:
+    """`clean` with σ auto's estimate under each of two values of `module.name`, denoising only where the estimate
+    moved (the notes' premise); the constant is left as it was."""
+    from videodenoise.noise.estimation import estimate_clip_noise
+
+    original, estimates = getattr(module, name), []
+    try:
+        for value in values:
+            setattr(module, name, value)
+            estimates.append(estimate_clip_noise(noisy))
+    finally:
+        setattr(module, name, original)
+    if estimates[0] == estimates[1]:
+        return Compared(estimates, [], 0.0)
+    scores = [quality.measure(denoiser.denoise_clip(noisy, e).numpy(), clean)["psnr"] for e in estimates]
+    return Compared(estimates, scores, scores[1] - scores[0])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--knob", required=True, help="MODULE.NAME=REFERENCE,NEW, a constant of an estimator module")
@@ -70,9 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     if module is None or module.__name__.removeprefix("videodenoise.") not in ESTIMATOR_MODULES or len(values) != 2:
         raise SystemExit(f"--knob: give MODULE.NAME=REFERENCE,NEW with MODULE one of {', '.join(ESTIMATOR_MODULES)}")
     from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
-    from videodenoise.noise.estimation import estimate_clip_noise
 
-    read, original = value_reader(module, name), getattr(module, name)
+    read = value_reader(module, name)
     if args.held_out and args.clips:
         raise SystemExit("--held-out and --clips: give one")
     if args.held_out:
@@ -85,35 +116,30 @@ def main(argv: list[str] | None = None) -> None:
     gains: dict[tuple[float, str], list[float]] = {}  # (exposure, condition) → gain per clip
     as_taken: dict[str, list[float]] = {}  # condition → PSNR per clip with the new value, as taken (--held-out)
     moved_gains: dict[str, list[float]] = {}  # group → the gain of each clip-condition whose estimate moved
-    try:
-        for exposure in EXPOSURES:
-            clips = [quality.underexposed(clip, exposure) for clip in taken] if exposure != 1 else taken
-            for clip in clips:
-                for condition, draw in draws(clip):
-                    noisy, estimates = torch.from_numpy(draw).float() / 255, []
-                    for value in values:
-                        setattr(module, name, read(value))
-                        estimates.append(estimate_clip_noise(noisy))
-                    moved, table = estimates[0] != estimates[1], args.held_out and exposure == 1
-                    scored = estimates if moved else estimates[1:] if table else []
-                    outputs = [denoiser.denoise_clip(noisy, estimate).numpy() for estimate in scored]
-                    scores = [quality.measure(output, clip.frames)["psnr"] for output in outputs]
-                    gain = scores[1] - scores[0] if moved else 0.0
-                    if moved:
-                        moved_gains.setdefault(group(condition), []).append(gain)
-                        before, after = estimates
-                        print(
-                            f"×{exposure:g} {clip.name:24s} {condition:20s} carried {before.carried:.3f} → "
-                            f"{after.carried:.3f}, level {before.level * 255:.2f} → {after.level * 255:.2f}, "
-                            f"PSNR {scores[0]:.2f} → {scores[1]:.2f} ({gain:+.2f}; the input "
-                            f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
-                            flush=True,
-                        )
-                    if table:
-                        as_taken.setdefault(condition, []).append(scores[-1])
-                    gains.setdefault((exposure, condition), []).append(gain)
-    finally:
-        setattr(module, name, original)
+    for exposure in EXPOSURES:
+        clips = [quality.underexposed(clip, exposure) for clip in taken] if exposure != 1 else taken
+        for clip in clips:
+            for condition, draw in draws(clip):
+                noisy = torch.from_numpy(draw).float() / 255
+                compared = compare_values(denoiser, noisy, clip.frames, module, name, [read(v) for v in values])
+                estimates, scores, gain = compared
+                moved, table = compared.moved, args.held_out and exposure == 1
+                if table and not moved:  # the table's PSNR with the new value: the estimate did not move
+                    output = denoiser.denoise_clip(noisy, estimates[1]).numpy()
+                    scores = [quality.measure(output, clip.frames)["psnr"]]
+                if moved:
+                    moved_gains.setdefault(group(condition), []).append(gain)
+                    before, after = estimates
+                    print(
+                        f"×{exposure:g} {clip.name:24s} {condition:20s} carried {before.carried:.3f} → "
+                        f"{after.carried:.3f}, level {before.level * 255:.2f} → {after.level * 255:.2f}, "
+                        f"PSNR {scores[0]:.2f} → {scores[1]:.2f} ({gain:+.2f}; the input "
+                        f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
+                        flush=True,
+                    )
+                if table:
+                    as_taken.setdefault(condition, []).append(scores[-1])
+                gains.setdefault((exposure, condition), []).append(gain)
     report(gains, names, as_taken, moved_gains)
 
 

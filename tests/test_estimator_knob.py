@@ -80,3 +80,18 @@ def test_the_report_gives_the_mean_and_lowest_gain_over_the_moved_clip_condition
     out = capsys.readouterr().out
     assert "no noise, the clip-conditions whose estimate moved: 2 of 6: mean gain +0.100 dB, lowest -0.100" in out
     assert "camera, the clip-conditions whose estimate moved: 0 of 6\n" in out
+
+
+def test_both_values_are_compared_and_denoised_only_where_the_estimate_moved(knob):
+    from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT
+
+    generator = torch.Generator().manual_seed(2)
+    clean = torch.rand(1, 3, 48, 64, generator=generator).expand(6, -1, -1, -1) * 0.6 + 0.2
+    noisy = (clean + 0.04 * torch.randn(6, 3, 48, 64, generator=generator)).clamp(0, 1)
+    reference = (clean.numpy() * 255).round().astype(np.uint8)
+    denoiser = knob.quality.load_denoiser(DEFAULT_CHECKPOINT, {}, device="cpu")
+    same = knob.compare_values(denoiser, noisy, reference, estimation, "EDGE", [estimation.EDGE, estimation.EDGE])
+    assert not same.moved and same.scores == [] and same.gain == 0.0
+    moved = knob.compare_values(denoiser, noisy, reference, estimation, "EDGE", [estimation.EDGE, 100.0])
+    assert moved.moved and len(moved.scores) == 2 and moved.gain == moved.scores[1] - moved.scores[0]
+    assert estimation.EDGE == 0.2  # put back

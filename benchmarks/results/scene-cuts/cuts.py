@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from estimator_knob import compare_values  # noqa: E402
 from validation_sweep import clip_draws  # noqa: E402
 
 from videodenoise.datasets import motion  # noqa: E402
@@ -81,35 +82,26 @@ def main(argv: list[str] | None = None) -> None:
     print(f"pairs: {pairs}; {FRAMES} frames of {size[0]}×{size[1]}; {cpu_name()}, {torch.get_num_threads()} threads")
     gains: dict[str, list[float]] = {}
     moved: dict[str, list[float]] = {}
-    try:
-        for first, second in pairs:
-            for cut in range(1, FRAMES):
-                clip = cut_clip(first, second, cut, size)
-                for condition, draw in clip_draws(clip, sigmas=SIGMAS):
-                    group = "gaussian" if condition.startswith("gaussian") else "camera"
-                    noisy, estimates = torch.from_numpy(draw).float() / 255, []
-                    for value in VALUES:
-                        estimation.CUT_RATIO = value
-                        estimates.append(estimation.estimate_clip_noise(noisy))
-                    gain = 0.0
-                    if estimates[0] != estimates[1]:
-                        scores = [
-                            quality.measure(denoiser.denoise_clip(noisy, e).numpy(), clip.frames)["psnr"]
-                            for e in estimates
-                        ]
-                        gain = scores[1] - scores[0]
-                        moved.setdefault(group, []).append(gain)
-                        before, after = estimates
-                        print(
-                            f"{clip.name:40s} {condition:20s} carried {before.carried:.3f} → {after.carried:.3f}, "
-                            f"level {before.level * 255:.2f} → {after.level * 255:.2f}, PSNR {scores[0]:.2f} → "
-                            f"{scores[1]:.2f} ({gain:+.2f}; the input "
-                            f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
-                            flush=True,
-                        )
-                    gains.setdefault(group, []).append(gain)
-    finally:
-        estimation.CUT_RATIO = 0.0
+    for first, second in pairs:
+        for cut in range(1, FRAMES):
+            clip = cut_clip(first, second, cut, size)
+            for condition, draw in clip_draws(clip, sigmas=SIGMAS):
+                group = "gaussian" if condition.startswith("gaussian") else "camera"
+                noisy = torch.from_numpy(draw).float() / 255
+                estimates, scores, gain = compare_values(
+                    denoiser, noisy, clip.frames, estimation, "CUT_RATIO", list(VALUES)
+                )
+                if estimates[0] != estimates[1]:
+                    moved.setdefault(group, []).append(gain)
+                    before, after = estimates
+                    print(
+                        f"{clip.name:40s} {condition:20s} carried {before.carried:.3f} → {after.carried:.3f}, "
+                        f"level {before.level * 255:.2f} → {after.level * 255:.2f}, PSNR {scores[0]:.2f} → "
+                        f"{scores[1]:.2f} ({gain:+.2f}; the input "
+                        f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
+                        flush=True,
+                    )
+                gains.setdefault(group, []).append(gain)
     print()
     for group in ("gaussian", "camera"):
         part, changed = gains[group], moved.get(group, [])

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from estimator_knob import compare_values  # noqa: E402
 from validation_sweep import clip_draws  # noqa: E402
 
 from videodenoise.datasets import motion  # noqa: E402
@@ -54,36 +55,27 @@ def main(argv: list[str] | None = None) -> None:
     print(f"photos: {', '.join(photos)}; 5 frames; {cpu_name()}, {torch.get_num_threads()} threads")
     gains: dict[tuple[str, float], list[float]] = {}  # (group, pan) → gain per clip-condition
     moved: dict[tuple[str, float], list[float]] = {}
-    try:
-        for photo in photos:
-            for size in SIZES:
-                for pan in PANS:
-                    clip = panned(photo, size, pan)
-                    for condition, draw in clip_draws(clip, sigmas=SIGMAS):
-                        group = "gaussian" if condition.startswith("gaussian") else "camera"
-                        noisy, estimates = torch.from_numpy(draw).float() / 255, []
-                        for value in (False, True):
-                            estimation.SHARE_CHECKED_ON_FINEST = value
-                            estimates.append(estimation.estimate_clip_noise(noisy))
-                        gain = 0.0
-                        if estimates[0] != estimates[1]:
-                            scores = [
-                                quality.measure(denoiser.denoise_clip(noisy, e).numpy(), clip.frames)["psnr"]
-                                for e in estimates
-                            ]
-                            gain = scores[1] - scores[0]
-                            moved.setdefault((group, pan), []).append(gain)
-                            before, after = estimates
-                            print(
-                                f"{clip.name:36s} {condition:20s} carried {before.carried:.3f} → {after.carried:.3f}, "
-                                f"level {before.level * 255:.2f} → {after.level * 255:.2f}, PSNR {scores[0]:.2f} → "
-                                f"{scores[1]:.2f} ({gain:+.2f}; the input "
-                                f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
-                                flush=True,
-                            )
-                        gains.setdefault((group, pan), []).append(gain)
-    finally:
-        estimation.SHARE_CHECKED_ON_FINEST = False
+    for photo in photos:
+        for size in SIZES:
+            for pan in PANS:
+                clip = panned(photo, size, pan)
+                for condition, draw in clip_draws(clip, sigmas=SIGMAS):
+                    group = "gaussian" if condition.startswith("gaussian") else "camera"
+                    noisy = torch.from_numpy(draw).float() / 255
+                    estimates, scores, gain = compare_values(
+                        denoiser, noisy, clip.frames, estimation, "SHARE_CHECKED_ON_FINEST", [False, True]
+                    )
+                    if estimates[0] != estimates[1]:
+                        moved.setdefault((group, pan), []).append(gain)
+                        before, after = estimates
+                        print(
+                            f"{clip.name:36s} {condition:20s} carried {before.carried:.3f} → {after.carried:.3f}, "
+                            f"level {before.level * 255:.2f} → {after.level * 255:.2f}, PSNR {scores[0]:.2f} → "
+                            f"{scores[1]:.2f} ({gain:+.2f}; the input "
+                            f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
+                            flush=True,
+                        )
+                    gains.setdefault((group, pan), []).append(gain)
     print()
     for group in ("gaussian", "camera"):
         for pan in PANS:
