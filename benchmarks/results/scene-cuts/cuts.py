@@ -1,16 +1,18 @@
 """`clean` (fast, σ auto, the shipped default) with σ auto's scene-cut check off and on
 (`noise.estimation.CUT_RATIO` 0 and 2), on clips with one scene cut: 12 frames (240×320 in the first trial, 144×176
-in the second: `--trial`), the first frames a camera moving over one photograph (seed 1), the rest over another
-(seed 2), the cut after frame 1, 2, …, 11; white Gaussian noise σ = 2, 5, 15, 25 and the camera model's twelve
-conditions (`validation_sweep.clip_draws`). Neither check shipped, so the switch is only in the trials' commits:
+in the second and third: `--trial`), the first frames a camera moving over one photograph (seed 1), the rest over
+another (seed 2), the cut after frame 1, 2, …, 11; white Gaussian noise σ = 2, 5, 15, 25 and the camera model's
+twelve conditions (`validation_sweep.clip_draws`). The first two checks did not ship, so their switch is only in their
+trials' commits:
 
     R=benchmarks/results/scene-cuts
-    .venv/bin/python $R/cuts.py > $R/cuts-validation.log    # at ccaa1e3 (the first check; no --trial there)
-    .venv/bin/python $R/cuts.py > $R/cuts-second.log        # at 2c3a60b (the second check, --trial 2 the default)
+    .venv/bin/python $R/cuts.py --trial 1 > $R/cuts-validation.log   # at ccaa1e3 (the first check; no --trial there)
+    .venv/bin/python $R/cuts.py --trial 2 > $R/cuts-second.log       # at 2c3a60b (the second check; no 3 there)
+    .venv/bin/python $R/cuts.py > $R/cuts-third.log                  # the third check (README.md)
 
-Held out (`--held-out`) was never run: both trials failed their rules first.
-
-Where both settings give the same noise level function the clip-condition gains exactly 0 and is not denoised.
+Where both settings give the same noise level function the clip-condition gains exactly 0 and is not denoised. The
+third trial also reads the *knowing* estimate: the check off, and the runs that hold the cut giving only their first
+frame (no differences: what the check does where it finds the cut right), denoised where it differs from the check's.
 Printed: each clip-condition whose estimate moved, then per group (Gaussian, camera) the figures the rule in
 README.md is written on.
 """
@@ -49,12 +51,20 @@ SECOND_PAIRS = (
     ("generated:dead_leaves_textured_17", "generated:dead_leaves_grey_textured_18"),
     ("skimage:clock_motion", "skimage:motorcycle_right"),
 )
+# the third trial's: dead-leaves pictures of new seeds, and two photographs no cut clip or cut probe had shown (ihc was
+# read by two estimator trials, ascent by one; neither with a cut)
+THIRD_PAIRS = (
+    ("generated:dead_leaves_19", "generated:dead_leaves_grey_20"),
+    ("generated:dead_leaves_textured_21", "generated:dead_leaves_grey_textured_22"),
+    ("skimage:ihc", "pywt:ascent"),
+)
 HELD_OUT_PAIRS = (
     ("skimage:astronaut", "skimage:coffee"),
     ("skimage:chelsea", "matplotlib:grace_hopper"),
 )
 FRAMES = 12
-SIZES = {1: (240, 320), 2: (144, 176)}  # by trial
+SIZES = {1: (240, 320), 2: (144, 176), 3: (144, 176)}  # by trial
+PAIRS = {1: VALIDATION_PAIRS, 2: SECOND_PAIRS, 3: THIRD_PAIRS}
 SIGMAS = (2.0, 5.0, 15.0, 25.0)
 VALUES = (0.0, 2.0)
 
@@ -72,17 +82,31 @@ def cut_clip(first: str, second: str, cut: int, size: tuple[int, int]) -> qualit
     return quality.Clip(name, "pan", f"{first}, {second}", uint8)
 
 
+def knowing_estimate(noisy: torch.Tensor, cut: int):
+    """σ auto's estimate with the check off and the runs that hold the cut (frames cut − 1 and cut) giving only
+    their first frame: where the check finds the cut right, its estimate is this one."""
+    starts = estimation._spread(max(len(noisy) - 1, 1), estimation.MAX_PAIRS)
+    runs = (noisy[s : s + 1] if s < cut <= s + 2 and s + 1 < len(noisy) else noisy[s : s + 3] for s in starts)
+    original, estimation.CUT_RATIO = estimation.CUT_RATIO, 0.0
+    try:
+        return estimation.estimate_noise(runs)
+    finally:
+        estimation.CUT_RATIO = original
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--held-out", action="store_true", help="the benchmark's photographs (once, after a decision)")
-    parser.add_argument("--trial", type=int, choices=(1, 2), default=2, help="which trial's clips and frame size")
+    parser.add_argument("--trial", type=int, choices=(1, 2, 3), default=3, help="which trial's clips and frame size")
     args = parser.parse_args(argv)
-    pairs = HELD_OUT_PAIRS if args.held_out else VALIDATION_PAIRS if args.trial == 1 else SECOND_PAIRS
+    pairs = HELD_OUT_PAIRS if args.held_out else PAIRS[args.trial]
     size = SIZES[args.trial]
     denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
     print(f"pairs: {pairs}; {FRAMES} frames of {size[0]}×{size[1]}; {cpu_name()}, {torch.get_num_threads()} threads")
     gains: dict[str, list[float]] = {}
     moved: dict[str, list[float]] = {}
+    behind: dict[str, list[float]] = {}  # the check's PSNR − the knowing estimate's, where their estimates differ
+    newly_under: dict[str, list[str]] = {}  # under the input with the check, at or above it without
     for first, second in pairs:
         for cut in range(1, FRAMES):
             clip = cut_clip(first, second, cut, size)
@@ -92,22 +116,45 @@ def main(argv: list[str] | None = None) -> None:
                 estimates, scores, gain = compare_values(
                     denoiser, noisy, clip.frames, estimation, "CUT_RATIO", list(VALUES)
                 )
+                entry = quality.measure(draw.astype(np.float32) / 255, clip.frames)["psnr"]
+                checked = scores[1] if estimates[0] != estimates[1] else None
                 if estimates[0] != estimates[1]:
                     moved.setdefault(group, []).append(gain)
                     before, after = estimates
                     print(
                         f"{clip.name:40s} {condition:20s} carried {before.carried:.3f} → {after.carried:.3f}, "
                         f"level {before.level * 255:.2f} → {after.level * 255:.2f}, PSNR {scores[0]:.2f} → "
-                        f"{scores[1]:.2f} ({gain:+.2f}; the input "
-                        f"{quality.measure(draw.astype(np.float32) / 255, clip.frames)['psnr']:.2f})",
+                        f"{scores[1]:.2f} ({gain:+.2f}; the input {entry:.2f})",
                         flush=True,
                     )
+                    if scores[1] < entry <= scores[0]:
+                        newly_under.setdefault(group, []).append(f"{clip.name} {condition}")
+                if args.trial == 3:
+                    knowing = knowing_estimate(noisy, cut)
+                    if knowing != estimates[1]:
+                        if checked is None:
+                            checked = quality.measure(denoiser.denoise_clip(noisy, estimates[1]).numpy(), clip.frames)
+                            checked = checked["psnr"]
+                        known = quality.measure(denoiser.denoise_clip(noisy, knowing).numpy(), clip.frames)["psnr"]
+                        behind.setdefault(group, []).append(checked - known)
+                        under = " (the knowing one under the input too)" if known < entry else ""
+                        print(
+                            f"{clip.name:40s} {condition:20s} the knowing estimate differs: level "
+                            f"{knowing.level * 255:.2f}, carried {knowing.carried:.3f}, PSNR {known:.2f}; the check's "
+                            f"{checked:.2f} ({checked - known:+.2f}){under}",
+                            flush=True,
+                        )
                 gains.setdefault(group, []).append(gain)
     print()
     for group in ("gaussian", "camera"):
         part, changed = gains[group], moved.get(group, [])
         figures = f", mean {np.mean(changed):+.3f} dB, lowest {min(changed):+.3f}" if changed else ""
         print(f"{group}: mean gain over all {len(part)} {np.mean(part):+.3f} dB; moved {len(changed)}{figures}")
+        differ = behind.get(group, [])
+        if args.trial == 3:
+            lowest = f", the check at worst {min(differ):+.3f} dB from it" if differ else ""
+            print(f"  the knowing estimate differs from the check's on {len(differ)}{lowest}")
+        print(f"  newly under the input with the check: {newly_under.get(group, []) or 'none'}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ scene-cut check's ratio (`noise.estimation.CUT_RATIO`; 0: off, as shipped before
 
     R=benchmarks/results/scene-cuts
     .venv/bin/python $R/probe.py 0 > $R/probe-off.log; .venv/bin/python $R/probe.py 2 > $R/probe-2.log
+    .venv/bin/python $R/probe.py 2 > $R/probe-3.log   # the third trial's check (README.md)
 """
 
 import sys
