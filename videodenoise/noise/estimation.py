@@ -87,7 +87,7 @@ from videodenoise.noise.curve import BINS, CENTRES, binned, curve_through
 from videodenoise.noise.grain import grain_samples, measure_grain
 from videodenoise.noise.noise_level_function import NoiseLevelFunction, local_mean
 from videodenoise.noise.robust import MAD_TO_SIGMA, robust_sigma
-from videodenoise.noise.scene_cuts import crosses_cut, without_cuts
+from videodenoise.noise.scene_cuts import across_cut
 from videodenoise.noise.single_frame import (
     MAX_SAMPLES,
     at_clip_limits,
@@ -102,7 +102,7 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
-CUT_RATIO = 0.0  # a trial's switch (benchmarks/results/scene-cuts, third trial); 0: no scene-cut check
+CUT_CHECK = 0.0  # a trial's switch (benchmarks/results/scene-cuts, fourth trial); 0: no scene-cut check
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -132,7 +132,6 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     histogram = None  # per channel: how many pixels at each local-mean intensity
     grains: list[tuple[np.ndarray, np.ndarray]] = []  # per pair: (pixels, blocks), see grain_samples
     singles, pairs, frames = [], [0, 0], 0  # pairs measured one and two frames apart
-    measured: list[tuple] = []  # (pair, apart, checked) of the runs with a pair
     for run in _measured_in_order(runs):
         channels = len(run.patches)
         if histogram is None:
@@ -147,18 +146,18 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
             finest[channel].append(run.finest[channel])
         if len(singles) < 3:  # kept for the last resort: the finest wavelet band
             singles.append(run.first)
-        if run.pair is not None:  # no pair, or one sharing its noise: nor a pair two apart, which is compared with it
-            measured.append((run.pair, run.apart, run.checked))
-    if histogram is None:
-        raise VideoReadError("there are no frames to estimate the noise level on")
-    for (samples, pair_grain), two_apart, _ in without_cuts(measured, CUT_RATIO) if CUT_RATIO else measured:
+        if run.pair is None:  # no pair, or one sharing its noise: nor a pair two apart, which is compared with it
+            continue
+        samples, grain_samples = run.pair
         pairs[0] += 1
-        grains.append(pair_grain)
+        grains.append(grain_samples)
         for channel, sample in enumerate(samples):
             temporal[channel].append(sample)
-        pairs[1] += two_apart is not None
-        for channel, sample in enumerate(two_apart or ()):
+        pairs[1] += run.apart is not None
+        for channel, sample in enumerate(run.apart or ()):
             apart[channel].append(sample)
+    if histogram is None:
+        raise VideoReadError("there are no frames to estimate the noise level on")
     function, one = _fit(temporal, patches, finest, histogram, singles, pairs, frames, measure_grain(grains))
     # the carried share c = σ₂²/σ₁² − 1 from the pairs two apart, off the levels of the curves carried flat beyond the
     # bins read; the map is σ₁·(1 − c)^−CARRIED_LIFT (notes)
@@ -193,7 +192,6 @@ class _RunSamples(NamedTuple):
     first: torch.Tensor
     pair: tuple[list, tuple[np.ndarray, np.ndarray]] | None
     apart: list | None
-    checked: bool = False  # whether the run checked its pair for a scene cut itself (`scene_cuts`)
 
 
 def _measured_in_order(runs: Iterable[Sequence[torch.Tensor]]) -> Iterator[_RunSamples]:
@@ -236,21 +234,21 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
     patches = [block_statistics(image[..., c]) for c in range(channels)]
     finest = [finest_coefficients(image[..., c], intensity[..., c]) for c in range(channels)]
     pair = two = None
-    checked = False
     if after:
         # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
         shared_below = AGREE * robust_sigma(np.concatenate([f[1] for f in finest]))
-        prepared = [aligner.prepare(frame) for frame in after]
-        pair = _difference_samples(aligner, image, guide, *prepared[0], shared_below)
-        if pair is not None and len(after) > 1:  # a like pair of frames two apart
-            measured = _difference_samples(aligner, image, guide, *prepared[1], shared_below)
-            two = None if measured is None else measured[0]
-            if CUT_RATIO:  # the run's second pair one apart, to check the run for a scene cut (`scene_cuts`)
-                onward = _difference_samples(aligner, *prepared[0], *prepared[1], shared_below)
-                checked = onward is not None
-                if checked and crosses_cut(pair[0], onward[0], CUT_RATIO):
-                    pair = two = None
-    return _RunSamples(counts, patches, finest, first, pair, two, checked)
+        try:
+            pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
+            if pair is not None and len(after) > 1:  # a like pair of frames two apart
+                measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+                two = None if measured is None else measured[0]
+        except _SceneCut:  # the run gives no pair: one pair without the other would read the share off other frames
+            pair = two = None
+    return _RunSamples(counts, patches, finest, first, pair, two)
+
+
+class _SceneCut(Exception):
+    """A pair of frames across a scene cut (`videodenoise.noise.scene_cuts`)."""
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS, coarse: bool = False) -> NoiseLevelFunction:
@@ -333,6 +331,8 @@ def _difference_samples(
     trusted = (map_x >= 0) & (map_x <= width - 1) & (map_y >= 0) & (map_y <= height - 1)
     if not trusted.any():
         return None
+    if CUT_CHECK and across_cut(image - warped, image, trusted):  # before the exposure fit, which takes a picture out
+        raise _SceneCut
     difference = _without_exposure_change(image - warped, mean, trusted)
     normalised = difference / np.sqrt(1 + variance)[..., None]
     spread = robust_sigma(normalised[trusted])

@@ -1,50 +1,61 @@
-"""Scene cuts in σ auto's runs of frames: a pair of frames across a cut shows two unrelated pictures.
+"""Scene cuts in σ auto's pairs of frames: a pair across a cut shows two unrelated pictures.
 
-Its motion-aligned difference then holds scene, not noise, and the estimator's tests for pixels the flow cannot be
-trusted on are relative to the difference's own spread, which the cut makes huge: most pixels pass, and σ = 2 (of 255)
-reads 17-26 (benchmarks/results/scene-cuts). Within one scene, two pairs of consecutive frames read the same σ: the
-frames' noise is alike, and a share a codec carries from frame to frame lowers both alike. So a pair is checked
-against another pair one frame apart:
+The motion-aligned difference d of such a pair holds picture, not noise, and the estimator's tests for pixels the flow
+cannot be trusted on are relative to d's own spread, which the cut makes huge: most pixels pass, and σ = 2 (of 255)
+read 17-64 with a cut in one of the runs, σ = 25 up to twice over (benchmarks/results/scene-cuts). Comparing two
+pairs' σ cannot tell a cut: under heavy noise a cut parts them by less than 2, and under H.264 two pairs of one scene
+part by more (a codec copies one frame's noise into the next, not another's).
 
-* A run of three frames a, b, c also measures the pair b, c. Where the two pairs one apart read more than `ratio`
-  times apart, a cut lies within the run, and the run gives no differences at all (`crosses_cut`): its pair two apart
-  (a, c) crosses the cut wherever it lies, and keeping one pair of the run would read the carried share off pools of
-  different pictures.
-* A pair that no run of three checked (the last run of a clip is two frames) is compared with the median of the
-  checked pairs kept, or, where there is none, of the other pairs: more than `ratio` times that, it is left out
-  (`without_cuts`). It cannot read lower than its scene's noise, so only a pair above the others is a cut.
+What tells it is d's picture: averaged over SCALE × SCALE cells (noise averages out; a picture stays), d of a pair
+within one scene is what the flow leaves, a small part of the frame's own picture, and d across a cut is as large as
+the picture itself. A pair is across a cut where, over the cells the flow filled (`cut_shares`):
 
-`ratio` is larger than a carried share can part two pairs (it changes a pair's σ by at most √2, and both alike).
+* the spread of d's cell means is more than PICTURE_SHARE of the spread of the frame's cell means, and
+* it is more than NOISE_SHARE of d's own (pixel) σ: in a flat or dark frame, noise is all the picture there is, and
+  its cell means are as large against the frame's as a cut's; but noise loses most of its size in a cell mean, which
+  a picture does not.
+
+Both on the mean of the channels, and on d as the frames give it less its mean (a change of exposure shifts it
+whole): the estimator's exposure fit (d less its line in the pair mean's intensity) takes most of a picture out of d
+where the other frame's is flat. The shares were measured before the two limits were fixed (`thresholds.py` there):
+512 pairs across a cut (144×176 clips, sixteen noise conditions) read at least 0.89 and 0.50; of 8,308 pairs within
+a scene (the twelve validation clips at three exposures under nineteen conditions, and those cut clips away from the
+cut), none read over 0.28 of the picture where it read over 0.4 of the noise, nor over 0.21 of the noise where it
+read over 0.4 of the picture.
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from videodenoise.noise.robust import robust_sigma
 
-Samples = list  # per channel, (intensity, d / √(1 + v), clipped) of one pair: `estimation._difference_samples`
+SCALE = 8  # pixels a side of the cells the picture is compared in
+PICTURE_SHARE = 0.6
+NOISE_SHARE = 0.35
+MIN_CELLS = 16  # fewer cells filled by the flow say nothing
 
 
-def pooled_sigma(samples: Samples) -> float:
-    """The robust σ of a pair's difference samples, every channel and intensity together."""
-    return robust_sigma(np.concatenate([values for _, values, _ in samples]))
+def across_cut(difference: np.ndarray, frame: np.ndarray, trusted: np.ndarray) -> bool:
+    """Whether a pair's motion-aligned difference (H, W, C) holds a scene cut (see the notes): `frame` is the pair's
+    first frame (H, W, C), `trusted` (H, W) where the flow filled the pixel."""
+    shares = cut_shares(difference, frame, trusted)
+    return shares is not None and shares[0] > PICTURE_SHARE and shares[1] > NOISE_SHARE
 
 
-def crosses_cut(first: Samples, second: Samples, ratio: float) -> bool:
-    """Whether two pairs of frames one apart (a, b and b, c) read more than `ratio` times apart."""
-    one, other = pooled_sigma(first), pooled_sigma(second)
-    return max(one, other) > ratio * min(one, other)
-
-
-def without_cuts(runs: list[tuple], ratio: float) -> list[tuple]:
-    """The runs' (pair, apart, checked) without the unchecked pairs that read more than `ratio` times the others
-    (see the module's notes); pair is (samples, grain samples)."""
-    sigmas = [pooled_sigma(pair[0]) for pair, _, _ in runs]
-    checked = [sigma for sigma, (_, _, was_checked) in zip(sigmas, runs) if was_checked]
-    kept = []
-    for index, (run, sigma) in enumerate(zip(runs, sigmas)):
-        others = checked or sigmas[:index] + sigmas[index + 1 :]
-        if run[2] or not others or sigma <= ratio * float(np.median(others)):
-            kept.append(run)
-    return kept
+def cut_shares(difference: np.ndarray, frame: np.ndarray, trusted: np.ndarray) -> tuple[float, float] | None:
+    """The spread of d's cell means over the frame's and over d's own σ (`across_cut`); None where too few cells are
+    filled to say."""
+    height, width = trusted.shape
+    if height < 2 * SCALE or width < 2 * SCALE:
+        return None
+    size = (width // SCALE, height // SCALE)
+    cells = lambda plane: cv2.resize(plane.astype(np.float32), size, interpolation=cv2.INTER_AREA)  # noqa: E731
+    filled = cells(trusted) > 0.99
+    if filled.sum() < MIN_CELLS:
+        return None
+    mean_difference = difference.mean(axis=2)
+    left = float(cells(mean_difference)[filled].std())
+    picture = float(cells(frame.mean(axis=2))[filled].std())
+    return left / max(picture, 1e-6), left / max(robust_sigma(mean_difference[trusted]), 1e-6)

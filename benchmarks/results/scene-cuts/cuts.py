@@ -1,20 +1,21 @@
 """`clean` (fast, σ auto, the shipped default) with σ auto's scene-cut check off and on
-(`noise.estimation.CUT_RATIO` 0 and 2), on clips with one scene cut: 12 frames (240×320 in the first trial, 144×176
-in the second and third: `--trial`), the first frames a camera moving over one photograph (seed 1), the rest over
-another (seed 2), the cut after frame 1, 2, …, 11; white Gaussian noise σ = 2, 5, 15, 25 and the camera model's
-twelve conditions (`validation_sweep.clip_draws`). The first two checks did not ship, so their switch is only in their
-trials' commits:
+(`noise.estimation.CUT_RATIO` 0 and 2 in the first three trials, `CUT_CHECK` 0 and 1 in the fourth), on clips with
+one scene cut: 12 frames (240×320 in the first trial, 144×176 since: `--trial`), the first frames a camera moving over
+one photograph (seed 1), the rest over another (seed 2), the cut after frame 1, 2, …, 11; white Gaussian noise
+σ = 2, 5, 15, 25 and the camera model's twelve conditions (`validation_sweep.clip_draws`). A check that did not ship
+has its switch only in its trial's commit:
 
     R=benchmarks/results/scene-cuts
     .venv/bin/python $R/cuts.py --trial 1 > $R/cuts-validation.log   # at ccaa1e3 (the first check; no --trial there)
     .venv/bin/python $R/cuts.py --trial 2 > $R/cuts-second.log       # at 2c3a60b (the second check; no 3 there)
-    .venv/bin/python $R/cuts.py > $R/cuts-third.log                  # the third check (README.md)
+    .venv/bin/python $R/cuts.py --trial 3 > $R/cuts-third.log        # at b66d684 (the third check)
+    .venv/bin/python $R/cuts.py > $R/cuts-fourth.log                 # the fourth check (README.md)
 
 Where both settings give the same noise level function the clip-condition gains exactly 0 and is not denoised. The
-third trial also reads the *knowing* estimate: the check off, and the runs that hold the cut giving only their first
-frame (no differences: what the check does where it finds the cut right), denoised where it differs from the check's.
-Printed: each clip-condition whose estimate moved, then per group (Gaussian, camera) the figures the rule in
-README.md is written on.
+third and fourth trials also read the *knowing* estimate: the check off, and the runs that hold the cut giving only
+their first frame (no differences: what the check does where it finds the cut right), denoised where it differs from
+the check's. Printed: each clip-condition whose estimate moved, then per group (Gaussian, camera) the figures the rule
+in README.md is written on.
 """
 
 from __future__ import annotations
@@ -58,15 +59,22 @@ THIRD_PAIRS = (
     ("generated:dead_leaves_textured_21", "generated:dead_leaves_grey_textured_22"),
     ("skimage:ihc", "pywt:ascent"),
 )
+# the fourth trial's: dead-leaves pictures of new seeds, and two photographs no cut clip, probe or threshold had shown
+# (hubble_deep_field, dark and flat, was read by two estimator trials, grass by three; neither with a cut)
+FOURTH_PAIRS = (
+    ("generated:dead_leaves_23", "generated:dead_leaves_grey_24"),
+    ("generated:dead_leaves_textured_25", "generated:dead_leaves_grey_textured_26"),
+    ("skimage:hubble_deep_field", "skimage:grass"),
+)
 HELD_OUT_PAIRS = (
     ("skimage:astronaut", "skimage:coffee"),
     ("skimage:chelsea", "matplotlib:grace_hopper"),
 )
 FRAMES = 12
-SIZES = {1: (240, 320), 2: (144, 176), 3: (144, 176)}  # by trial
-PAIRS = {1: VALIDATION_PAIRS, 2: SECOND_PAIRS, 3: THIRD_PAIRS}
+SIZES = {1: (240, 320), 2: (144, 176), 3: (144, 176), 4: (144, 176)}  # by trial
+PAIRS = {1: VALIDATION_PAIRS, 2: SECOND_PAIRS, 3: THIRD_PAIRS, 4: FOURTH_PAIRS}
+SWITCHES = {1: ("CUT_RATIO", 2.0), 2: ("CUT_RATIO", 2.0), 3: ("CUT_RATIO", 2.0), 4: ("CUT_CHECK", 1.0)}  # name, on
 SIGMAS = (2.0, 5.0, 15.0, 25.0)
-VALUES = (0.0, 2.0)
 
 
 def scene(photo: str, seed: int, size: tuple[int, int]) -> torch.Tensor:
@@ -82,25 +90,27 @@ def cut_clip(first: str, second: str, cut: int, size: tuple[int, int]) -> qualit
     return quality.Clip(name, "pan", f"{first}, {second}", uint8)
 
 
-def knowing_estimate(noisy: torch.Tensor, cut: int):
+def knowing_estimate(noisy: torch.Tensor, cut: int, switch: str):
     """σ auto's estimate with the check off and the runs that hold the cut (frames cut − 1 and cut) giving only
     their first frame: where the check finds the cut right, its estimate is this one."""
     starts = estimation._spread(max(len(noisy) - 1, 1), estimation.MAX_PAIRS)
     runs = (noisy[s : s + 1] if s < cut <= s + 2 and s + 1 < len(noisy) else noisy[s : s + 3] for s in starts)
-    original, estimation.CUT_RATIO = estimation.CUT_RATIO, 0.0
+    original = getattr(estimation, switch)
+    setattr(estimation, switch, 0.0)
     try:
         return estimation.estimate_noise(runs)
     finally:
-        estimation.CUT_RATIO = original
+        setattr(estimation, switch, original)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--held-out", action="store_true", help="the benchmark's photographs (once, after a decision)")
-    parser.add_argument("--trial", type=int, choices=(1, 2, 3), default=3, help="which trial's clips and frame size")
+    parser.add_argument("--trial", type=int, choices=(1, 2, 3, 4), default=4, help="which trial's clips and frame size")
     args = parser.parse_args(argv)
     pairs = HELD_OUT_PAIRS if args.held_out else PAIRS[args.trial]
     size = SIZES[args.trial]
+    switch, on = SWITCHES[args.trial]
     denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
     print(f"pairs: {pairs}; {FRAMES} frames of {size[0]}×{size[1]}; {cpu_name()}, {torch.get_num_threads()} threads")
     gains: dict[str, list[float]] = {}
@@ -113,9 +123,7 @@ def main(argv: list[str] | None = None) -> None:
             for condition, draw in clip_draws(clip, sigmas=SIGMAS):
                 group = "gaussian" if condition.startswith("gaussian") else "camera"
                 noisy = torch.from_numpy(draw).float() / 255
-                estimates, scores, gain = compare_values(
-                    denoiser, noisy, clip.frames, estimation, "CUT_RATIO", list(VALUES)
-                )
+                estimates, scores, gain = compare_values(denoiser, noisy, clip.frames, estimation, switch, [0.0, on])
                 entry = quality.measure(draw.astype(np.float32) / 255, clip.frames)["psnr"]
                 checked = scores[1] if estimates[0] != estimates[1] else None
                 if estimates[0] != estimates[1]:
@@ -129,8 +137,8 @@ def main(argv: list[str] | None = None) -> None:
                     )
                     if scores[1] < entry <= scores[0]:
                         newly_under.setdefault(group, []).append(f"{clip.name} {condition}")
-                if args.trial == 3:
-                    knowing = knowing_estimate(noisy, cut)
+                if args.trial >= 3:
+                    knowing = knowing_estimate(noisy, cut, switch)
                     if knowing != estimates[1]:
                         if checked is None:
                             checked = quality.measure(denoiser.denoise_clip(noisy, estimates[1]).numpy(), clip.frames)
@@ -151,7 +159,7 @@ def main(argv: list[str] | None = None) -> None:
         figures = f", mean {np.mean(changed):+.3f} dB, lowest {min(changed):+.3f}" if changed else ""
         print(f"{group}: mean gain over all {len(part)} {np.mean(part):+.3f} dB; moved {len(changed)}{figures}")
         differ = behind.get(group, [])
-        if args.trial == 3:
+        if args.trial >= 3:
             lowest = f", the check at worst {min(differ):+.3f} dB from it" if differ else ""
             print(f"  the knowing estimate differs from the check's on {len(differ)}{lowest}")
         print(f"  newly under the input with the check: {newly_under.get(group, []) or 'none'}")

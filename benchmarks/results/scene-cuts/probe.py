@@ -1,10 +1,13 @@
 """What the idea was found on: σ auto's level / carried share (0-255) on clips with one scene cut (page's pan, then
 flower's), 12 and 24 frames at 240×320, Gaussian σ = 2, 5, 15, the cut after frame k (k:level/share). Argument: the
-scene-cut check's ratio (`noise.estimation.CUT_RATIO`; 0: off, as shipped before it).
+scene-cut check's switch (`noise.estimation.CUT_CHECK`, 1 on; in the first three trials' commits `CUT_RATIO`, 2 on;
+0: off). probe-off.log and probe-2.log ran at ccaa1e3, probe-2-second.log at 2c3a60b.
 
     R=benchmarks/results/scene-cuts
     .venv/bin/python $R/probe.py 0 > $R/probe-off.log; .venv/bin/python $R/probe.py 2 > $R/probe-2.log
-    .venv/bin/python $R/probe.py 2 > $R/probe-3.log   # the third trial's check (README.md)
+    .venv/bin/python $R/probe.py 2 > $R/probe-2-second.log
+    .venv/bin/python $R/probe.py 2 > $R/probe-3.log   # at b66d684 (the third trial's switch, CUT_RATIO)
+    .venv/bin/python $R/probe.py 1 > $R/probe-4.log   # the fourth trial's (CUT_CHECK; README.md)
 """
 
 import sys
@@ -15,7 +18,7 @@ from videodenoise.datasets.motion import camera_motion_clip, load_photo
 from videodenoise.noise import estimation
 from videodenoise.noise.estimation import estimate_clip_noise
 
-estimation.CUT_RATIO = float(sys.argv[1])
+estimation.CUT_CHECK = float(sys.argv[1])
 A = camera_motion_clip(load_photo("skimage:page"), 24, (240, 320), seed=1).mean(1, keepdim=True).expand(-1, 3, -1, -1)
 B = camera_motion_clip(load_photo("videodenoise:flower"), 24, (240, 320), seed=2)
 for T in (12, 24):

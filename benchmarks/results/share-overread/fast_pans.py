@@ -7,6 +7,9 @@ noise σ = 10, 25, 40 and 50 and the camera model's twelve conditions (`validati
     .venv/bin/python $R/fast_pans.py > $R/fast_pans-validation.log             # the six validation photographs
     .venv/bin/python $R/fast_pans.py --held-out > $R/fast_pans-held-out.log    # the benchmark's four (once, after)
 
+Both ran at 244490a, where the switch still was. `--switch NAME=OFF,ON` compares another constant of
+`noise.estimation` on the same clips (the scene-cut check's fourth trial: `../scene-cuts/README.md`).
+
 Where both settings give the same noise level function the clip-condition gains exactly 0 and is not denoised.
 Printed: each clip-condition whose estimate moved, then per group (Gaussian, camera) and pan the figures the rule in
 README.md is written on.
@@ -49,10 +52,13 @@ def panned(photo: str, size: tuple[int, int], pan: float) -> quality.Clip:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--held-out", action="store_true", help="the benchmark's photographs (once, after a decision)")
+    parser.add_argument("--switch", default="SHARE_CHECKED_ON_FINEST=0,1", help="NAME=OFF,ON of noise.estimation")
     args = parser.parse_args(argv)
+    switch, _, values = args.switch.partition("=")
+    off, on = (float(value) for value in values.split(","))
     photos = motion.BENCHMARK_PHOTOS if args.held_out else motion.VALIDATION_PHOTOS + motion.COLOUR_VALIDATION_PHOTOS
     denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
-    print(f"photos: {', '.join(photos)}; 5 frames; {cpu_name()}, {torch.get_num_threads()} threads")
+    print(f"{args.switch}; photos: {', '.join(photos)}; 5 frames; {cpu_name()}, {torch.get_num_threads()} threads")
     gains: dict[tuple[str, float], list[float]] = {}  # (group, pan) → gain per clip-condition
     moved: dict[tuple[str, float], list[float]] = {}
     for photo in photos:
@@ -63,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
                     group = "gaussian" if condition.startswith("gaussian") else "camera"
                     noisy = torch.from_numpy(draw).float() / 255
                     estimates, scores, gain = compare_values(
-                        denoiser, noisy, clip.frames, estimation, "SHARE_CHECKED_ON_FINEST", [False, True]
+                        denoiser, noisy, clip.frames, estimation, switch, [off, on]
                     )
                     if estimates[0] != estimates[1]:
                         moved.setdefault((group, pan), []).append(gain)
