@@ -102,7 +102,7 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
-CUT_CHECK = 0.0  # a trial's switch (benchmarks/results/scene-cuts, fourth trial); 0: no scene-cut check
+CUT_CHECK = 0.0  # a trial's switch (benchmarks/results/scene-cuts: 1 the fourth and fifth trials, 2 the sixth); 0 off
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -240,7 +240,12 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
         try:
             pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
             if pair is not None and len(after) > 1:  # a like pair of frames two apart
-                measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+                try:
+                    measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+                except _SceneCut:
+                    if CUT_CHECK == 1:  # the fourth and fifth trials: the run gives nothing
+                        raise
+                    measured = None  # the sixth: only the pair two apart is across a cut (or too far to align)
                 two = None if measured is None else measured[0]
         except _SceneCut:  # the run gives no pair: one pair without the other would read the share off other frames
             pair = two = None
