@@ -102,7 +102,7 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
-CUT_CHECK = 0.0  # a trial's switch (benchmarks/results/scene-cuts: 1 the fourth and fifth trials, 2 the sixth); 0 off
+CUT_CHECK = 0.0  # a trial's switch (benchmarks/results/scene-cuts: 1 the fourth and fifth trials, 2, 3 …); 0 off
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -246,6 +246,11 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
                     if CUT_CHECK == 1:  # the fourth and fifth trials: the run gives nothing
                         raise
                     measured = None  # the sixth: only the pair two apart is across a cut (or too far to align)
+                    if CUT_CHECK == 3:  # the seventh: a cut (the run's second pair one apart crosses it too: raises)
+                        _difference_samples(aligner, *aligner.prepare(after[0]), *aligner.prepare(after[1]))
+                        # or a pan too fast to align over two frames: kept, as without the check
+                        other = aligner.prepare(after[1])
+                        measured = _difference_samples(aligner, image, guide, *other, shared_below, check_cut=False)
                 two = None if measured is None else measured[0]
         except _SceneCut:  # the run gives no pair: one pair without the other would read the share off other frames
             pair = two = None
@@ -324,6 +329,7 @@ def _difference_samples(
     other: np.ndarray,
     other_guide: np.ndarray,
     shared_below: float = 0.0,
+    check_cut: bool = True,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
     """Per channel, (local mean intensity, d / √(1 + v), clipped) of the pixels of a pair where the flow
     is trusted (clipped ones are kept, flagged, to count them); None when the frames are too small to say
@@ -336,7 +342,8 @@ def _difference_samples(
     trusted = (map_x >= 0) & (map_x <= width - 1) & (map_y >= 0) & (map_y <= height - 1)
     if not trusted.any():
         return None
-    if CUT_CHECK and across_cut(image - warped, image, trusted):  # before the exposure fit, which takes a picture out
+    # before the exposure fit, which takes a picture out
+    if CUT_CHECK and check_cut and across_cut(image - warped, image, trusted):
         raise _SceneCut
     difference = _without_exposure_change(image - warped, mean, trusted)
     normalised = difference / np.sqrt(1 + variance)[..., None]

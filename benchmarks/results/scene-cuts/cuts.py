@@ -11,7 +11,8 @@ has its switch only in its trial's commit:
     .venv/bin/python $R/cuts.py --trial 3 > $R/cuts-third.log        # at b66d684 (the third check)
     .venv/bin/python $R/cuts.py --trial 4 > $R/cuts-fourth.log       # the fourth check (README.md)
     .venv/bin/python $R/cuts.py --trial 5 > $R/cuts-fifth.log        # the same check, fresh clips (never run)
-    .venv/bin/python $R/cuts.py --trial 6 > $R/cuts-sixth.log        # a pair two apart left out alone
+    .venv/bin/python $R/cuts.py --trial 6 > $R/cuts-sixth.log        # a pair two apart left out alone (never run)
+    .venv/bin/python $R/cuts.py --trial 7 > $R/cuts-seventh.log      # a pair two apart checked by the one after
 
 Where both settings give the same noise level function the clip-condition gains exactly 0 and is not denoised. The
 third and fourth trials also read the *knowing* estimate: the check off, and the runs that hold the cut giving only
@@ -87,10 +88,11 @@ HELD_OUT_PAIRS = (
     ("skimage:chelsea", "matplotlib:grace_hopper"),
 )
 FRAMES = 12
-SIZES = {1: (240, 320), 2: (144, 176), 3: (144, 176), 4: (144, 176), 5: (144, 176), 6: (144, 176)}  # by trial
+SIZES = {trial: (144, 176) for trial in range(2, 8)} | {1: (240, 320)}  # by trial
 PAIRS = {1: VALIDATION_PAIRS, 2: SECOND_PAIRS, 3: THIRD_PAIRS, 4: FOURTH_PAIRS, 5: FIFTH_PAIRS, 6: SIXTH_PAIRS}
+PAIRS[7] = SIXTH_PAIRS  # the sixth trial failed before its cut clips ran: unread
 SWITCHES = {1: ("CUT_RATIO", 2.0), 2: ("CUT_RATIO", 2.0), 3: ("CUT_RATIO", 2.0), 4: ("CUT_CHECK", 1.0)}  # name, on
-SWITCHES |= {5: SWITCHES[4], 6: ("CUT_CHECK", 2.0)}
+SWITCHES |= {5: SWITCHES[4], 6: ("CUT_CHECK", 2.0), 7: ("CUT_CHECK", 3.0)}
 SIGMAS = (2.0, 5.0, 15.0, 25.0)
 
 
@@ -129,7 +131,7 @@ def knowing_estimate(noisy: torch.Tensor, cut: int, switch: str, pairs_alone: bo
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--held-out", action="store_true", help="the benchmark's photographs (once, after a decision)")
-    parser.add_argument("--trial", type=int, choices=tuple(SIZES), default=6, help="which trial's clips and frame size")
+    parser.add_argument("--trial", type=int, choices=tuple(SIZES), default=7, help="which trial's clips and frame size")
     args = parser.parse_args(argv)
     pairs = HELD_OUT_PAIRS if args.held_out else PAIRS[args.trial]
     size = SIZES[args.trial]
@@ -162,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
                     if scores[1] < entry <= scores[0]:
                         newly_under.setdefault(group, []).append(f"{clip.name} {condition}")
                 if args.trial >= 3:
-                    knowing = knowing_estimate(noisy, cut, switch, pairs_alone=args.trial >= 6)
+                    knowing = knowing_estimate(noisy, cut, switch, pairs_alone=args.trial == 6)
                     if knowing != estimates[1]:
                         if checked is None:
                             checked = quality.measure(denoiser.denoise_clip(noisy, estimates[1]).numpy(), clip.frames)

@@ -1,6 +1,6 @@
 """What the idea was found on: σ auto's level / carried share (0-255) on clips with one scene cut (page's pan, then
 flower's), 12 and 24 frames at 240×320, Gaussian σ = 2, 5, 15, the cut after frame k (k:level/share). Argument: the
-scene-cut check's switch (`noise.estimation.CUT_CHECK`, 1 or 2 on; in the first three trials' commits `CUT_RATIO`, 2 on;
+scene-cut check's switch (`noise.estimation.CUT_CHECK`, 1-3 on; in the first three trials' commits `CUT_RATIO`, 2 on;
 0: off). probe-off.log and probe-2.log ran at ccaa1e3, probe-2-second.log at 2c3a60b.
 
     R=benchmarks/results/scene-cuts
@@ -9,6 +9,7 @@ scene-cut check's switch (`noise.estimation.CUT_CHECK`, 1 or 2 on; in the first 
     .venv/bin/python $R/probe.py 2 > $R/probe-3.log   # at b66d684 (the third trial's switch, CUT_RATIO)
     .venv/bin/python $R/probe.py 1 > $R/probe-4.log   # the fourth and fifth trials' (CUT_CHECK; README.md)
     .venv/bin/python $R/probe.py 2 > $R/probe-6.log   # the sixth trial's
+    .venv/bin/python $R/probe.py 3 > $R/probe-7.log   # the seventh's
 """
 
 import sys
