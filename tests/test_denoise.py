@@ -309,6 +309,30 @@ def test_noise_too_heavy_to_measure_whole_is_told_it_may_read_low(tmp_path, grey
     assert not warned(100, sigma=100 / 255)  # a σ told by hand: no estimate to doubt
 
 
+def test_a_scene_cut_in_the_runs_sigma_auto_reads_is_told_and_nothing_else_changes(tmp_path, grey_checkpoint):
+    """A cut after frame 4 of 8 lies in two of σ auto's runs: `clean` says so in one line (the estimate itself is as
+    without the count: test_scene_cuts); a clip of one scene, or a σ told by hand, gets no such line."""
+    denoiser = Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu"))
+    first, second = (moving_clip(t=8, height=96, width=128, seed=seed) for seed in (0, 1))
+
+    def warned(clip: torch.Tensor, name: str, sigma="auto") -> list[str]:
+        source = tmp_path / f"{name}.mkv"
+        write_video(source, add_noise(clip, 2 / 255), codec="ffv1")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            denoise_video(source, tmp_path / "out.mkv", denoiser, sigma=sigma, overwrite=True)
+        return [str(w.message) for w in caught if "two different pictures" in str(w.message)]
+
+    (message,) = warned(torch.cat([first[:4], second[4:]]), "cut")
+    assert re.fullmatch(
+        r"in 2 of the stretches of '.*cut.mkv' σ auto measured on, consecutive frames show two different pictures"
+        r" \(a scene cut, or motion too fast to follow\), .* compare it with a lower --sigma, or clean each shot .*",
+        message,
+    )
+    assert not warned(first, "one-scene")
+    assert not warned(torch.cat([first[:4], second[4:]]), "told", sigma=2 / 255)
+
+
 def test_dark_footage_is_calibrated_by_the_fast_preset_and_the_warning_says_so(tmp_path, grey_checkpoint, monkeypatch):
     assert PRESETS["fast"].calibrate_dark and PRESETS["balanced"].calibrate_dark
     assert not DenoiseSettings().calibrate_dark  # the library's bare settings: only what is asked for

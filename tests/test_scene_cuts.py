@@ -1,6 +1,8 @@
-"""σ auto across a scene cut: a pair of frames showing two unrelated pictures is not read as noise."""
+"""σ auto across a scene cut: the runs whose pairs of frames show two pictures are counted (`clean` warns of them)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -14,11 +16,6 @@ from videodenoise.noise.scene_cuts import across_cut
 SIGMA = 2 / 255
 
 
-@pytest.fixture(autouse=True)
-def the_check(monkeypatch):
-    monkeypatch.setattr(estimation, "CUT_CHECK", 1.0)
-
-
 def cut_clip(cut: int, frames: int = 8) -> torch.Tensor:
     """Frames [0, cut) a pan over one photograph, the rest over another, with light white noise on 8 bits."""
     size = (96, 128)
@@ -29,20 +26,21 @@ def cut_clip(cut: int, frames: int = 8) -> torch.Tensor:
     return noisy.clamp(0, 1).mul(255).round().div(255)
 
 
-@pytest.mark.parametrize("cut", [1, 6, 7])  # in the first run; two runs of three; one of them and the last (unchecked)
-def test_a_scene_cut_anywhere_in_a_clip_is_not_read_as_noise(cut, monkeypatch):
+@pytest.mark.parametrize(
+    ("cut", "runs"),  # seven runs: six of three frames and the last of two
+    [(1, 1), (6, 2), (7, 2)],  # the first run's pairs; two runs' (one apart in one, two in the other); the last's too
+)
+def test_runs_showing_two_pictures_are_counted_and_the_estimate_left_as_it_was(cut, runs, monkeypatch):
     noisy = cut_clip(cut)
     function = estimate_clip_noise(noisy)
-    assert function.level == pytest.approx(SIGMA, rel=0.06) and function.carried == 0
-    monkeypatch.setattr(estimation, "CUT_CHECK", 0.0)  # without the check the cut's difference is read as noise
-    assert estimate_clip_noise(noisy).level > 1.4 * SIGMA
+    assert function.unlike_runs == runs and function.level > 1.4 * SIGMA  # the cut reads as noise: `clean` says so
+    monkeypatch.setattr(estimation, "across_cut", lambda *_: False)
+    assert estimate_clip_noise(noisy) == dataclasses.replace(function, unlike_runs=0)
 
 
-def test_a_clip_without_a_cut_reads_the_same_with_the_check(monkeypatch):
-    noisy = cut_clip(8)
-    checked = estimate_clip_noise(noisy)
-    monkeypatch.setattr(estimation, "CUT_CHECK", 0.0)
-    assert estimate_clip_noise(noisy) == checked
+def test_a_clip_without_a_cut_has_no_run_showing_two_pictures():
+    function = estimate_clip_noise(cut_clip(8))
+    assert function.unlike_runs == 0 and function.level == pytest.approx(SIGMA, rel=0.06)
 
 
 def frame(photo: str, seed: int, shift: int = 0) -> np.ndarray:

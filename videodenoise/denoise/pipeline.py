@@ -153,8 +153,8 @@ def resolve_sigma(
 def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibration | None) -> list[str]:
     """Where σ auto's estimate of a video is least to be trusted, one line each, asking the user to compare by eye:
     a dark video (`NoiseLevelFunction.dark`), a carried share read on little noise, which may be a codec's loss on
-    sharp texture (`NoiseLevelFunction.may_be_codec_loss`), and noise so heavy that clipping hides part of it
-    (`NoiseLevelFunction.may_read_low`)."""
+    sharp texture (`NoiseLevelFunction.may_be_codec_loss`), noise so heavy that clipping hides part of it
+    (`NoiseLevelFunction.may_read_low`), and runs of frames showing two pictures (`NoiseLevelFunction.unlike_runs`)."""
     doubts = []
     if function.dark:
         if calibration is not None and calibration.scale != 1:
@@ -182,6 +182,13 @@ def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibratio
             " test clips Gaussian σ = 75 and 100 read 56-66, and told the true σ the output came out up to 8 dB"
             " better); compare the output with --sigma 75 and 100 on a few seconds of it (--start, --duration;"
             " --side-by-side puts the input beside it)"
+        )
+    if function.unlike_runs:
+        doubts.append(
+            f"in {function.unlike_runs} of the stretches of '{input}' σ auto measured on, consecutive frames show two"
+            " different pictures (a scene cut, or motion too fast to follow), which can read as noise: on test clips"
+            " with one cut, σ = 2 read as up to 27 and the output came out up to 16 dB under the input; if it looks"
+            " smoothed, compare it with a lower --sigma, or clean each shot on its own (--start, --duration)"
         )
     return doubts
 

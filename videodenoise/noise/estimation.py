@@ -27,6 +27,9 @@
   usable pair (one frame, all repeats) takes single frames' figures: per bin, the lower of flat patches and the
   finest band (`videodenoise.noise.single_frame`). Texture lifts both and a codec's smoothing lowers the finest
   band's, so it is rough.
+* Two pictures. A pair across a scene cut, or one the flow could not align (a pan too fast), leaves picture in d
+  that the tests above let through (σ = 2 read up to 27 with a cut in one run). Runs where a pair shows two pictures
+  (`videodenoise.noise.scene_cuts`) are counted, and `clean` says so; they stay in (benchmarks/results/scene-cuts).
 * The curve. Each channel's samples are binned by intensity, and a bin still more clipped than CLIPPED, or holding
   under MIN_SAMPLES pixels or MIN_SHARE of them, is not read; the curve runs through the bins read
   (`videodenoise.noise.curve`).
@@ -102,7 +105,6 @@ WORKERS = 2  # runs measured at once (the cost line of the notes)
 MIN_CARRIED = 0.1  # a carried share under this is what the two differences waver by: 0
 MAX_CARRIED = 0.5  # more would blow σ up on little evidence (σ/√(1 − c)); 0: never carried
 CARRIED_LIFT = 1.0  # the map is the curve times (1 − c)^−CARRIED_LIFT; ½ is the geometric model's (notes)
-CUT_CHECK = 0.0  # a trial's switch (benchmarks/results/scene-cuts: 1 the fourth and fifth trials, 2, 3 …); 0 off
 MIN_CARRIED_VARIANCE = (1 / 255) ** 2  # σ₂² − σ₁² under one 8-bit step²: rounding's and resampling's (notes)
 MIN_SAMPLES = 400  # pixels for a bin's σ: it then wavers by about 4 %
 MIN_SHARE = 0.05
@@ -131,7 +133,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
     finest: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per channel: (intensity, Haar HH coefficient) per frame
     histogram = None  # per channel: how many pixels at each local-mean intensity
     grains: list[tuple[np.ndarray, np.ndarray]] = []  # per pair: (pixels, blocks), see grain_samples
-    singles, pairs, frames = [], [0, 0], 0  # pairs measured one and two frames apart
+    singles, pairs, frames, unlike = [], [0, 0], 0, 0  # pairs measured one and two frames apart; runs unlike
     for run in _measured_in_order(runs):
         channels = len(run.patches)
         if histogram is None:
@@ -140,6 +142,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
         elif histogram.shape[0] != channels:
             raise VideoReadError("the frames to estimate the noise on change their channel count")
         frames += 1
+        unlike += run.unlike
         histogram += run.counts
         for channel in range(channels):
             patches[channel].append(run.patches[channel])
@@ -169,6 +172,7 @@ def estimate_noise(runs: Iterable[Sequence[torch.Tensor]]) -> NoiseLevelFunction
         # pairs cancel shows there (notes)
         whole = _finest_level(temporal, finest, histogram)
         carried = min(carried, 1 - (one / whole) ** 2) if whole > 0 else 0.0  # no noise whole: nothing carried
+    function = dataclasses.replace(function, unlike_runs=unlike)
     if carried < MIN_CARRIED or two**2 - one**2 < MIN_CARRIED_VARIANCE:
         return function
     scale = (1 - carried) ** -CARRIED_LIFT
@@ -192,6 +196,7 @@ class _RunSamples(NamedTuple):
     first: torch.Tensor
     pair: tuple[list, tuple[np.ndarray, np.ndarray]] | None
     apart: list | None
+    unlike: bool  # a pair of the run shows two pictures (`scene_cuts`)
 
 
 def _measured_in_order(runs: Iterable[Sequence[torch.Tensor]]) -> Iterator[_RunSamples]:
@@ -233,32 +238,16 @@ def _measure_run(aligner: FrameAligner, run: Sequence[torch.Tensor]) -> _RunSamp
     counts = np.stack([np.bincount(index[..., c].ravel(), minlength=HISTOGRAM) for c in range(channels)])
     patches = [block_statistics(image[..., c]) for c in range(channels)]
     finest = [finest_coefficients(image[..., c], intensity[..., c]) for c in range(channels)]
-    pair = two = None
+    pair = two = measured = None
     if after:
         # a pair with d under AGREE of the frame's finest band's noise shares it (a repeated frame): left out
         shared_below = AGREE * robust_sigma(np.concatenate([f[1] for f in finest]))
-        try:
-            pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
-            if pair is not None and len(after) > 1:  # a like pair of frames two apart
-                try:
-                    measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
-                except _SceneCut:
-                    if CUT_CHECK == 1:  # the fourth and fifth trials: the run gives nothing
-                        raise
-                    measured = None  # the sixth: only the pair two apart is across a cut (or too far to align)
-                    if CUT_CHECK == 3:  # the seventh: a cut (the run's second pair one apart crosses it too: raises)
-                        _difference_samples(aligner, *aligner.prepare(after[0]), *aligner.prepare(after[1]))
-                        # or a pan too fast to align over two frames: kept, as without the check
-                        other = aligner.prepare(after[1])
-                        measured = _difference_samples(aligner, image, guide, *other, shared_below, check_cut=False)
-                two = None if measured is None else measured[0]
-        except _SceneCut:  # the run gives no pair: one pair without the other would read the share off other frames
-            pair = two = None
-    return _RunSamples(counts, patches, finest, first, pair, two)
-
-
-class _SceneCut(Exception):
-    """A pair of frames across a scene cut (`videodenoise.noise.scene_cuts`)."""
+        pair = _difference_samples(aligner, image, guide, *aligner.prepare(after[0]), shared_below)
+        if pair is not None and len(after) > 1:  # a like pair of frames two apart
+            measured = _difference_samples(aligner, image, guide, *aligner.prepare(after[1]), shared_below)
+            two = None if measured is None else measured[0]
+    unlike = any(p is not None and p[2] for p in (pair, measured))
+    return _RunSamples(counts, patches, finest, first, None if pair is None else pair[:2], two, unlike)
 
 
 def estimate_clip_noise(clip: torch.Tensor, pairs: int = MAX_PAIRS, coarse: bool = False) -> NoiseLevelFunction:
@@ -329,11 +318,11 @@ def _difference_samples(
     other: np.ndarray,
     other_guide: np.ndarray,
     shared_below: float = 0.0,
-    check_cut: bool = True,
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
+) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray], bool] | None:
     """Per channel, (local mean intensity, d / √(1 + v), clipped) of the pixels of a pair where the flow
-    is trusted (clipped ones are kept, flagged, to count them); None when the frames are too small to say
-    anything, or when d's overall σ is under `shared_below` (the frames share their noise)."""
+    is trusted (clipped ones are kept, flagged, to count them), the grain's samples, and whether the pair shows two
+    pictures; None when the frames are too small to say anything, or when d's overall σ is under `shared_below`
+    (the frames share their noise)."""
     height, width, channels = image.shape
     if height <= 2 * BORDER or width <= 2 * BORDER or other.shape != image.shape:
         return None
@@ -342,9 +331,7 @@ def _difference_samples(
     trusted = (map_x >= 0) & (map_x <= width - 1) & (map_y >= 0) & (map_y <= height - 1)
     if not trusted.any():
         return None
-    # before the exposure fit, which takes a picture out
-    if CUT_CHECK and check_cut and across_cut(image - warped, image, trusted):
-        raise _SceneCut
+    unlike = across_cut(image - warped, image, trusted)  # before the exposure fit, which takes a picture out
     difference = _without_exposure_change(image - warped, mean, trusted)
     normalised = difference / np.sqrt(1 + variance)[..., None]
     spread = robust_sigma(normalised[trusted])
@@ -383,7 +370,7 @@ def _difference_samples(
         samples.append(
             tuple(plane[..., channel].ravel()[index] for plane in (intensity, normalised, clipped))  # type: ignore[misc]
         )
-    return samples, grain_samples(difference, normalised, map_x, map_y, kept_everywhere)
+    return samples, grain_samples(difference, normalised, map_x, map_y, kept_everywhere), unlike
 
 
 def _without_exposure_change(difference: np.ndarray, mean: np.ndarray, trusted: np.ndarray) -> np.ndarray:

@@ -93,7 +93,9 @@ class NoiseLevelFunction:
     at all, so a pass told this function makes that step from its first frame; None: each pass decides it;
     read_range: (low, high), the intensities whose σ was read off the video (its lowest and highest bins with pixels
     enough, over the channels): beyond them the curve follows from the bins read (`videodenoise.noise.curve`), which
-    `summary` says; None where not recorded (a function given, or one σ for the whole frame).
+    `summary` says; None where not recorded (a function given, or one σ for the whole frame); unlike_runs: how many
+    of the runs of frames it was estimated on hold a pair showing two pictures (a scene cut, or a pan too fast to
+    align: `videodenoise.noise.scene_cuts`), whose picture can read as noise, which `clean` warns of.
 
     Why grain: a model trained on white noise reads σ off what the noise does at the scale of its
     patches, and noise correlated across neighbouring pixels (what a codec leaves, chroma averaged
@@ -114,6 +116,7 @@ class NoiseLevelFunction:
     brightness: float | None = None
     gamma_fit: GammaFit | None = None
     read_range: tuple[float, float] | None = None
+    unlike_runs: int = 0
 
     def __post_init__(self):
         knots = np.asarray(self.knots, dtype=np.float64)
@@ -137,6 +140,8 @@ class NoiseLevelFunction:
             raise DenoiseError(f"a noise level function's read range is (low, high) in [0, 1], got {self.read_range}")
         if self.brightness is not None and not 0 <= self.brightness <= 1:
             raise DenoiseError(f"a noise level function's brightness lies in [0, 1], got {self.brightness}")
+        if self.unlike_runs < 0:
+            raise DenoiseError(f"a noise level function's count of runs unlike is >= 0, got {self.unlike_runs}")
         if not 0 <= self.carried < 1:
             raise DenoiseError(f"a noise level function's carried share must lie in [0, 1), got {self.carried}")
         if not (math.isfinite(self.told_scale) and self.told_scale > 0):

@@ -1,10 +1,11 @@
-"""Scene cuts in σ auto's pairs of frames: a pair across a cut shows two unrelated pictures.
+"""Pairs of frames that show two pictures: across a scene cut, or moving too fast for the flow to align them.
 
-The motion-aligned difference d of such a pair holds picture, not noise, and the estimator's tests for pixels the flow
-cannot be trusted on are relative to d's own spread, which the cut makes huge: most pixels pass, and σ = 2 (of 255)
-read 17-64 with a cut in one of the runs, σ = 25 up to twice over (benchmarks/results/scene-cuts). Comparing two
-pairs' σ cannot tell a cut: under heavy noise a cut parts them by less than 2, and under H.264 two pairs of one scene
-part by more (a codec copies one frame's noise into the next, not another's).
+The motion-aligned difference d of such a pair holds picture, not noise, and σ auto's tests for pixels the flow
+cannot be trusted on are relative to d's own spread, which the picture makes huge: most pixels pass, and with a cut
+in one of its runs σ = 2 (of 255) read up to 27 and σ = 5 up to 64 (benchmarks/results/scene-cuts). σ auto counts
+such runs and `clean` says so (`NoiseLevelFunction.unlike_runs`); leaving them out of the estimate failed four
+trials there (it moves fast pans' estimates, where the flow fails too). Comparing two pairs' σ cannot tell a cut:
+under heavy noise a cut parts them by less than 2, and under H.264 two pairs of one scene part by more.
 
 What tells it is d's picture: averaged over SCALE × SCALE cells (noise averages out; a picture stays), d of a pair
 within one scene is what the flow leaves, a small part of the frame's own picture, and d across a cut is as large as
@@ -21,7 +22,7 @@ where the other frame's is flat. The shares were measured before the two limits 
 512 pairs across a cut (144×176 clips, sixteen noise conditions) read at least 0.89 and 0.50; of 8,308 pairs within
 a scene (the twelve validation clips at three exposures under nineteen conditions, and those cut clips away from the
 cut), none read over 0.28 of the picture where it read over 0.4 of the noise, nor over 0.21 of the noise where it
-read over 0.4 of the picture.
+read over 0.4 of the picture. Pans of 16 px a frame at 144×176 read as two pictures too (`fast_pans-fourth.log`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ MIN_CELLS = 16  # fewer cells filled by the flow say nothing
 
 
 def across_cut(difference: np.ndarray, frame: np.ndarray, trusted: np.ndarray) -> bool:
-    """Whether a pair's motion-aligned difference (H, W, C) holds a scene cut (see the notes): `frame` is the pair's
+    """Whether a pair's motion-aligned difference (H, W, C) holds two pictures (see the notes): `frame` is the pair's
     first frame (H, W, C), `trusted` (H, W) where the flow filled the pixel."""
     shares = cut_shares(difference, frame, trusted)
     return shares is not None and shares[0] > PICTURE_SHARE and shares[1] > NOISE_SHARE

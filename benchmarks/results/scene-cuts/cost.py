@@ -1,7 +1,8 @@
 """What the scene-cut check costs: σ auto's estimate alone on the long clip of `bench_clean.py` part 1 (100 frames of
 bikes' 320×240 centre, Gaussian σ = 25, stored losslessly) with the check off and on in turns (best of three each),
 over `clean`'s time told σ = 25 on the same file (one run; the shipped default, fast). The switch is the fourth
-trial's, `noise.estimation.CUT_CHECK` 0 and 1 (the first three trials' `CUT_RATIO` failed their rules before this ran).
+trial's, `noise.estimation.CUT_CHECK` 0 and 1 (the first three trials' `CUT_RATIO` failed their rules before this ran);
+it ran at ecb629b. The test it times (`scene_cuts.across_cut` on every pair) is what σ auto now runs to warn.
 
     .venv/bin/python benchmarks/results/scene-cuts/cost.py > benchmarks/results/scene-cuts/cost.log
 """

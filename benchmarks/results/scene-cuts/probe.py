@@ -1,7 +1,8 @@
 """What the idea was found on: σ auto's level / carried share (0-255) on clips with one scene cut (page's pan, then
 flower's), 12 and 24 frames at 240×320, Gaussian σ = 2, 5, 15, the cut after frame k (k:level/share). Argument: the
 scene-cut check's switch (`noise.estimation.CUT_CHECK`, 1-3 on; in the first three trials' commits `CUT_RATIO`, 2 on;
-0: off). probe-off.log and probe-2.log ran at ccaa1e3, probe-2-second.log at 2c3a60b.
+0: off). probe-off.log and probe-2.log ran at ccaa1e3, probe-2-second.log at 2c3a60b, the others at their trials'
+commits (b66d684, ae9dc80, 0b47723, e3fdd1e); no check shipped, so the switch is gone here.
 
     R=benchmarks/results/scene-cuts
     .venv/bin/python $R/probe.py 0 > $R/probe-off.log; .venv/bin/python $R/probe.py 2 > $R/probe-2.log
