@@ -16,9 +16,12 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.datasets.motion import camera_motion_clip, load_photo
-from videodenoise.io.video import read_video
-from videodenoise.io.writers import write_video
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from videodenoise.datasets.motion import camera_motion_clip, load_photo  # noqa: E402
+from videodenoise.io.video import read_video  # noqa: E402
+from videodenoise.io.writers import write_video  # noqa: E402
+
+import bench_quality as quality  # noqa: E402
 
 CUT, FRAMES, SIZE = 5, 12, (240, 320)
 
@@ -26,8 +29,7 @@ CUT, FRAMES, SIZE = 5, 12, (240, 320)
 def psnr(path: Path, clean: torch.Tensor) -> float:
     frames = read_video(path)
     frames = frames if isinstance(frames, torch.Tensor) else frames[0]
-    mse = (frames.float() - clean).square().mean(dim=(1, 2, 3))
-    return float((-10 * torch.log10(mse)).mean())
+    return quality.measure(frames.numpy(), clean.mul(255).round().to(torch.uint8).numpy())["psnr"]
 
 
 def main() -> None:
