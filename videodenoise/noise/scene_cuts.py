@@ -3,8 +3,8 @@
 The motion-aligned difference d of such a pair holds picture, not noise, and σ auto's tests for pixels the flow
 cannot be trusted on are relative to d's own spread, which the picture makes huge: most pixels pass, and with a cut
 in one of its runs σ = 2 (of 255) read up to 27 and σ = 5 up to 64 (benchmarks/results/scene-cuts). σ auto counts
-such runs and `clean` says so (`NoiseLevelFunction.unlike_runs`); leaving them out of the estimate failed four
-trials there (it moves fast pans' estimates, where the flow fails too). Comparing two pairs' σ cannot tell a cut:
+such runs and `clean` says so (`NoiseLevelFunction.unlike_runs`); leaving them out of the estimate failed its rules in
+seven trials there (it moves fast pans' estimates, where the flow fails too). Comparing two pairs' σ cannot tell a cut:
 under heavy noise a cut parts them by less than 2, and under H.264 two pairs of one scene part by more.
 
 What tells it is d's picture: averaged over SCALE × SCALE cells (noise averages out; a picture stays), d of a pair
@@ -36,6 +36,7 @@ SCALE = 8  # pixels a side of the cells the picture is compared in
 PICTURE_SHARE = 0.6
 NOISE_SHARE = 0.35
 MIN_CELLS = 16  # fewer cells filled by the flow say nothing
+NOISE_PIXELS = 100_000  # d's σ is read on about this many of its pixels at most (all of them up to 320×240 or so)
 
 
 def across_cut(difference: np.ndarray, frame: np.ndarray, trusted: np.ndarray) -> bool:
@@ -59,4 +60,6 @@ def cut_shares(difference: np.ndarray, frame: np.ndarray, trusted: np.ndarray) -
     mean_difference = difference.mean(axis=2)
     left = float(cells(mean_difference)[filled].std())
     picture = float(cells(frame.mean(axis=2))[filled].std())
-    return left / max(picture, 1e-6), left / max(robust_sigma(mean_difference[trusted]), 1e-6)
+    pixels = mean_difference[trusted]
+    noise = robust_sigma(pixels[:: max(1, len(pixels) // NOISE_PIXELS)])
+    return left / max(picture, 1e-6), left / max(noise, 1e-6)
