@@ -331,8 +331,9 @@ def _difference_samples(
     trusted = (map_x >= 0) & (map_x <= width - 1) & (map_y >= 0) & (map_y <= height - 1)
     if not trusted.any():
         return None
-    unlike = across_cut(image - warped, image, trusted)  # before the exposure fit, which takes a picture out
-    difference = _without_exposure_change(image - warped, mean, trusted)
+    raw = image - warped
+    unlike = across_cut(raw, image, trusted)  # before the exposure fit, which takes a picture out
+    difference = _without_exposure_change(raw, mean, trusted)
     normalised = difference / np.sqrt(1 + variance)[..., None]
     spread = robust_sigma(normalised[trusted])
     if spread < shared_below:
