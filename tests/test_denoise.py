@@ -554,13 +554,19 @@ def test_demo_command_prints_both_psnrs(tmp_path, capsys, monkeypatch, grey_chec
 
 
 def test_clean_command_several_inputs_progress_and_quiet(tmp_path, capsys, monkeypatch, grey_checkpoint):
-    sources = [write_video(tmp_path / f"clip{k}.mp4", add_noise(moving_clip(t=5, seed=k), 20 / 255)) for k in range(2)]
+    """clip0 is H.264, clip1 FFV1: each output is stored as its input is, and the lossless one says so."""
+    sources = [
+        write_video(tmp_path / name, add_noise(moving_clip(t=5, seed=k), 20 / 255), codec=codec)
+        for k, (name, codec) in enumerate([("clip0.mp4", "h264"), ("clip1.mkv", "ffv1")])
+    ]
     code, out, err = run_cli(["clean", *map(str, sources), "--checkpoint", str(grey_checkpoint)], capsys, monkeypatch)
     assert code == 0, err
     assert out.count("noise estimated from motion-aligned frame differences") == 2
     assert out.count("wrote") == 2 and "5 frames" in out
+    assert f"wrote {tmp_path / 'clip1.denoised.mkv'} (without loss, as its input is stored): 5 frames" in out
+    assert out.count("without loss") == 1
     assert "frames" in err and "fps" in err  # the progress bar (rendered once when not on a terminal)
-    assert all((tmp_path / f"clip{k}.denoised.mp4").is_file() for k in range(2))
+    assert (tmp_path / "clip0.denoised.mp4").is_file() and (tmp_path / "clip1.denoised.mkv").is_file()
     folder = tmp_path / "out"
     folder.mkdir()
     code, out, err = run_cli(
@@ -580,7 +586,7 @@ def test_clean_command_several_inputs_progress_and_quiet(tmp_path, capsys, monke
     )
     assert code == 0, err
     assert out == "" and err == ""
-    assert sorted(p.name for p in folder.iterdir()) == ["clip0.denoised.mp4", "clip1.denoised.mp4"]
+    assert sorted(p.name for p in folder.iterdir()) == ["clip0.denoised.mp4", "clip1.denoised.mkv"]
 
 
 def test_torchrun_ranks_share_the_inputs(tmp_path, capsys, monkeypatch, grey_checkpoint):

@@ -375,7 +375,7 @@ CASES = [
         ),
         code=0,
         lines=0,
-        writes=["frames.denoised.mp4"],
+        writes=["frames.denoised.mkv"],
     ),
     Case(
         "faststart mp4 cut in half, --sigma auto",
@@ -601,7 +601,7 @@ CASES = [
         ),
         code=0,
         lines=0,
-        writes=["broken.denoised.mp4"],
+        writes=["broken.denoised.mkv"],
         absent="no frame",
     ),
     Case(

@@ -252,6 +252,47 @@ def test_audio_before_the_first_frame_is_kept_and_stays_in_sync(tmp_path):
     assert start == pytest.approx(original_start, abs=0.03) and seconds == pytest.approx(original_seconds, abs=0.13)
 
 
+# -------------------------------------------------------------------------------------------------- storage
+
+
+def codec_of(path: Path) -> str:
+    with av.open(str(path)) as container:
+        return container.streams.video[0].codec_context.name
+
+
+def test_an_input_stored_without_loss_is_written_without_loss_unless_asked_otherwise(tmp_path):
+    rng = np.random.default_rng(0)
+    frames = [rng.integers(0, 256, (48, 64, 3), dtype=np.uint8) for _ in range(3)]  # grain H.264 cannot keep
+    stored = torch.stack([torch.from_numpy(f).permute(2, 0, 1) for f in frames]).float() / 255
+    ffv1 = encode(tmp_path / "scan.mkv", frames, codec="ffv1", pix_fmt="bgr0")
+    folder = tmp_path / "pngs"
+    folder.mkdir()
+    for index, image in enumerate(frames):
+        cv2.imwrite(str(folder / f"{index:03d}.png"), image[:, :, ::-1])
+    for source, name in ((ffv1, "scan.denoised.mkv"), (folder, "pngs.denoised.mkv")):
+        assert open_video(source).info.lossless
+        result = denoise_video(source, None, identity(), sigma=None)
+        assert result.output == tmp_path / name and codec_of(result.output) == "ffv1"
+        assert torch.equal(open_video(result.output).read(), stored)  # every value kept
+    # an .mkv path keeps it lossless; an .mp4 path or --format mp4 asks for H.264, which loses the grain
+    assert codec_of(denoise_video(ffv1, tmp_path / "named.mkv", identity(), sigma=None).output) == "ffv1"
+    for output, format in ((tmp_path / "named.mp4", None), (None, "mp4")):
+        result = denoise_video(ffv1, output, identity(), sigma=None, format=format)
+        assert result.output.suffix == ".mp4" and codec_of(result.output) == "h264"
+        assert (open_video(result.output).read() - stored).abs().mean() > 2 / 255
+    # a lossy input (H.264, JPEG frames) is written as before: NAME.denoised.mp4, and H.264 in an .mkv path
+    jpegs = tmp_path / "jpegs"
+    jpegs.mkdir()
+    cv2.imwrite(str(jpegs / "000.jpg"), frames[0])
+    cv2.imwrite(str(jpegs / "001.png"), frames[1])
+    h264 = encode(tmp_path / "phone.mp4", frames)
+    for source, name in ((h264, "phone.denoised.mp4"), (jpegs, "jpegs.denoised.mp4")):
+        assert not open_video(source).info.lossless
+        result = denoise_video(source, None, identity(), sigma=None)
+        assert result.output == tmp_path / name and codec_of(result.output) == "h264"
+    assert codec_of(denoise_video(h264, tmp_path / "phone.mkv", identity(), sigma=None).output) == "h264"
+
+
 # -------------------------------------------------------------------------------------- precision and alpha
 
 

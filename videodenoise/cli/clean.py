@@ -220,6 +220,7 @@ def clean(
                 continue
             if not quiet:
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
+                written += " (without loss, as its input is stored)" if plan.kept_lossless else ""
                 if result.covers is not None:
                     written += f" ({result.covers[0]:.2f} s to {result.covers[1]:.2f} s of the input)"
                 console.print(

@@ -219,11 +219,12 @@ def denoise_video(
     on_calibration: Callable[[Calibration], None] | None = None,
     on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> DenoiseResult:
-    """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it).
+    """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it; NAME.denoised.mkv,
+    FFV1, when the input is stored without loss: `videodenoise.io.outputs.plan_output`).
 
     sigma: the noise level on the [0, 1] scale, a `NoiseLevelFunction`, "auto" to estimate the
     video's noise level function, or None to apply the model as trained. format: "mp4" (H.264),
-    "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from the output's suffix.
+    "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from the output's suffix and the input.
     side_by_side: True (NAME.side-by-side.* beside the output) or a path: also write the noisy and
     denoised frames next to each other. fps: a frame folder's rate (default 25).
     stream: which of a file's video streams (None: the main one, as ffmpeg picks it). span: only the

@@ -16,6 +16,7 @@ import torch
 from videodenoise.errors import DenoiseError, VideoWriteError
 
 IMAGE_SUFFIXES = {".tif", ".tiff", ".png", ".jpg", ".jpeg", ".bmp"}
+LOSSLESS_IMAGE_SUFFIXES = {".tif", ".tiff", ".png", ".bmp"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".webm", ".gif", ".mov", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv"}
 
 

@@ -90,6 +90,8 @@ class PyAVReader(VideoReader):
             width, height = context.width, context.height
             channels, alpha, bits = pixel_layout(context.pix_fmt or "")
             audio = len(container.streams.audio) > 0
+            # FFmpeg's own description of the codec: lossless and never lossy (FFV1, raw video, PNG, HuffYUV, GIF…)
+            lossless = bool(context.codec.lossless and not context.codec.lossy)
             self._tags = dict(
                 sample_aspect_ratio=chosen.sample_aspect_ratio or context.sample_aspect_ratio or None,
                 color_range=int(context.color_range or 0),
@@ -115,6 +117,7 @@ class PyAVReader(VideoReader):
             has_audio=audio,
             alpha=alpha,
             bit_depth=bits,
+            lossless=lossless,
         )
         self._format = {  # what to_ndarray converts each frame to, by (grey, alpha, more than 8 bits)
             (True, False, False): "gray",

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from videodenoise.errors import VideoReadError
-from videodenoise.io.frames import IMAGE_SUFFIXES, list_frame_files, to_channels, to_tensor
+from videodenoise.io.frames import IMAGE_SUFFIXES, LOSSLESS_IMAGE_SUFFIXES, list_frame_files, to_channels, to_tensor
 
 _ENDED = object()  # what a pass gives after its last frame
 
@@ -40,6 +40,8 @@ class VideoInfo:
     (e.g. 30000/1001) when it has one. channels is the source's colour channel count (1 for grey
     pixel formats and single-channel images, else 3); alpha says whether an alpha channel comes with
     them; bit_depth is bits per component (8, or up to 16). has_audio: the file has an audio stream.
+    lossless: the pictures are stored without loss (a codec FFmpeg describes as lossless only, such as FFV1,
+    raw video or PNG; or a folder of PNG, TIFF or BMP frames).
     """
 
     path: Path
@@ -53,6 +55,7 @@ class VideoInfo:
     has_audio: bool = False
     alpha: bool = False
     bit_depth: int = 8
+    lossless: bool = False
 
     @property
     def duration(self) -> float | None:
@@ -239,6 +242,7 @@ class FrameFolderReader(VideoReader):
             kind="frames",
             alpha=first.shape[2] in (2, 4),
             bit_depth=8 * first.dtype.itemsize,
+            lossless=all(path.suffix.lower() in LOSSLESS_IMAGE_SUFFIXES for path in self.files),
         )
 
     @staticmethod
