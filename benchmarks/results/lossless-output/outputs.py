@@ -12,6 +12,7 @@ frames themselves through H.264 at CRF 17 (the codec's own cost on the picture);
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
@@ -38,11 +39,11 @@ def psnr(path: Path, clean: torch.Tensor) -> float:
     return quality.measure(frames.numpy(), clean.mul(255).round().to(torch.uint8).numpy())["psnr"]
 
 
-def clean_run(noisy: Path, sigma: int, *extra: str) -> Path:
+def clean_run(noisy: Path, sigma: int | str, *extra: str) -> Path:
     command = [sys.executable, "-m", "videodenoise", "clean", str(noisy), "--sigma", str(sigma), "--overwrite"]
     done = subprocess.run([*command, *extra], capture_output=True, text=True, check=True)
     (wrote,) = [line for line in done.stdout.splitlines() if line.startswith("wrote ")]
-    return Path(wrote.split()[1])
+    return Path(re.match(r"wrote (.+?)(?: \(without loss, as its input is stored\))?: \d+ frames", wrote)[1])
 
 
 def kb_per_frame(path: Path) -> float:
@@ -61,7 +62,8 @@ def main() -> None:
             for sigma in SIGMAS:
                 noise = sigma / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(3))
                 noisy = Path(folder) / "noisy.mkv"
-                write_video(noisy, (clip + noise).clamp(0, 1).mul(255).round().div(255), fps=Fraction(25), codec="ffv1")
+                frames = (clip + noise).clamp(0, 1).mul(255).round().div(255)
+                write_video(noisy, frames, fps=25, codec="ffv1", overwrite=True)
                 default = clean_run(noisy, sigma)
                 mp4 = clean_run(noisy, sigma, "--format", "mp4")
                 print(
