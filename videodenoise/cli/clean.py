@@ -106,7 +106,8 @@ def clean(
     format: str | None = typer.Option(
         None,
         "--format",
-        help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4).",
+        help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else "
+        "lossless for an input stored without loss and mp4 for any other).",
     ),
     side_by_side: bool = typer.Option(
         False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."
