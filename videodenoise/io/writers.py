@@ -22,13 +22,11 @@ from videodenoise.devices import cpu_has_avx512
 from videodenoise.errors import OutputError, VideoWriteError
 from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_name
 from videodenoise.io.audio import mux_audio
+from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 from videodenoise.io.frames import to_integer
 from videodenoise.io.readers import VideoProperties, av_path, short_error
 
 H264_CONTAINERS = {".mp4", ".mkv", ".mov", ".m4v", ".avi"}
-
-
-MAX_CRF = 51  # libx264's 8-bit CRF range is 0-51
 
 
 class VideoWriter:
@@ -59,7 +57,7 @@ class VideoWriter:
         path: str | os.PathLike,
         fps: float | Fraction = 25,
         codec: str | None = None,
-        crf: int = 17,
+        crf: int = DEFAULT_CRF,
         keyframe_interval: int | None = None,
         overwrite: bool = False,
         audio_from: str | os.PathLike | None = None,
@@ -94,7 +92,7 @@ class VideoWriter:
         if self.codec == "h264" and not (isinstance(crf, int) and 0 <= crf <= MAX_CRF):
             raise VideoWriteError(
                 f"the H.264 quality (CRF) must be an integer from 0 (lossless) to {MAX_CRF}, "
-                f"got {crf}; 17 is visually lossless"
+                f"got {crf} (default {DEFAULT_CRF})"
             )
         self.crf = crf
         self.keyframe_interval = keyframe_interval
