@@ -293,6 +293,25 @@ def test_an_input_stored_without_loss_is_written_without_loss_unless_asked_other
     assert codec_of(denoise_video(h264, tmp_path / "phone.mkv", identity(), sigma=None).output) == "h264"
 
 
+@pytest.mark.parametrize("pix_fmt", ["yuv420p", "yuv422p", "yuv444p", "yuv422p10le"])
+def test_h264_keeps_the_inputs_chroma_subsampling(tmp_path, pix_fmt):
+    """Rows alternately red and blue: 4:2:2 and 4:4:4 hold them, 4:2:0 (half the chroma rows) turns them purple."""
+    peak = 1023 if "10" in pix_fmt else 255
+    rows = np.where(np.arange(48)[:, None, None] % 2 == 0, [0.8, 0.15, 0.15], [0.15, 0.15, 0.8])
+    stripes = np.round(np.broadcast_to(rows, (48, 64, 3)) * peak).astype(np.uint16 if peak > 255 else np.uint8)
+    layout = "rgb48le" if peak > 255 else "rgb24"
+    scale = 64 if peak > 255 else 1  # rgb48le holds 16 bits
+    source = encode(tmp_path / "pro.mp4", [stripes * scale] * 3, pix_fmt=pix_fmt, layout=layout)
+    assert open_video(source).properties().chroma == {"yuv420p": (2, 2), "yuv444p": (1, 1)}.get(pix_fmt, (2, 1))
+    result = denoise_video(source, None, identity(), sigma=None)
+    with av.open(str(result.output)) as container:
+        assert container.streams.video[0].codec_context.pix_fmt == pix_fmt
+    stored = open_video(source).read()
+    assert (open_video(result.output).read() - stored).abs().mean() < 0.03  # 4:2:0 output: 0.23-0.24
+    if pix_fmt != "yuv420p":
+        assert (stored[:, 0, 0::2] - stored[:, 0, 1::2]).mean() > 0.5
+
+
 # -------------------------------------------------------------------------------------- precision and alpha
 
 

@@ -13,6 +13,7 @@ from videodenoise.cli.options import settings_options
 from videodenoise.cli.progress import frame_progress
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings, preset
 from videodenoise.errors import VideodenoiseError
+from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 
 PRESET_FUSION_RADIUS = {name: settings.fusion.radius for name, settings in PRESETS.items()}
 QUALITY_HELP = (
@@ -106,7 +107,8 @@ def clean(
     format: str | None = typer.Option(
         None,
         "--format",
-        help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else mp4).",
+        help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else "
+        "lossless for an input stored without loss and mp4 for any other).",
     ),
     side_by_side: bool = typer.Option(
         False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."
@@ -119,7 +121,7 @@ def clean(
         "--stream",
         help="Which video stream of the inputs, counted from 0 (default: the main one, as ffmpeg picks).",
     ),
-    crf: int = typer.Option(17, "--crf", help="H.264 quality (lower is better and bigger)."),
+    crf: int = typer.Option(DEFAULT_CRF, "--crf", help="H.264 quality (lower is better and bigger)."),
     start: str | None = typer.Option(
         None,
         "--start",
@@ -152,12 +154,11 @@ def clean(
     from videodenoise.devices import distributed_environment
     from videodenoise.io import outputs
     from videodenoise.io.excerpt import Span
-    from videodenoise.io.writers import MAX_CRF
 
     sigma_value = parse_sigma(sigma)
     span = Span.parse(start, duration)
     if not 0 <= crf <= MAX_CRF:
-        raise VideodenoiseError(f"--crf must be from 0 (lossless) to {MAX_CRF}, got {crf}; 17 is visually lossless")
+        raise VideodenoiseError(f"--crf must be from 0 to {MAX_CRF} (lower is better and bigger), got {crf}")
     if fps is not None and not fps > 0:
         raise VideodenoiseError(f"--fps must be a positive frame rate, got {fps:g}; e.g. --fps 25")
     options = denoise_settings(quality, settings, sigma_known=sigma_value is not None, fusion_radius=fusion_radius)

@@ -25,6 +25,7 @@ from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
+from videodenoise.io.crf import DEFAULT_CRF
 from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.readers import short_error
@@ -211,7 +212,7 @@ def denoise_video(
     overwrite: bool = False,
     keep_audio: bool = True,
     fps: float | None = None,
-    crf: int = 17,
+    crf: int = DEFAULT_CRF,
     stream: int | None = None,
     span: Span | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -255,7 +256,7 @@ def denoise_plan(
     overwrite: bool = False,
     keep_audio: bool = True,
     fps: float | None = None,
-    crf: int = 17,
+    crf: int = DEFAULT_CRF,
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,

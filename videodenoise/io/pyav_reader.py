@@ -54,6 +54,22 @@ def main_video_stream(container, index: int | None = None):
     return max(pictures, key=score)  # the first of equals, as ffmpeg
 
 
+def chroma_subsampling(pix_fmt: str) -> tuple[int, int] | None:
+    """How many pixels across and down share one chroma sample in a YUV pixel format: (2, 2) for 4:2:0, (2, 1) for
+    4:2:2, (1, 1) for 4:4:4; None for RGB, grey or a format FFmpeg does not know."""
+    import av
+
+    try:
+        descriptor = av.VideoFormat(pix_fmt, 64, 64)
+    except (ValueError, TypeError):
+        return None
+    components = descriptor.components
+    if descriptor.is_rgb or len(components) < 3 or not components[0].is_luma:
+        return None
+    luma, chroma = components[0], components[1]  # FFmpeg's order: Y, then U and V
+    return luma.width // chroma.width, luma.height // chroma.height
+
+
 def pixel_layout(pix_fmt: str) -> tuple[int, bool, int]:
     """(colour channels, alpha, bits per component) of an FFmpeg pixel format."""
     import av
@@ -102,6 +118,7 @@ class PyAVReader(VideoReader):
                 start_time=chosen.start_time,
                 field_order=int(context.field_order or 0),
                 metadata=tuple(container_tags(container.metadata).items()),
+                chroma=chroma_subsampling(context.pix_fmt or ""),
             )
         if n_frames <= 0 or width <= 0 or height <= 0:
             raise VideoReadError(f"'{self.path}' holds no decodable video frames")
@@ -152,6 +169,7 @@ class PyAVReader(VideoReader):
             start=int(tags["start_time"]) if tags["start_time"] is not None else None,
             field_order=tags["field_order"],
             metadata=tags["metadata"],
+            chroma=tags["chroma"],
             **hdr,
         )
 

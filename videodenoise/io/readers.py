@@ -90,7 +90,9 @@ class VideoProperties:
     (creation time, title, location…) as (name, value) pairs, which ffmpeg copies by default; the muxer's
     bookkeeping (brands, encoder) is left out. mastering_display and light_level: HDR10's static metadata,
     as H.264 and HEVC carry it: the mastering display's red, green, blue and white point chromaticities
-    (x, y pairs) and its largest and smallest luminance in cd/m², and the content's MaxCLL and MaxFALL (cd/m²)."""
+    (x, y pairs) and its largest and smallest luminance in cd/m², and the content's MaxCLL and MaxFALL (cd/m²).
+    chroma: how many pixels across and down share one chroma sample in the stored pictures ((2, 2) for 4:2:0, (2, 1)
+    for 4:2:2, (1, 1) for 4:4:4); None where they are RGB or grey, or a frame folder."""
 
     rotation: int = 0
     sample_aspect_ratio: Fraction | None = None
@@ -106,6 +108,7 @@ class VideoProperties:
     metadata: tuple[tuple[str, str], ...] = ()
     mastering_display: tuple[float, ...] | None = None  # Rx, Ry, Gx, Gy, Bx, By, Wx, Wy, max, min
     light_level: tuple[int, int] | None = None
+    chroma: tuple[int, int] | None = None
 
     @property
     def interlaced(self) -> bool:

@@ -22,23 +22,21 @@ from videodenoise.devices import cpu_has_avx512
 from videodenoise.errors import OutputError, VideoWriteError
 from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_name
 from videodenoise.io.audio import mux_audio
+from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 from videodenoise.io.frames import to_integer
 from videodenoise.io.readers import VideoProperties, av_path, short_error
 
 H264_CONTAINERS = {".mp4", ".mkv", ".mov", ".m4v", ".avi"}
 
 
-MAX_CRF = 51  # libx264's 8-bit CRF range is 0-51
-
-
 class VideoWriter:
     """Write frames to a video file or a PNG frame folder, atomically.
 
-    codec: "h264" (default for .mp4/.mov/.mkv/.avi; 4:2:0 chroma, or 4:4:4 when a side is odd, since
-    4:2:0 needs even sides), "ffv1" (lossless, .mkv), "png" (lossless frame folder; the default when
-    the path has no suffix). Frames are (C, H, W) float tensors in [0, 1] or (H, W, C) integer arrays
-    with C = 1 or 3, plus an alpha channel last when `properties.alpha`; every frame must have the size
-    and channel count of the first.
+    codec: "h264" (default for .mp4/.mov/.mkv/.avi; 4:2:0 chroma, or the source's 4:2:2 or 4:4:4
+    (`properties.chroma`), or 4:4:4 when a side is odd, since 4:2:0 needs even sides), "ffv1" (lossless,
+    .mkv), "png" (lossless frame folder; the default when the path has no suffix). Frames are (C, H, W)
+    float tensors in [0, 1] or (H, W, C) integer arrays with C = 1 or 3, plus an alpha channel last when
+    `properties.alpha`; every frame must have the size and channel count of the first.
 
     properties: what the output keeps of its source (`VideoProperties`): the bit depth (H.264 holds
     up to 10 bits, FFV1 and PNG 16), the alpha channel (FFV1 and PNG), the rotation (a display matrix;
@@ -59,7 +57,7 @@ class VideoWriter:
         path: str | os.PathLike,
         fps: float | Fraction = 25,
         codec: str | None = None,
-        crf: int = 17,
+        crf: int = DEFAULT_CRF,
         keyframe_interval: int | None = None,
         overwrite: bool = False,
         audio_from: str | os.PathLike | None = None,
@@ -94,7 +92,7 @@ class VideoWriter:
         if self.codec == "h264" and not (isinstance(crf, int) and 0 <= crf <= MAX_CRF):
             raise VideoWriteError(
                 f"the H.264 quality (CRF) must be an integer from 0 (lossless) to {MAX_CRF}, "
-                f"got {crf}; 17 is visually lossless"
+                f"got {crf} (default {DEFAULT_CRF})"
             )
         self.crf = crf
         self.keyframe_interval = keyframe_interval
@@ -156,7 +154,9 @@ class VideoWriter:
         stream.time_base = self._clock
         if self.keyframe_interval:
             stream.codec_context.gop_size = self.keyframe_interval
-        stream.pix_fmt, dropped = pixel_format(self.codec, colour, alpha, self.properties.bit_depth, width, height)
+        stream.pix_fmt, dropped = pixel_format(
+            self.codec, colour, alpha, self.properties.bit_depth, width, height, self.properties.chroma
+        )
         lost += dropped
         context, properties = stream.codec_context, self.properties
         if self.codec == "h264":
@@ -325,16 +325,25 @@ def configure_h264(stream, crf: int, properties: VideoProperties) -> None:
     stream.codec_context.thread_type = "FRAME"
 
 
-def pixel_format(codec: str, colour: int, alpha: bool, bits: int, width: int, height: int) -> tuple[str, list[str]]:
-    """The pixel format a stream is written in, and what of the input it cannot hold."""
+def pixel_format(
+    codec: str, colour: int, alpha: bool, bits: int, width: int, height: int, chroma: tuple[int, int] | None = None
+) -> tuple[str, list[str]]:
+    """The pixel format a stream is written in, and what of the input it cannot hold. chroma: the input's chroma
+    subsampling (`VideoProperties.chroma`; None: RGB, grey or unknown)."""
     lost = []
     if codec == "h264":  # libx264: 8 or 10 bits, no alpha; grey as colour, which every player shows
         if alpha:
             lost.append("the alpha channel")
         if bits > 10:
             lost.append(f"{bits}-bit precision (it keeps 10 bits)")
-        chroma = "yuv420p" if width % 2 == 0 and height % 2 == 0 else "yuv444p"
-        return chroma + ("10le" if bits > 8 else ""), lost
+        # as ffmpeg: the input's 4:4:4 or 4:2:2 is kept, not halved; else 4:2:0, which every player shows and which
+        # needs even sides (4:4:4 where one is odd)
+        across, down = chroma or (2, 2)
+        if width % 2 or height % 2 or across == 1:
+            layout = "yuv444p"
+        else:
+            layout = "yuv422p" if down == 1 else "yuv420p"
+        return layout + ("10le" if bits > 8 else ""), lost
     depth = min(16, max(10, bits)) if bits > 8 else 8  # FFV1: lossless RGB or grey, 8 to 16 bits
     if colour == 1 and not alpha:
         return ("gray" if depth == 8 else f"gray{depth}le"), lost
