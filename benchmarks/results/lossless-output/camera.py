@@ -5,7 +5,8 @@ the default preset): its default output for such an input (`NAME.denoised.mp4`, 
 run with `--format lossless` (FFV1). Nothing is chosen here, so nothing is held out. Printed per condition: the mean
 PSNR over the clips of the input, of each output and their difference, with its lowest and highest over the clips.
 
-    R=benchmarks/results/lossless-output; .venv/bin/python $R/camera.py > $R/camera.log
+    R=benchmarks/results/lossless-output; .venv/bin/python $R/camera.py > $R/camera.log  # CRF 17, before 2026-12-07
+    .venv/bin/python $R/camera.py > $R/camera-crf10.log  # CRF 10, the default since
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from outputs import clean_run, psnr  # noqa: E402
 
+from videodenoise.io.crf import DEFAULT_CRF  # noqa: E402
 from videodenoise.io.writers import write_video  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
@@ -39,7 +41,7 @@ def camera_file(path: Path, clip: quality.Clip, level: str, crf: int) -> Path:
 
 
 def main() -> None:
-    print(f"# {cpu_name()}, torch {torch.__version__}")
+    print(f"# {cpu_name()}, torch {torch.__version__}; clean's default H.264 CRF {DEFAULT_CRF}")
     clips = quality.build_clips()
     print(f"# clips: {', '.join(clip.name for clip in clips)}")
     print("condition          input   mp4 (default)  lossless   lossless − mp4 (min, max)")

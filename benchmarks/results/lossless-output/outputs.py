@@ -58,7 +58,7 @@ def main() -> None:
         clip = clip.expand(-1, 3, -1, -1)
         clean = (clip * 255).round() / 255
         with tempfile.TemporaryDirectory() as folder:
-            reference = write_video(Path(folder) / "clean.mp4", clean, fps=Fraction(25), codec="h264")
+            reference = write_video(Path(folder) / "clean.mp4", clean, fps=Fraction(25), codec="h264", crf=17)
             for sigma in SIGMAS:
                 noise = sigma / 255 * torch.randn(clip.shape, generator=torch.Generator().manual_seed(3))
                 noisy = Path(folder) / "noisy.mkv"
