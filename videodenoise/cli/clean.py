@@ -221,9 +221,9 @@ def clean(
                 continue
             if not quiet:
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
-                written += " (without loss, as its input is stored)" if plan.kept_lossless else ""
-                if result.covers is not None:
-                    written += f" ({result.covers[0]:.2f} s to {result.covers[1]:.2f} s of the input)"
+                notes = [f"{result.covers[0]:.2f} s to {result.covers[1]:.2f} s of the input"] if result.covers else []
+                notes += ["without loss, as its input is stored"] if plan.kept_lossless else []
+                written += f" ({'; '.join(notes)})" if notes else ""
                 console.print(
                     f"{prefix}wrote {written}: {result.frames} frame{'s' if result.frames != 1 else ''}, "
                     f"{result.width}×{result.height}, {result.fps:g} fps"
