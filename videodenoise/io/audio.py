@@ -38,7 +38,13 @@ def mux_audio(
             av.open(av_path(output), mode="w") as out,
         ):
             video_stream = video_in.streams.video[0]
-            out_video = out.add_stream_from_template(video_stream)
+            # the timecode the writer gave the video: a template carries no tags, and MP4's timecode track needs a rate
+            timecode = next((v for k, v in video_stream.metadata.items() if k.lower() == "timecode"), None)
+            if timecode is None:
+                out_video = out.add_stream_from_template(video_stream)
+            else:
+                out_video = out.add_stream_from_template(video_stream, rate=video_stream.average_rate)
+                out_video.metadata["timecode"] = timecode
             out.metadata.update(container_tags(video_in.metadata))
             if offset is None:
                 offset = 0.0

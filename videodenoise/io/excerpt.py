@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import warnings
 from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from videodenoise.errors import DenoiseError
 from videodenoise.io.readers import VideoProperties, VideoReader
+from videodenoise.io.timecode import advance_timecode
 
 # [[HH:]MM:]SS[.fraction], as ffmpeg writes a time
 _CLOCK = re.compile(r"^(?:(?:(\d+):)?(\d+):)?(\d+(?:\.\d*)?|\.\d+)$")
@@ -88,6 +90,15 @@ class Excerpt(VideoReader):
         self.source, self.first = source, first
         self.info = replace(source.info, n_frames=count)
         self._properties = source.properties()
+        if self._properties.timecode:  # the excerpt's own first frame's
+            moved = advance_timecode(self._properties.timecode, first, source.info.frame_rate())
+            if moved is None:
+                warnings.warn(
+                    f"the excerpt of '{source.info.path}' is written without its timecode: "
+                    f"'{self._properties.timecode}' cannot be moved on to the excerpt's first frame",
+                    stacklevel=2,
+                )
+            self._properties = replace(self._properties, timecode=moved)
         self._times = [t - times[first] for t in times[first : first + count]]
         after = first + count
         last = after == len(times)

@@ -119,6 +119,16 @@ class PyAVReader(VideoReader):
                 field_order=int(context.field_order or 0),
                 metadata=tuple(container_tags(container.metadata).items()),
                 chroma=chroma_subsampling(context.pix_fmt or ""),
+                # ffmpeg's demuxers give it as a tag of the video stream, of a timecode (data) stream, or of the file
+                timecode=next(
+                    (
+                        value
+                        for tags in [chosen.metadata, *(s.metadata for s in container.streams.data), container.metadata]
+                        for name, value in tags.items()
+                        if name.lower() == "timecode"
+                    ),
+                    None,
+                ),
             )
         if n_frames <= 0 or width <= 0 or height <= 0:
             raise VideoReadError(f"'{self.path}' holds no decodable video frames")
@@ -170,6 +180,7 @@ class PyAVReader(VideoReader):
             field_order=tags["field_order"],
             metadata=tags["metadata"],
             chroma=tags["chroma"],
+            timecode=tags["timecode"],
             **hdr,
         )
 

@@ -92,7 +92,8 @@ class VideoProperties:
     as H.264 and HEVC carry it: the mastering display's red, green, blue and white point chromaticities
     (x, y pairs) and its largest and smallest luminance in cd/m², and the content's MaxCLL and MaxFALL (cd/m²).
     chroma: how many pixels across and down share one chroma sample in the stored pictures ((2, 2) for 4:2:0, (2, 1)
-    for 4:2:2, (1, 1) for 4:4:4); None where they are RGB or grey, or a frame folder."""
+    for 4:2:2, (1, 1) for 4:4:4); None where they are RGB or grey, or a frame folder. timecode: the SMPTE timecode of
+    the first frame (`videodenoise.io.timecode`), as a camera's timecode track or a Matroska tag gives it."""
 
     rotation: int = 0
     sample_aspect_ratio: Fraction | None = None
@@ -109,6 +110,7 @@ class VideoProperties:
     mastering_display: tuple[float, ...] | None = None  # Rx, Ry, Gx, Gy, Bx, By, Wx, Wy, max, min
     light_level: tuple[int, int] | None = None
     chroma: tuple[int, int] | None = None
+    timecode: str | None = None
 
     @property
     def interlaced(self) -> bool:

@@ -140,6 +140,8 @@ class VideoWriter:
                 lost.append(f"its tags ({', '.join(name for name, _ in self.properties.metadata)})")
             if self.properties.mastering_display or self.properties.light_level:
                 lost.append("its HDR metadata (mastering display, light level)")
+            if self.properties.timecode:
+                lost.append(f"its timecode ({self.properties.timecode})")
             self._warn(lost)
             return
         try:
@@ -148,6 +150,8 @@ class VideoWriter:
             raise VideoWriteError(f"cannot write '{self.path}': {short_error(error)}") from None
         self._container.metadata.update(dict(self.properties.metadata))  # the muxer keeps what its format holds
         stream = self._container.add_stream("libx264" if self.codec == "h264" else "ffv1", rate=self.rate)
+        if self.properties.timecode:  # MP4 and MOV write it as a timecode track, Matroska as a tag
+            stream.metadata["timecode"] = self.properties.timecode
         stream.width, stream.height = width, height
         self._clock = self.properties.time_base or 1 / self.rate
         stream.codec_context.time_base = self._clock
