@@ -111,7 +111,9 @@ def clean(
         "lossless for an input stored without loss and mp4 for any other).",
     ),
     side_by_side: bool = typer.Option(
-        False, "--side-by-side", help="Also write NAME.side-by-side.mp4: noisy and denoised frames next to each other."
+        False,
+        "--side-by-side",
+        help="Also write NAME.side-by-side beside the output, in its format: noisy and denoised frames side by side.",
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing outputs (never the input)."),
     audio: bool = typer.Option(True, "--audio/--no-audio", help="Keep the input's audio."),
