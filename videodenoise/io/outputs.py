@@ -129,7 +129,7 @@ def plan_output(
     reader = open_video(source, fps=fps, stream=stream)  # missing, not a video, no frames: one line here
     if span is not None:
         reader = Excerpt.of(reader, span)
-    # H.264 costs up to 11 dB on sharp texture at light noise: where the input kept every value, so does the output
+    # H.264 at CRF 17 cost sharp texture at light noise up to 11 dB: where the input kept every value, the output does
     lossless = reader.info.lossless
     default = "lossless" if lossless else "mp4"
     target = Path(output) if output is not None else default_output(source, format or default, folder=folder)

@@ -40,7 +40,7 @@ class VideoWriter:
 
     properties: what the output keeps of its source (`VideoProperties`): the bit depth (H.264 holds
     up to 10 bits, FFV1 and PNG 16), the alpha channel (FFV1 and PNG), the rotation (a display matrix;
-    applied to the pixels of a PNG folder), the sample aspect ratio and colour tags (files; the RGB to
+    applied to the pixels of a PNG folder), the sample aspect ratio, colour tags and timecode (files; the RGB to
     YUV conversion uses the tags), and the clock: with `properties.time_base`, `write(frame, pts)`
     takes each frame's own timestamp in it, so variable frame rates stay variable. Whatever a format
     cannot hold is said once, as a warning.
