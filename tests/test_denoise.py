@@ -589,6 +589,22 @@ def test_clean_command_several_inputs_progress_and_quiet(tmp_path, capsys, monke
     assert sorted(p.name for p in folder.iterdir()) == ["clip0.denoised.mp4", "clip1.denoised.mkv"]
 
 
+def test_crf_where_the_output_is_not_h264_is_said_not_ignored(tmp_path, capsys, monkeypatch, grey_checkpoint):
+    lossless = write_video(tmp_path / "scan.mkv", moving_clip(t=3), codec="ffv1")
+    phone = write_video(tmp_path / "phone.mp4", moving_clip(t=3))
+    args = ["--checkpoint", str(grey_checkpoint), "--sigma", "5", "--crf", "20", "--quiet"]
+    code, out, err = run_cli(["clean", str(lossless), str(phone), *args], capsys, monkeypatch)
+    assert code == 0, err
+    assert err == (
+        f"warning: --crf sets H.264's quality, but '{tmp_path / 'scan.denoised.mkv'}' is written in FFV1, without "
+        "loss as its input is stored; pass --format mp4 for H.264\n"
+    )
+    code, out, err = run_cli(["clean", str(lossless), "--format", "mp4", *args, "--overwrite"], capsys, monkeypatch)
+    assert code == 0 and err == "", err
+    with av.open(str(tmp_path / "scan.denoised.mp4")) as container:
+        assert container.streams.video[0].codec_context.name == "h264"
+
+
 def test_torchrun_ranks_share_the_inputs(tmp_path, capsys, monkeypatch, grey_checkpoint):
     sources = [write_video(tmp_path / f"clip{k}.mp4", moving_clip(t=3, seed=k)) for k in range(3)]
     monkeypatch.setenv("RANK", "1")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from pathlib import Path
 
 import typer
@@ -123,7 +124,9 @@ def clean(
         "--stream",
         help="Which video stream of the inputs, counted from 0 (default: the main one, as ffmpeg picks).",
     ),
-    crf: int = typer.Option(DEFAULT_CRF, "--crf", help="H.264 quality (lower is better and bigger)."),
+    crf: int | None = typer.Option(
+        None, "--crf", help=f"H.264 quality (lower is better and bigger; default {DEFAULT_CRF})."
+    ),
     start: str | None = typer.Option(
         None,
         "--start",
@@ -159,7 +162,7 @@ def clean(
 
     sigma_value = parse_sigma(sigma)
     span = Span.parse(start, duration)
-    if not 0 <= crf <= MAX_CRF:
+    if crf is not None and not 0 <= crf <= MAX_CRF:
         raise VideodenoiseError(f"--crf must be from 0 to {MAX_CRF} (lower is better and bigger), got {crf}")
     if fps is not None and not fps > 0:
         raise VideodenoiseError(f"--fps must be a positive frame rate, got {fps:g}; e.g. --fps 25")
@@ -179,6 +182,12 @@ def clean(
     )
     for source, error in failures:
         print_error(f"{source}: {one_line(error)}")
+    for plan in plans if crf is not None else []:  # a quality asked of a codec that has none: said, not ignored
+        if plan.codec != "h264":
+            kind, ask = ("in FFV1", "pass --format mp4") if plan.codec == "ffv1" else ("as PNG frames", "name an .mp4")
+            why = ", without loss as its input is stored" if plan.kept_lossless else ""
+            said = f"--crf sets H.264's quality, but '{plan.output}' is written {kind}{why}; {ask} for H.264"
+            warnings.warn(said, stacklevel=1)
     denoiser = Denoiser.from_preset(quality, checkpoint, options)
     rank, world, _ = distributed_environment()
     prefix = f"[rank {rank}] " if world > 1 else ""
@@ -203,7 +212,7 @@ def clean(
                     overwrite=overwrite,
                     keep_audio=audio,
                     fps=fps,
-                    crf=crf,
+                    crf=DEFAULT_CRF if crf is None else crf,
                     progress=advance,
                     on_sigma=lambda value, how, frames=len(plan.reader): report(
                         denoiser.describe_sigma(value, how, frames)
