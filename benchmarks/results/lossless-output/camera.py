@@ -1,9 +1,9 @@
 """What writing `clean`'s output in H.264 costs on footage as a camera delivers it: the benchmark's six held-out clips
 (10 frames, 240×320 centre crops) through the camera model's sensor (each level of `CAMERA_PRESETS`), encoded as a
 camera would into an H.264 .mp4 at CRF 18, 23 and 28, then cleaned by `videodenoise clean` as a user runs it (σ auto,
-the default preset): its default output for such an input (`NAME.denoised.mp4`, H.264 at CRF 17) against the same
-run with `--format lossless` (FFV1). Nothing is chosen here, so nothing is held out. Printed per condition: the mean
-PSNR over the clips of the input, of each output and their difference, with its lowest and highest over the clips.
+the default preset): its default output for such an input (`NAME.denoised.mp4`, H.264 at the default CRF) against the
+same run with `--format lossless` (FFV1). Nothing is chosen here, so nothing is held out. Printed per condition: the
+mean PSNR over the clips of the input, of each output and their difference, with its lowest and highest over clips.
 
     R=benchmarks/results/lossless-output; .venv/bin/python $R/camera.py > $R/camera.log  # CRF 17, before 2026-12-07
     .venv/bin/python $R/camera.py > $R/camera-crf10.log  # CRF 10, the default since
