@@ -312,6 +312,22 @@ def test_h264_keeps_the_inputs_chroma_subsampling(tmp_path, pix_fmt):
         assert (stored[:, 0, 0::2] - stored[:, 0, 1::2]).mean() > 0.5
 
 
+def test_h264_chroma_is_the_mean_of_the_pixels_it_covers(tmp_path):
+    """Written at 4:2:0, each chroma sample is the mean of its 2×2 pixels' chroma (what reading repeats it over, and
+    the least-squares choice for it), not libswscale's default bilinear taps, which reach into the next block."""
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (32, 48, 3), dtype=np.uint8)
+    frames = torch.from_numpy(np.stack([image] * 2)).permute(0, 3, 1, 2).float() / 255
+    path = write_video(tmp_path / "out.mp4", frames, fps=25, codec="h264", crf=0, properties=VideoProperties())
+    with av.open(str(path)) as container:
+        assert container.streams.video[0].codec_context.pix_fmt == "yuv420p"
+        planar = next(container.decode(video=0)).to_ndarray()  # Y over U over V, each chroma plane 16×24
+    full = av.VideoFrame.from_ndarray(image, format="rgb24").reformat(format="yuv444p").to_ndarray().astype(float)
+    assert np.array_equal(planar[:32], full[0])  # CRF 0 is lossless: luma as converted
+    for plane, chroma in zip(planar[32:].reshape(2, 16, 24), full[1:]):
+        assert np.abs(plane - chroma.reshape(16, 2, 24, 2).mean(axis=(1, 3))).max() <= 0.75  # the mean, rounded
+
+
 # -------------------------------------------------------------------------------------- precision and alpha
 
 
