@@ -21,7 +21,7 @@ from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DenoiseError, VideoReadError
 from videodenoise.io.atomic import temporary_name
-from videodenoise.io.readers import VideoProperties
+from videodenoise.io.readers import VideoProperties, stream_tags
 from videodenoise.io.video import open_video
 from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models.registry import build_model, save_model
@@ -171,6 +171,47 @@ def test_the_container_tags_are_kept(tmp_path, audio):
             assert kept["location"] == tags["location"] and kept["encoder"].startswith("Lavf")  # the output's own
     with pytest.warns(UserWarning, match="a PNG frame folder cannot hold its tags \\(creation_time, title, location"):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
+
+
+@pytest.mark.parametrize("audio", [None, 1.0])
+def test_each_streams_tags_are_kept(tmp_path, audio):
+    # a stream's language, title and handler, as ffmpeg copies them; MP4 stores the title as the track's name
+    video_tags = {"language": "fra", "title": "gate camera 3", "handler_name": "Core Media Video"}
+    audio_tags = {"language": "jpn", "title": "commentary", "handler_name": "Core Media Audio"}
+    source = encode(
+        tmp_path / "cam.mp4",
+        [picture(k) for k in range(3)],
+        setup=lambda stream: stream.metadata.update(video_tags),
+        audio_seconds=audio,
+        audio_tags=audio_tags,
+    )
+    assert dict(open_video(source).properties().stream_metadata) == video_tags
+    for output, format in (("out.mp4", None), ("out.mkv", "lossless")):
+        result = denoise_video(source, tmp_path / output, identity(), sigma=None, format=format)
+        with av.open(str(result.output)) as container:
+            # read back as the reader gives them (MP4's "name" as title; Matroska's HANDLER_NAME in any case)
+            kept = [{k.lower(): v for k, v in stream_tags(s.metadata).items()} for s in container.streams]
+        assert kept[0] == video_tags
+        assert kept[1:] == ([audio_tags] if audio else [])
+    with pytest.warns(UserWarning, match="a PNG frame folder cannot hold its tags \\(language, handler_name, title\\)"):
+        denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
+
+
+def test_stream_tags_leave_out_what_would_be_false_of_the_output():
+    read = {
+        "language": "und",  # undetermined: nothing to keep
+        "handler_name": "VideoHandler",  # FFmpeg's MP4 muxer writes it for every video stream
+        "vendor_id": "[0][0][0][0]",
+        "encoder": "Lavc61.3.100 libx264",
+        "DURATION": "00:01:02.040000000",
+        "BPS-eng": "2500000",  # mkvmerge's statistics of the source's stream
+        "NUMBER_OF_FRAMES-eng": "1551",
+        "_STATISTICS_WRITING_APP-eng": "mkvmerge v80.0",
+        "timecode": "01:00:00:00",  # VideoProperties.timecode carries it, moved for an excerpt
+        "name": "lobby",
+        "comment": "north door",
+    }
+    assert stream_tags(read) == {"title": "lobby", "comment": "north door"}
 
 
 def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):

@@ -32,6 +32,7 @@ from videodenoise.io.readers import (
     VideoReader,
     av_path,
     container_tags,
+    stream_tags,
 )
 
 
@@ -118,6 +119,7 @@ class PyAVReader(VideoReader):
                 start_time=chosen.start_time,
                 field_order=int(context.field_order or 0),
                 metadata=tuple(container_tags(container.metadata).items()),
+                stream_metadata=tuple(stream_tags(chosen.metadata).items()),
                 chroma=chroma_subsampling(context.pix_fmt or ""),
                 # ffmpeg's demuxers give it as a tag of the video stream, of a timecode (data) stream, or of the file
                 timecode=next(
@@ -179,6 +181,7 @@ class PyAVReader(VideoReader):
             start=int(tags["start_time"]) if tags["start_time"] is not None else None,
             field_order=tags["field_order"],
             metadata=tags["metadata"],
+            stream_metadata=tags["stream_metadata"],
             chroma=tags["chroma"],
             timecode=tags["timecode"],
             **hdr,
