@@ -15,9 +15,11 @@ chroma is sited left as H.264 assumes by default, it picks the neighbouring samp
 colour clips' round trip falls 2.6 dB under the default path's: `roundtrip.py`.)
 
 Printed per condition: the input's and the output's mean PSNR under each arm, and the output's gain over `default`
-with its lowest and highest over clips. The rule is in this folder's README, fixed before the run.
+with its lowest and highest over clips; then each clip's gain averaged over the conditions, with the 95 % t interval
+of their mean. The rules are in this folder's README, each fixed before its run.
 
-    R=benchmarks/results/read-precision; .venv/bin/python $R/arms.py > $R/arms.log
+    R=benchmarks/results/read-precision; .venv/bin/python $R/arms.py > $R/arms.log   # first trial
+    .venv/bin/python $R/arms.py 2 > $R/arms-second.log   # second: fresh clips, bicubic against the default only
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import validation_sweep as validation  # noqa: E402
 
 from videodenoise.denoise.denoiser import Denoiser  # noqa: E402
 from videodenoise.denoise.pipeline import denoise_video  # noqa: E402
+from videodenoise.evaluation.statistics import mean_interval  # noqa: E402
 from videodenoise.io import pyav_reader  # noqa: E402
 from videodenoise.io.video import read_video  # noqa: E402
 from videodenoise.io.writers import write_video  # noqa: E402
@@ -77,38 +80,53 @@ def psnr(path: Path, clean: np.ndarray) -> float:
     return quality.measure(frames.numpy(), clean)["psnr"]
 
 
+def trial_clips(trial: int) -> list[str]:
+    """The first trial's clips are the validation clips; the second's the pans and moving-object clips over the
+    estimator's six photographs, which no choice of the reader had read."""
+    if trial == 1:
+        return list(validation.VALIDATION_CLIPS)
+    photos = quality.motion_module().ESTIMATOR_VALIDATION_PHOTOS
+    return [quality.photo_clip_name(p) for p in photos] + [quality.objects_clip_name(p) for p in photos]
+
+
 def main() -> None:
-    print(f"# {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}; {FRAMES} frames")
-    clips = quality.build_clips(validation.VALIDATION_CLIPS, FRAMES, quality.DEFAULT_SIZE)
+    trial = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    arms = ARMS if trial == 1 else {arm: ARMS[arm] for arm in ("default", "bicubic")}  # the first's better arm
+    print(
+        f"# {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}; {FRAMES} frames; trial {trial}"
+    )
+    clips = quality.build_clips(trial_clips(trial), FRAMES, quality.DEFAULT_SIZE)
     print(f"# clips: {', '.join(clip.name for clip in clips)}")
     denoiser = Denoiser.from_preset("fast")
     print(
         "| condition | "
-        + " | ".join(f"input {arm}" for arm in ARMS)
+        + " | ".join(f"input {arm}" for arm in arms)
         + " | "
-        + " | ".join(ARMS)
+        + " | ".join(arms)
         + " | "
-        + " | ".join(f"{arm} − default (min, max)" for arm in list(ARMS)[1:])
+        + " | ".join(f"{arm} − default (min, max)" for arm in list(arms)[1:])
         + " |"
     )
-    print("|---|" + "---:|" * (3 * len(ARMS) - 1))
-    gains = {arm: [] for arm in list(ARMS)[1:]}
+    print("|---|" + "---:|" * (3 * len(arms) - 1))
+    gains = {arm: [] for arm in list(arms)[1:]}
+    per_clip = {arm: [] for arm in gains}  # per condition, each clip's gain
     for level, crf in CONDITIONS:
-        inputs, outputs = {arm: [] for arm in ARMS}, {arm: [] for arm in ARMS}
+        inputs, outputs = {arm: [] for arm in arms}, {arm: [] for arm in arms}
         for clip in clips:
             with tempfile.TemporaryDirectory() as folder:
                 noisy = noisy_file(Path(folder) / f"{clip.name}.mp4", clip, level, crf)
-                for arm, flags in ARMS.items():
+                for arm, flags in arms.items():
                     pyav_reader.RGB_CONVERSION = flags
                     inputs[arm].append(psnr(noisy, clip.frames))
                     out = Path(folder) / f"{arm}.mkv"
                     denoise_video(noisy, out, denoiser, "auto", format="lossless", overwrite=True, keep_audio=False)
                     outputs[arm].append(psnr(out, clip.frames))
-        row = [np.mean(inputs[arm]) for arm in ARMS] + [np.mean(outputs[arm]) for arm in ARMS]
+        row = [np.mean(inputs[arm]) for arm in arms] + [np.mean(outputs[arm]) for arm in arms]
         cells = [f"{value:.2f}" for value in row]
         for arm in gains:
             gain = np.subtract(outputs[arm], outputs["default"])
             gains[arm].append(gain.mean())
+            per_clip[arm].append(gain)
             cells.append(f"{gain.mean():+.3f} ({gain.min():+.2f}, {gain.max():+.2f})")
         print(f"| {level} crf{crf} | " + " | ".join(cells) + " |", flush=True)
     for arm, values in gains.items():
@@ -116,8 +134,16 @@ def main() -> None:
             f"# {arm} − default over the {len(values)} condition means: mean {np.mean(values):+.3f}, "
             f"lowest {np.min(values):+.3f}"
         )
-    bicubic = np.subtract(gains["bicubic"], gains["bilinear"])
-    print(f"# bicubic − bilinear over the condition means: mean {bicubic.mean():+.3f}, lowest {bicubic.min():+.3f}")
+        clip_gains = np.mean(per_clip[arm], axis=0)
+        mean, half = mean_interval(clip_gains)
+        named = ", ".join(f"{clip.name} {gain:+.3f}" for clip, gain in zip(clips, clip_gains))
+        print(f"# {arm} − default per clip, over the conditions: {named}")
+        print(
+            f"# {arm} − default over clips: mean {mean:+.3f}, 95 % t interval [{mean - half:+.3f}, {mean + half:+.3f}]"
+        )
+    if "bilinear" in gains:
+        bicubic = np.subtract(gains["bicubic"], gains["bilinear"])
+        print(f"# bicubic − bilinear over the condition means: mean {bicubic.mean():+.3f}, lowest {bicubic.min():+.3f}")
 
 
 if __name__ == "__main__":
