@@ -372,6 +372,47 @@ def test_h264_chroma_is_the_mean_of_the_pixels_it_covers(tmp_path):
 # -------------------------------------------------------------------------------------- precision and alpha
 
 
+def planes_file(path: Path, luma: np.ndarray, chroma: tuple[int, int] | np.ndarray = (128, 128)) -> Path:
+    """Two pictures of these 8-bit 4:2:0 planes (luma H × W; chroma two values, or two H/2 × W/2 planes), stored
+    without loss (libx264 at CRF 0)."""
+    height, width = luma.shape
+    u, v = (np.full((height // 2, width // 2), value, np.uint8) for value in chroma) if len(chroma) == 2 else chroma
+    planes = np.concatenate([luma.ravel(), u.ravel(), v.ravel()]).reshape(height * 3 // 2, width)
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=25)
+        stream.width, stream.height, stream.pix_fmt, stream.options = width, height, "yuv420p", {"crf": "0"}
+        for index in range(2):
+            frame = av.VideoFrame.from_ndarray(planes, format="yuv420p")
+            frame.pts = index
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    return path
+
+
+def test_the_readers_conversion_to_rgb_can_round_exactly(tmp_path, monkeypatch):
+    """libswscale's default path, which `clean` reads with, puts half of a grey ramp's 4:2:0 pixels one level off;
+    the setting that trials switch (`RGB_CONVERSION`) rounds each exactly: round((Y − 16) · 255 / 219), and a flat
+    colour patch as BT.601's matrix gives it."""
+    from videodenoise.io import pyav_reader
+
+    levels = np.arange(16, 236, dtype=np.uint8)
+    ramp = np.ascontiguousarray(np.repeat(np.repeat(levels[None, :], 8, axis=0), 2, axis=1))
+    path = planes_file(tmp_path / "ramp.mp4", ramp)
+    expected = np.broadcast_to(np.round((ramp.astype(np.float64) - 16) * 255 / 219), (3, *ramp.shape))
+    missed = (open_video(path).read(0, 1)[0] * 255).round().numpy() != expected
+    assert 0.4 < missed.mean() < 0.6  # the default path
+    monkeypatch.setattr(pyav_reader, "RGB_CONVERSION", ("BICUBIC", "ACCURATE_RND", "FULL_CHR_H_INT"))
+    assert np.array_equal((open_video(path).read(0, 1)[0] * 255).round().numpy(), expected)
+    y, cb, cr = 120, 90, 170  # a flat orange: every pixel the same, far from the edges' interpolation
+    flat = open_video(planes_file(tmp_path / "flat.mp4", np.full((32, 32), y, np.uint8), (cb, cr))).read(0, 1)[0]
+    luma, blue, red = (y - 16) * 255 / 219, (cb - 128) * 255 / 224, (cr - 128) * 255 / 224
+    rgb = [luma + 1.402 * red, luma - 0.344136 * blue - 0.714136 * red, luma + 1.772 * blue]
+    assert flat.mul(255).round().amax(dim=(1, 2)).tolist() == flat.mul(255).round().amin(dim=(1, 2)).tolist()
+    assert flat[:, 0, 0].mul(255).round().tolist() == [round(value) for value in rgb]
+
+
 def test_ten_bit_video_comes_out_ten_bit(tmp_path):
     frames = [picture(k, peak=65535) for k in range(3)]
     source = encode(tmp_path / "ten.mp4", frames, pix_fmt="yuv420p10le", layout="rgb48le")
