@@ -6,7 +6,8 @@ file is cleaned in process as `clean` does by default (the `fast` preset, σ aut
 written without loss (FFV1 RGB, read back exactly) and scored against the clean frames. The arms
 (`videodenoise.io.pyav_reader.RGB_CONVERSION`):
 
-- `default`: libswscale's default path (the reader until this change): chroma repeated, coarse rounding;
+- `default`: libswscale's default path (the reader's, which both trials left in place): chroma repeated, coarse
+  rounding;
 - `bilinear`: chroma interpolated bilinearly, exact rounding (`BILINEAR|ACCURATE_RND|FULL_CHR_H_INT`);
 - `bicubic`: chroma interpolated bicubically, exact rounding (`BICUBIC|ACCURATE_RND|FULL_CHR_H_INT`).
 

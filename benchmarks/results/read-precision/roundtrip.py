@@ -2,8 +2,8 @@
 stored as 4:2:0 and converted to RGB by each conversion: how many pixels miss the limited-range formula
 round((Y − 16)·255/219). (2) The twelve validation clips' clean frames (first frame, 240×320; none a benchmark clip)
 written by `VideoWriter` as H.264 at CRF 0 (lossless YUV, 4:2:0), decoded, converted to RGB by each conversion and
-scored against the frames: what reading alone costs. Conversions: libswscale's default path (the reader until
-2026-12-07) and, with exact rounding (ACCURATE_RND|FULL_CHR_H_INT), chroma taken by POINT, BILINEAR and BICUBIC.
+scored against the frames: what reading alone costs. Conversions: libswscale's default path (the reader's) and,
+with exact rounding (ACCURATE_RND|FULL_CHR_H_INT), chroma taken by POINT, BILINEAR and BICUBIC.
 
     R=benchmarks/results/read-precision; .venv/bin/python $R/roundtrip.py > $R/roundtrip.log
 """
