@@ -124,8 +124,10 @@ def encode(
     setup=None,
     audio_seconds: float | None = None,
     sample_rate: int = 8000,
+    audio_tags: dict[str, str] | None = None,
 ) -> Path:
-    """Write `frames` (H, W, C integer arrays) with PyAV; setup(stream) sets anything else."""
+    """Write `frames` (H, W, C integer arrays) with PyAV; setup(stream) sets anything else; audio_tags are the audio
+    stream's."""
     with av.open(str(path), "w") as container:
         stream = container.add_stream(codec, rate=rate)
         stream.height, stream.width = frames[0].shape[:2]
@@ -135,6 +137,8 @@ def encode(
         if setup is not None:
             setup(stream)
         audio = container.add_stream("aac", rate=sample_rate, layout="mono") if audio_seconds else None
+        if audio is not None and audio_tags:
+            audio.metadata.update(audio_tags)
         for index, image in enumerate(frames):
             frame = av.VideoFrame.from_ndarray(image if image.shape[2] > 1 else image[:, :, 0], format=layout)
             frame.pts = index if pts is None else pts[index]

@@ -21,7 +21,7 @@ from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DenoiseError, VideoReadError
 from videodenoise.io.atomic import temporary_name
-from videodenoise.io.readers import VideoProperties
+from videodenoise.io.readers import VideoProperties, stream_tags
 from videodenoise.io.video import open_video
 from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models.registry import build_model, save_model
@@ -171,6 +171,47 @@ def test_the_container_tags_are_kept(tmp_path, audio):
             assert kept["location"] == tags["location"] and kept["encoder"].startswith("Lavf")  # the output's own
     with pytest.warns(UserWarning, match="a PNG frame folder cannot hold its tags \\(creation_time, title, location"):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
+
+
+@pytest.mark.parametrize("audio", [None, 1.0])
+def test_each_streams_tags_are_kept(tmp_path, audio):
+    # a stream's language, title and handler, as ffmpeg copies them; MP4 stores the title as the track's name
+    video_tags = {"language": "fra", "title": "gate camera 3", "handler_name": "Core Media Video"}
+    audio_tags = {"language": "jpn", "title": "commentary", "handler_name": "Core Media Audio"}
+    source = encode(
+        tmp_path / "cam.mp4",
+        [picture(k) for k in range(3)],
+        setup=lambda stream: stream.metadata.update(video_tags),
+        audio_seconds=audio,
+        audio_tags=audio_tags,
+    )
+    assert dict(open_video(source).properties().stream_metadata) == video_tags
+    for output, format in (("out.mp4", None), ("out.mkv", "lossless")):
+        result = denoise_video(source, tmp_path / output, identity(), sigma=None, format=format)
+        with av.open(str(result.output)) as container:
+            # read back as the reader gives them (MP4's "name" as title; Matroska's HANDLER_NAME in any case)
+            kept = [{k.lower(): v for k, v in stream_tags(s.metadata).items()} for s in container.streams]
+        assert kept[0] == video_tags
+        assert kept[1:] == ([audio_tags] if audio else [])
+    with pytest.warns(UserWarning, match="a PNG frame folder cannot hold its tags \\(language, handler_name, title\\)"):
+        denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
+
+
+def test_stream_tags_leave_out_what_would_be_false_of_the_output():
+    read = {
+        "language": "und",  # undetermined: nothing to keep
+        "handler_name": "VideoHandler",  # FFmpeg's MP4 muxer writes it for every video stream
+        "vendor_id": "[0][0][0][0]",
+        "encoder": "Lavc61.3.100 libx264",
+        "DURATION": "00:01:02.040000000",
+        "BPS-eng": "2500000",  # mkvmerge's statistics of the source's stream
+        "NUMBER_OF_FRAMES-eng": "1551",
+        "_STATISTICS_WRITING_APP-eng": "mkvmerge v80.0",
+        "timecode": "01:00:00:00",  # VideoProperties.timecode carries it, moved for an excerpt
+        "name": "lobby",
+        "comment": "north door",
+    }
+    assert stream_tags(read) == {"title": "lobby", "comment": "north door"}
 
 
 def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):
@@ -329,6 +370,47 @@ def test_h264_chroma_is_the_mean_of_the_pixels_it_covers(tmp_path):
 
 
 # -------------------------------------------------------------------------------------- precision and alpha
+
+
+def planes_file(path: Path, luma: np.ndarray, chroma: tuple[int, int] | np.ndarray = (128, 128)) -> Path:
+    """Two pictures of these 8-bit 4:2:0 planes (luma H × W; chroma two values, or two H/2 × W/2 planes), stored
+    without loss (libx264 at CRF 0)."""
+    height, width = luma.shape
+    u, v = (np.full((height // 2, width // 2), value, np.uint8) for value in chroma) if len(chroma) == 2 else chroma
+    planes = np.concatenate([luma.ravel(), u.ravel(), v.ravel()]).reshape(height * 3 // 2, width)
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=25)
+        stream.width, stream.height, stream.pix_fmt, stream.options = width, height, "yuv420p", {"crf": "0"}
+        for index in range(2):
+            frame = av.VideoFrame.from_ndarray(planes, format="yuv420p")
+            frame.pts = index
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode(None):
+            container.mux(packet)
+    return path
+
+
+def test_the_readers_conversion_to_rgb_can_round_exactly(tmp_path, monkeypatch):
+    """libswscale's default path, which `clean` reads with, puts half of a grey ramp's 4:2:0 pixels one level off;
+    the setting that trials switch (`RGB_CONVERSION`) rounds each exactly: round((Y − 16) · 255 / 219), and a flat
+    colour patch as BT.601's matrix gives it."""
+    from videodenoise.io import pyav_reader
+
+    levels = np.arange(16, 236, dtype=np.uint8)
+    ramp = np.ascontiguousarray(np.repeat(np.repeat(levels[None, :], 8, axis=0), 2, axis=1))
+    path = planes_file(tmp_path / "ramp.mp4", ramp)
+    expected = np.broadcast_to(np.round((ramp.astype(np.float64) - 16) * 255 / 219), (3, *ramp.shape))
+    missed = (open_video(path).read(0, 1)[0] * 255).round().numpy() != expected
+    assert 0.4 < missed.mean() < 0.6  # the default path
+    monkeypatch.setattr(pyav_reader, "RGB_CONVERSION", ("BICUBIC", "ACCURATE_RND", "FULL_CHR_H_INT"))
+    assert np.array_equal((open_video(path).read(0, 1)[0] * 255).round().numpy(), expected)
+    y, cb, cr = 120, 90, 170  # a flat orange: every pixel the same, far from the edges' interpolation
+    flat = open_video(planes_file(tmp_path / "flat.mp4", np.full((32, 32), y, np.uint8), (cb, cr))).read(0, 1)[0]
+    luma, blue, red = (y - 16) * 255 / 219, (cb - 128) * 255 / 224, (cr - 128) * 255 / 224
+    rgb = [luma + 1.402 * red, luma - 0.344136 * blue - 0.714136 * red, luma + 1.772 * blue]
+    assert flat.mul(255).round().amax(dim=(1, 2)).tolist() == flat.mul(255).round().amin(dim=(1, 2)).tolist()
+    assert flat[:, 0, 0].mul(255).round().tolist() == [round(value) for value in rgb]
 
 
 def test_ten_bit_video_comes_out_ten_bit(tmp_path):

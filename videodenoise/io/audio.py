@@ -6,7 +6,7 @@ import os
 
 from videodenoise.errors import VideoWriteError
 from videodenoise.io.pyav_reader import main_video_stream
-from videodenoise.io.readers import av_path, container_tags, short_error
+from videodenoise.io.readers import av_path, container_tags, short_error, stream_tags
 
 
 def mux_audio(
@@ -45,6 +45,7 @@ def mux_audio(
             else:
                 out_video = out.add_stream_from_template(video_stream, rate=video_stream.average_rate)
                 out_video.metadata["timecode"] = timecode
+            out_video.metadata.update(stream_tags(video_stream.metadata))
             out.metadata.update(container_tags(video_in.metadata))
             if offset is None:
                 offset = 0.0
@@ -62,6 +63,7 @@ def mux_audio(
                     # AAC takes planar float in frames of 1024 samples
                     resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
                     routes[stream.index] = (encoder, resampler)
+                routes[stream.index][0].metadata.update(stream_tags(stream.metadata))  # its language, title…
 
             def timed(packets, shift: float = 0.0, window=None):
                 for packet in packets:

@@ -14,6 +14,8 @@ CorruptFileWarning.
 from __future__ import annotations
 
 import bisect
+import functools
+import operator
 import struct
 import warnings
 from collections.abc import Container, Iterator, Sequence
@@ -32,7 +34,16 @@ from videodenoise.io.readers import (
     VideoReader,
     av_path,
     container_tags,
+    stream_tags,
 )
+
+# How 8-bit YUV becomes RGB: libswscale's flags, by name, or None for its default path, which `clean` uses. That path
+# rounds 4:2:0 and 4:2:2 coarsely (half of a grey ramp's pixels come out one level off; the validation clips' frames
+# read back from a lossless 4:2:0 file score 43.10 dB, 45.63 with ("BICUBIC", "ACCURATE_RND", "FULL_CHR_H_INT")). But
+# through σ auto and the model, reading exactly gained too little, too unevenly, to pass either of two rules fixed
+# before their runs (+0.178 and +0.072 dB over eleven conditions; the Hubble deep field's clips lost 0.39-0.48), so it
+# stays a setting for trials (benchmarks/results/read-precision/).
+RGB_CONVERSION: tuple[str, ...] | None = None
 
 
 def main_video_stream(container, index: int | None = None):
@@ -118,6 +129,7 @@ class PyAVReader(VideoReader):
                 start_time=chosen.start_time,
                 field_order=int(context.field_order or 0),
                 metadata=tuple(container_tags(container.metadata).items()),
+                stream_metadata=tuple(stream_tags(chosen.metadata).items()),
                 chroma=chroma_subsampling(context.pix_fmt or ""),
                 # ffmpeg's demuxers give it as a tag of the video stream, of a timecode (data) stream, or of the file
                 timecode=next(
@@ -152,6 +164,11 @@ class PyAVReader(VideoReader):
             (False, False, False): "rgb24",
             (False, False, True): "rgb48le",
         }.get((channels == 1, alpha, bits > 8), "rgba64le" if bits > 8 else "rgba")
+        self._conversion = None  # grey reads exactly, and 16-bit RGB interpolates the chroma, by default
+        if RGB_CONVERSION is not None and self._format in ("rgb24", "rgba"):
+            from av.video.reformatter import Interpolation
+
+            self._conversion = functools.reduce(operator.or_, (Interpolation[flag] for flag in RGB_CONVERSION))
 
     def properties(self) -> VideoProperties:
         """What the file carries besides its pixels (decodes the first frame for its rotation and HDR metadata)."""
@@ -179,6 +196,7 @@ class PyAVReader(VideoReader):
             start=int(tags["start_time"]) if tags["start_time"] is not None else None,
             field_order=tags["field_order"],
             metadata=tags["metadata"],
+            stream_metadata=tags["stream_metadata"],
             chroma=tags["chroma"],
             timecode=tags["timecode"],
             **hdr,
@@ -250,7 +268,7 @@ class PyAVReader(VideoReader):
                 f"{frame.width}×{frame.height}, at {float(frame.time or 0):.3f} s); denoise each part on its own, "
                 "or scale it to one size first (ffmpeg -vf scale=W:H)"
             )
-        image = frame.to_ndarray(format=self._format)  # converted with the frame's own colour tags
+        image = frame.to_ndarray(format=self._format, interpolation=self._conversion)  # with its own colour tags
         if self._format in ("rgba", "rgba64le") and self.info.channels == 1:
             image = image[:, :, [0, 3]]  # grey with alpha: the grey value and the alpha
         return (image[:, :, None] if image.ndim == 2 else image), frame.pts, damage

@@ -76,6 +76,25 @@ def container_tags(metadata: dict[str, str]) -> dict[str, str]:
     return {name: value for name, value in metadata.items() if name.lower() not in muxers}
 
 
+def stream_tags(metadata: dict[str, str]) -> dict[str, str]:
+    """A stream's tags that an output keeps (its language, title, handler name…), as ffmpeg copies them, less what
+    would be false of the output: the encoder, MP4's vendor, Matroska's per-stream duration and mkvmerge's statistics
+    (bit rate, frame and byte counts, which may carry a language suffix: "BPS-eng"), and the timecode, which
+    `VideoProperties.timecode` carries and an excerpt moves; and what says nothing: the language "und"
+    (undetermined) and FFmpeg's own handler names, which its MP4 muxer writes for every stream. MP4's track name,
+    which FFmpeg reads as "name", is given as "title", the key its muxers write a track's name from (MP4, MOV and
+    Matroska alike)."""
+    stale = {"encoder", "vendor_id", "duration", "timecode", "bps", "number_of_frames", "number_of_bytes"}
+    empty = {("language", "und"), ("handler_name", "VideoHandler"), ("handler_name", "SoundHandler")}
+    return {
+        "title" if name == "name" else name: value
+        for name, value in metadata.items()
+        if name.lower().split("-")[0] not in stale
+        and not name.lower().startswith("_statistics_")
+        and (name.lower(), value) not in empty
+    }
+
+
 @dataclass(frozen=True)
 class VideoProperties:
     """What a video carries besides its pixels, which an output keeps (`VideoWriter(properties=...)`).
@@ -88,7 +107,8 @@ class VideoProperties:
     field_order: FFmpeg's AVFieldOrder, whether the pictures are interlaced (0 unknown, 1 progressive;
     2 and 5 top field shown first, 3 and 4 bottom field first). metadata: the container's own tags
     (creation time, title, location…) as (name, value) pairs, which ffmpeg copies by default; the muxer's
-    bookkeeping (brands, encoder) is left out. mastering_display and light_level: HDR10's static metadata,
+    bookkeeping (brands, encoder) is left out. stream_metadata: the video stream's own (language, title, handler
+    name…), as `stream_tags` keeps them. mastering_display and light_level: HDR10's static metadata,
     as H.264 and HEVC carry it: the mastering display's red, green, blue and white point chromaticities
     (x, y pairs) and its largest and smallest luminance in cd/m², and the content's MaxCLL and MaxFALL (cd/m²).
     chroma: how many pixels across and down share one chroma sample in the stored pictures ((2, 2) for 4:2:0, (2, 1)
@@ -107,6 +127,7 @@ class VideoProperties:
     start: int | None = None
     field_order: int = 0
     metadata: tuple[tuple[str, str], ...] = ()
+    stream_metadata: tuple[tuple[str, str], ...] = ()
     mastering_display: tuple[float, ...] | None = None  # Rx, Ry, Gx, Gy, Bx, By, Wx, Wy, max, min
     light_level: tuple[int, int] | None = None
     chroma: tuple[int, int] | None = None

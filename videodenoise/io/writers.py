@@ -40,10 +40,10 @@ class VideoWriter:
 
     properties: what the output keeps of its source (`VideoProperties`): the bit depth (H.264 holds
     up to 10 bits, FFV1 and PNG 16), the alpha channel (FFV1 and PNG), the rotation (a display matrix;
-    applied to the pixels of a PNG folder), the sample aspect ratio, colour tags and timecode (files; the RGB to
-    YUV conversion uses the tags), and the clock: with `properties.time_base`, `write(frame, pts)`
-    takes each frame's own timestamp in it, so variable frame rates stay variable. Whatever a format
-    cannot hold is said once, as a warning.
+    applied to the pixels of a PNG folder), the sample aspect ratio, colour tags, timecode and the file's and
+    stream's tags (files; the RGB to YUV conversion uses the colour tags), and the clock: with
+    `properties.time_base`, `write(frame, pts)` takes each frame's own timestamp in it, so variable frame rates
+    stay variable. Whatever a format cannot hold is said once, as a warning.
 
     Use as a context manager: on normal exit the file is renamed into place; on an exception the
     partial output is deleted and the final name is never touched.
@@ -136,8 +136,9 @@ class VideoWriter:
                 lost.append(f"its pixel aspect ratio {self.properties.sample_aspect_ratio}")
             if self.properties.interlaced:
                 lost.append(f"its interlacing ({self.properties.field_first})")
-            if self.properties.metadata:
-                lost.append(f"its tags ({', '.join(name for name, _ in self.properties.metadata)})")
+            tags = self.properties.metadata + self.properties.stream_metadata
+            if tags:
+                lost.append(f"its tags ({', '.join(name for name, _ in tags)})")
             if self.properties.mastering_display or self.properties.light_level:
                 lost.append("its HDR metadata (mastering display, light level)")
             if self.properties.timecode:
@@ -150,6 +151,7 @@ class VideoWriter:
             raise VideoWriteError(f"cannot write '{self.path}': {short_error(error)}") from None
         self._container.metadata.update(dict(self.properties.metadata))  # the muxer keeps what its format holds
         stream = self._container.add_stream("libx264" if self.codec == "h264" else "ffv1", rate=self.rate)
+        stream.metadata.update(dict(self.properties.stream_metadata))
         if self.properties.timecode:  # MP4 and MOV write it as a timecode track, Matroska as a tag
             stream.metadata["timecode"] = self.properties.timecode
         stream.width, stream.height = width, height
