@@ -3,8 +3,9 @@ camera.py`'s held-out run (the six benchmark clips, 10 frames, through the camer
 18, 23 and 28, then `videodenoise clean` as a user runs it, σ auto, the default `.mp4` and `--format lossless`), each
 file scored twice: read as `clean` and every benchmark read it (libswscale's default path, coarse rounding) and read
 with exact rounding and bicubic chroma, as players convert. `clean` itself is unchanged (it reads its input by the
-default path). Nothing is chosen here. Printed per condition: the mean PSNR of the input and of both outputs under
-each reading, and the lossless output's lead over the `.mp4` under each.
+default path). bikes and carphone are themselves read from files: their clean frames are read by the same reading as
+the file scored against them. Nothing is chosen here. Printed per condition: the mean PSNR of the input and of both
+outputs under each reading, and the lossless output's lead over the `.mp4` under each.
 
     R=benchmarks/results/read-precision; .venv/bin/python $R/scoring.py > $R/scoring.log
 """
@@ -32,9 +33,19 @@ from _machine import cpu_name  # noqa: E402
 READINGS = {"default": None, "exact": ("BICUBIC", "ACCURATE_RND", "FULL_CHR_H_INT")}
 
 
-def scored(path: Path, clean: torch.Tensor) -> list[float]:
+def read_clips() -> dict[str, list[quality.Clip]]:
+    """The benchmark's clips under each reading (only bikes and carphone, read from files, differ)."""
+    clips = {}
+    for reading, flags in READINGS.items():
+        pyav_reader.RGB_CONVERSION = flags
+        clips[reading] = quality.build_clips()
+    pyav_reader.RGB_CONVERSION = None
+    return clips
+
+
+def scored(path: Path, references: list[torch.Tensor]) -> list[float]:
     scores = []
-    for flags in READINGS.values():
+    for flags, clean in zip(READINGS.values(), references):
         pyav_reader.RGB_CONVERSION = flags
         scores.append(psnr(path, clean))
     pyav_reader.RGB_CONVERSION = None
@@ -43,7 +54,8 @@ def scored(path: Path, clean: torch.Tensor) -> list[float]:
 
 def main() -> None:
     print(f"# {cpu_name()}, torch {torch.__version__}; readings: default path, then exact (bicubic chroma)")
-    clips = quality.build_clips()
+    readings = read_clips()
+    clips = readings["default"]
     print(f"# clips: {', '.join(clip.name for clip in clips)}")
     print(
         "| condition | input | mp4 | lossless | lossless − mp4 | input, exact | mp4, exact | lossless, exact "
@@ -53,12 +65,12 @@ def main() -> None:
     for level in realnoise.DEFAULT_LEVELS:
         for crf in realnoise.DEFAULT_CRFS:
             rows = []
-            for clip in clips:
-                clean = torch.from_numpy(clip.frames).float().div(255)
+            for index, clip in enumerate(clips):
+                references = [torch.from_numpy(readings[r][index].frames).float().div(255) for r in READINGS]
                 with tempfile.TemporaryDirectory() as folder:
                     noisy = camera_file(Path(folder) / f"{clip.name}.mp4", clip, level, crf)
                     default, lossless = clean_run(noisy, "auto"), clean_run(noisy, "auto", "--format", "lossless")
-                    rows.append([scored(path, clean) for path in (noisy, default, lossless)])  # (file, reading)
+                    rows.append([scored(path, references) for path in (noisy, default, lossless)])  # (file, reading)
             means = np.mean(rows, axis=0)  # (3 files, 2 readings)
             cells = []
             for reading in range(len(READINGS)):
