@@ -196,6 +196,14 @@ def test_each_streams_tags_are_kept(tmp_path, audio):
     with pytest.warns(UserWarning, match="a PNG frame folder cannot hold its tags \\(language, handler_name, title\\)"):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
 
+    def titled_twice(stream):  # the file and its stream both have a title
+        stream.container.metadata["TITLE"] = "gate camera 3"
+        stream.metadata.update({"title": "gate camera 3", "language": "fra"})
+
+    titled = encode(tmp_path / "titled.mkv", [picture(0)], setup=titled_twice)
+    with pytest.warns(UserWarning, match="cannot hold its tags \\(title, language\\)"):  # each name once, any case
+        denoise_video(titled, tmp_path / "frames-2", identity(), sigma=None, keep_audio=False)
+
 
 def test_stream_tags_leave_out_what_would_be_false_of_the_output():
     read = {

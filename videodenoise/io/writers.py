@@ -136,9 +136,9 @@ class VideoWriter:
                 lost.append(f"its pixel aspect ratio {self.properties.sample_aspect_ratio}")
             if self.properties.interlaced:
                 lost.append(f"its interlacing ({self.properties.field_first})")
-            tags = self.properties.metadata + self.properties.stream_metadata
-            if tags:
-                lost.append(f"its tags ({', '.join(name for name, _ in tags)})")
+            tags = dict.fromkeys(name.lower() for name, _ in self.properties.metadata + self.properties.stream_metadata)
+            if tags:  # each name once: the file and its stream may both have a title
+                lost.append(f"its tags ({', '.join(tags)})")
             if self.properties.mastering_display or self.properties.light_level:
                 lost.append("its HDR metadata (mastering display, light level)")
             if self.properties.timecode:
