@@ -21,6 +21,7 @@ from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import DenoiseSettings
 from videodenoise.errors import DenoiseError, VideoReadError
 from videodenoise.io.atomic import temporary_name
+from videodenoise.io.excerpt import Span
 from videodenoise.io.readers import VideoProperties, stream_tags
 from videodenoise.io.video import open_video
 from videodenoise.io.writers import VideoWriter, write_video
@@ -220,6 +221,46 @@ def test_stream_tags_leave_out_what_would_be_false_of_the_output():
         "comment": "north door",
     }
     assert stream_tags(read) == {"title": "lobby", "comment": "north door"}
+
+
+@pytest.mark.parametrize("audio", [None, 1.0])
+def test_chapters_are_kept_and_an_excerpt_cuts_them(tmp_path, audio):
+    def with_chapters(stream):  # 100 frames at 25 fps: 4 s, two chapters
+        stream.container.set_chapters(
+            [
+                {"id": 1, "start": 0, "end": 40, "time_base": Fraction(1, 25), "metadata": {"title": "gate opens"}},
+                {"id": 2, "start": 40, "end": 100, "time_base": Fraction(1, 25), "metadata": {"title": "truck"}},
+            ]
+        )
+
+    def chapters(path: Path) -> list[tuple[float, float, str]]:
+        with av.open(str(path)) as container:
+            return [
+                (
+                    round(float(c["start"] * c["time_base"]), 3),
+                    round(float(c["end"] * c["time_base"]), 3),
+                    c["metadata"]["title"],
+                )
+                for c in container.chapters()
+            ]
+
+    source = encode(
+        tmp_path / "cam.mp4", [picture(k % 3) for k in range(100)], setup=with_chapters, audio_seconds=audio
+    )
+    both = [(0.0, 1.6, "gate opens"), (1.6, 4.0, "truck")]
+    assert chapters(source) == both
+    for output, format in (("out.mp4", None), ("out.mkv", "lossless")):
+        assert chapters(denoise_video(source, tmp_path / output, identity(), sigma=None, format=format).output) == both
+    # from 1 s: both, moved back by 1 s; from 2 s for 1.5 s: the second alone, cut to the excerpt (its frames
+    # 2.00-3.48 s, the last shown until 3.52)
+    for span, kept in (
+        (Span(1.0, None), [(0.0, 0.6, "gate opens"), (0.6, 3.0, "truck")]),
+        (Span(2.0, 1.5), [(0.0, 1.52, "truck")]),
+    ):
+        result = denoise_video(source, tmp_path / f"from-{span.start:g}.mp4", identity(), sigma=None, span=span)
+        assert chapters(result.output) == kept
+    with pytest.warns(UserWarning, match="cannot hold .*its 2 chapters"):
+        denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
 
 
 def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):

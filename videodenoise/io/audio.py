@@ -47,6 +47,8 @@ def mux_audio(
                 out_video.metadata["timecode"] = timecode
             out_video.metadata.update(stream_tags(video_stream.metadata))
             out.metadata.update(container_tags(video_in.metadata))
+            if video_in.chapters():
+                out.set_chapters(video_in.chapters())
             if offset is None:
                 offset = 0.0
                 first = main_video_stream(audio_in) if audio_in.streams.video else None

@@ -18,6 +18,7 @@ is cut to the excerpt's frames.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 import warnings
 from collections.abc import Container, Iterator, Sequence
@@ -109,6 +110,14 @@ class Excerpt(VideoReader):
         self.shift = None if clock is None else round(self.audio_offset / float(clock))
         origin = float((self._properties.start or 0) * clock) if clock is not None else 0.0  # frame_times' zero
         self.audio_window = (origin + self.covers[0], None if last else origin + self.covers[1])
+        if self._properties.chapters:  # those the excerpt overlaps, cut to it and moved back with its frames
+            until = math.inf if last else self.audio_window[1]
+            chapters = tuple(
+                (max(start, self.audio_window[0]) - self.audio_offset, min(end, until) - self.audio_offset, tags)
+                for start, end, tags in self._properties.chapters
+                if min(end, until) > max(start, self.audio_window[0])
+            )
+            self._properties = replace(self._properties, chapters=chapters)
 
     @classmethod
     def of(cls, source: VideoReader, span: Span) -> Excerpt:

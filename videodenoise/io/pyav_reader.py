@@ -130,6 +130,14 @@ class PyAVReader(VideoReader):
                 field_order=int(context.field_order or 0),
                 metadata=tuple(container_tags(container.metadata).items()),
                 stream_metadata=tuple(stream_tags(chosen.metadata).items()),
+                chapters=tuple(
+                    (
+                        float(chapter["start"] * chapter["time_base"]),
+                        float(chapter["end"] * chapter["time_base"]),
+                        tuple(chapter["metadata"].items()),
+                    )
+                    for chapter in container.chapters()
+                ),
                 chroma=chroma_subsampling(context.pix_fmt or ""),
                 # ffmpeg's demuxers give it as a tag of the video stream, of a timecode (data) stream, or of the file
                 timecode=next(
@@ -197,6 +205,7 @@ class PyAVReader(VideoReader):
             field_order=tags["field_order"],
             metadata=tags["metadata"],
             stream_metadata=tags["stream_metadata"],
+            chapters=tags["chapters"],
             chroma=tags["chroma"],
             timecode=tags["timecode"],
             **hdr,

@@ -113,7 +113,9 @@ class VideoProperties:
     (x, y pairs) and its largest and smallest luminance in cd/m², and the content's MaxCLL and MaxFALL (cd/m²).
     chroma: how many pixels across and down share one chroma sample in the stored pictures ((2, 2) for 4:2:0, (2, 1)
     for 4:2:2, (1, 1) for 4:4:4); None where they are RGB or grey, or a frame folder. timecode: the SMPTE timecode of
-    the first frame (`videodenoise.io.timecode`), as a camera's timecode track or a Matroska tag gives it."""
+    the first frame (`videodenoise.io.timecode`), as a camera's timecode track or a Matroska tag gives it. chapters:
+    the file's chapters as (start, end, tags) with start and end in seconds on the file's clock (the clock of its
+    timestamps, which an output keeps), tags its (name, value) pairs (a title…)."""
 
     rotation: int = 0
     sample_aspect_ratio: Fraction | None = None
@@ -132,6 +134,7 @@ class VideoProperties:
     light_level: tuple[int, int] | None = None
     chroma: tuple[int, int] | None = None
     timecode: str | None = None
+    chapters: tuple[tuple[float, float, tuple[tuple[str, str], ...]], ...] = ()
 
     @property
     def interlaced(self) -> bool:

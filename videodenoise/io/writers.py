@@ -143,6 +143,8 @@ class VideoWriter:
                 lost.append("its HDR metadata (mastering display, light level)")
             if self.properties.timecode:
                 lost.append(f"its timecode ({self.properties.timecode})")
+            if self.properties.chapters:
+                lost.append(f"its {len(self.properties.chapters)} chapters")
             self._warn(lost)
             return
         try:
@@ -152,6 +154,8 @@ class VideoWriter:
         self._container.metadata.update(dict(self.properties.metadata))  # the muxer keeps what its format holds
         stream = self._container.add_stream("libx264" if self.codec == "h264" else "ffv1", rate=self.rate)
         stream.metadata.update(dict(self.properties.stream_metadata))
+        if self.properties.chapters:  # MP4, MOV and Matroska hold them, AVI does not
+            self._container.set_chapters(chapter_list(self.properties.chapters))
         if self.properties.timecode:  # MP4 and MOV write it as a timecode track, Matroska as a tag
             stream.metadata["timecode"] = self.properties.timecode
         stream.width, stream.height = width, height
@@ -360,6 +364,21 @@ def pixel_format(
     if depth == 8:
         return ("bgra" if alpha else "bgr0"), lost
     return (f"gbrap{depth}le" if alpha and depth != 14 else f"gbrp{depth}le" if not alpha else "gbrap16le"), lost
+
+
+def chapter_list(chapters: Sequence[tuple[float, float, tuple[tuple[str, str], ...]]]) -> list[dict]:
+    """`VideoProperties.chapters` as PyAV's `set_chapters` takes them, counted in milliseconds."""
+    milliseconds = Fraction(1, 1000)
+    return [
+        {
+            "id": index,
+            "start": round(start * 1000),
+            "end": round(end * 1000),
+            "time_base": milliseconds,
+            "metadata": dict(tags),
+        }
+        for index, (start, end, tags) in enumerate(chapters, 1)
+    ]
 
 
 def open_writers(options: list[dict]) -> list[VideoWriter]:
