@@ -401,16 +401,19 @@ def hdr_metadata(frame) -> dict:
     """A decoded frame's HDR10 static metadata as `VideoProperties` fields: FFmpeg's AVMasteringDisplayMetadata
     (ten AVRationals, red, green, blue, white point, then min and max luminance; two flags) and
     AVContentLightMetadata (two unsigned ints), read from the side data's bytes."""
+    from av.sidedata.sidedata import Type
+
+    # looked up by type: iterating the side data gives the entries in PyAV 18.1.0 and their types from 18.1.1 on
     found = {}
-    for side in frame.side_data:
-        data = bytes(side)
-        if side.type.name == "MASTERING_DISPLAY_METADATA" and len(data) >= 88:
-            values = struct.unpack_from("<20i2i", data)
-            ratios = [n / d if d else 0.0 for n, d in zip(values[0:20:2], values[1:20:2])]
-            if values[20] and values[21]:  # has primaries, has luminance
-                found["mastering_display"] = (*ratios[:8], ratios[9], ratios[8])
-        elif side.type.name == "CONTENT_LIGHT_LEVEL" and len(data) >= 8:
-            found["light_level"] = struct.unpack_from("<2I", data)
+    mastering = frame.side_data.get(Type.MASTERING_DISPLAY_METADATA)
+    if mastering is not None and len(data := bytes(mastering)) >= 88:
+        values = struct.unpack_from("<20i2i", data)
+        ratios = [n / d if d else 0.0 for n, d in zip(values[0:20:2], values[1:20:2])]
+        if values[20] and values[21]:  # has primaries, has luminance
+            found["mastering_display"] = (*ratios[:8], ratios[9], ratios[8])
+    light = frame.side_data.get(Type.CONTENT_LIGHT_LEVEL)
+    if light is not None and len(data := bytes(light)) >= 8:
+        found["light_level"] = struct.unpack_from("<2I", data)
     return found
 
 
