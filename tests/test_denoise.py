@@ -596,7 +596,7 @@ def test_crf_where_the_output_is_not_h264_is_said_not_ignored(tmp_path, capsys, 
     code, out, err = run_cli(["clean", str(lossless), str(phone), *args], capsys, monkeypatch)
     assert code == 0, err
     assert err == (
-        f"warning: --crf sets H.264's quality, but '{tmp_path / 'scan.denoised.mkv'}' is written in FFV1, without "
+        f"warning: --crf sets H.264's and HEVC's quality, but '{tmp_path / 'scan.denoised.mkv'}' is written in FFV1, without "
         "loss as its input is stored; pass --format mp4 for H.264\n"
     )
     code, out, err = run_cli(["clean", str(lossless), "--format", "mp4", *args, "--overwrite"], capsys, monkeypatch)

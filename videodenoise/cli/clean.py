@@ -108,8 +108,9 @@ def clean(
     format: str | None = typer.Option(
         None,
         "--format",
-        help="mp4 (H.264), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's suffix, else "
-        "lossless for an input stored without loss and mp4 for any other).",
+        help="mp4 (H.264), h265 (HEVC .mp4), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's "
+        "suffix, else lossless for an input stored without loss, h265 for one of more than 8 bits (10-bit HEVC plays "
+        "where 10-bit H.264 does not) and mp4 for any other).",
     ),
     side_by_side: bool = typer.Option(
         False,
@@ -125,7 +126,10 @@ def clean(
         help="Which video stream of the inputs, counted from 0 (default: the main one, as ffmpeg picks).",
     ),
     crf: int | None = typer.Option(
-        None, "--crf", help=f"H.264 quality (lower is better and bigger; default {DEFAULT_CRF})."
+        None,
+        "--crf",
+        help="H.264 or HEVC quality (lower is better and bigger; default "
+        f"{DEFAULT_CRF['h264']} for H.264, {DEFAULT_CRF['h265']} for HEVC).",
     ),
     start: str | None = typer.Option(
         None,
@@ -183,10 +187,10 @@ def clean(
     for source, error in failures:
         print_error(f"{source}: {one_line(error)}")
     for plan in plans if crf is not None else []:  # a quality asked of a codec that has none: said, not ignored
-        if plan.codec != "h264":
+        if plan.codec not in DEFAULT_CRF:
             kind, ask = ("in FFV1", "pass --format mp4") if plan.codec == "ffv1" else ("as PNG frames", "name an .mp4")
             why = ", without loss as its input is stored" if plan.kept_lossless else ""
-            said = f"--crf sets H.264's quality, but '{plan.output}' is written {kind}{why}; {ask} for H.264"
+            said = f"--crf sets H.264's and HEVC's quality, but '{plan.output}' is written {kind}{why}; {ask} for H.264"
             warnings.warn(said, stacklevel=1)
     denoiser = Denoiser.from_preset(quality, checkpoint, options)
     rank, world, _ = distributed_environment()
@@ -212,7 +216,7 @@ def clean(
                     overwrite=overwrite,
                     keep_audio=audio,
                     fps=fps,
-                    crf=DEFAULT_CRF if crf is None else crf,
+                    crf=crf,
                     progress=advance,
                     on_sigma=lambda value, how, frames=len(plan.reader): report(
                         denoiser.describe_sigma(value, how, frames)

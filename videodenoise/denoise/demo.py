@@ -52,7 +52,7 @@ def run_demo(
     [0, 1] and rounded to 8 bits, i.e. exactly what an 8-bit video
     file would hold, and go to the denoiser straight from memory: both PSNRs are of the frames the
     denoiser really saw and really produced (rounded to 8 bits as written), not of H.264-decoded
-    copies; the .mp4 files (H.264 at `DEFAULT_CRF`) are for watching. Memory stays bounded: frames stream.
+    copies; the .mp4 files (H.264 at its `DEFAULT_CRF`) are for watching. Memory stays bounded: frames stream.
     clip: another video to use instead of bikes (e.g. offline). Existing videos in `output_dir` are
     replaced only with `overwrite` (checked before any work).
     """

@@ -25,7 +25,6 @@ from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
-from videodenoise.io.crf import DEFAULT_CRF
 from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.readers import short_error
@@ -212,7 +211,7 @@ def denoise_video(
     overwrite: bool = False,
     keep_audio: bool = True,
     fps: float | None = None,
-    crf: int = DEFAULT_CRF,
+    crf: int | None = None,
     stream: int | None = None,
     span: Span | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -224,8 +223,9 @@ def denoise_video(
     FFV1, when the input is stored without loss: `videodenoise.io.outputs.plan_output`).
 
     sigma: the noise level on the [0, 1] scale, a `NoiseLevelFunction`, "auto" to estimate the
-    video's noise level function, or None to apply the model as trained. format: "mp4" (H.264),
-    "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from the output's suffix and the input.
+    video's noise level function, or None to apply the model as trained. format: "mp4" (H.264), "h265" (HEVC .mp4),
+    "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from the output's suffix and the input. crf: the
+    quality of an H.264 or HEVC output (None: the codec's default, `videodenoise.io.crf.DEFAULT_CRF`).
     side_by_side: True (NAME.side-by-side.* beside the output) or a path: also write the noisy and
     denoised frames next to each other. fps: a frame folder's rate (default 25).
     stream: which of a file's video streams (None: the main one, as ffmpeg picks it). span: only the
@@ -256,7 +256,7 @@ def denoise_plan(
     overwrite: bool = False,
     keep_audio: bool = True,
     fps: float | None = None,
-    crf: int = DEFAULT_CRF,
+    crf: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,

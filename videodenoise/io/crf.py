@@ -1,8 +1,13 @@
-"""The H.264 quality scale (libx264's constant rate factor) the outputs are written at, in a module of its own so
-that the CLI reads its default without importing the writers (PyTorch, PyAV)."""
+"""The quality scale (the encoders' constant rate factor) that H.264 and HEVC outputs are written at, in a module of
+its own so that the CLI reads its defaults without importing the writers (PyTorch, PyAV)."""
 
-MAX_CRF = 51  # libx264's 8-bit CRF range is 0-51
-# what `clean` writes H.264 at, chosen by a rule fixed before its run: the highest CRF whose loss on the validation
-# clips' denoised camera footage is within 0.15 dB of lossless x264's (17, the default before, lost up to 0.33 dB
-# more; benchmarks/results/output-crf/)
-DEFAULT_CRF = 10
+MAX_CRF = 51  # libx264's and libx265's CRF range is 0-51
+DEFAULT_CRF = {
+    # what `clean` writes H.264 at, chosen by a rule fixed before its run: the highest CRF whose loss on the validation
+    # clips' denoised camera footage is within 0.15 dB of lossless x264's (17, the default before, lost up to 0.33 dB
+    # more; benchmarks/results/output-crf/)
+    "h264": 10,
+    # HEVC, written for inputs of more than 8 bits: chosen by the same rule against lossless 10-bit H.264
+    # (benchmarks/results/output-crf-h265/); until its run, H.264's
+    "h265": 10,
+}

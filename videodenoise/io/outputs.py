@@ -13,12 +13,13 @@ from videodenoise.io.atomic import NAME_MAX
 from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.readers import VideoReader
 from videodenoise.io.video import open_video
+from videodenoise.io.writers import CONTAINERS
 
-FORMATS = {"mp4": ("h264", ".mp4"), "lossless": ("ffv1", ".mkv"), "frames": ("png", "")}
+FORMATS = {"mp4": ("h264", ".mp4"), "h265": ("h265", ".mp4"), "lossless": ("ffv1", ".mkv"), "frames": ("png", "")}
 
 
 def default_output(input: str | os.PathLike, format: str = "mp4", folder: str | os.PathLike | None = None) -> Path:
-    """NAME.denoised.mp4 (or NAME.denoised.mkv, or a NAME-denoised/ PNG folder: frame folders take no
+    """NAME.denoised.mp4 (H.264 or HEVC; or NAME.denoised.mkv, or a NAME-denoised/ PNG folder: frame folders take no
     dots) beside the input or in `folder`."""
     if format not in FORMATS:
         raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
@@ -75,10 +76,20 @@ def _same_path(a: Path, b: Path) -> bool:
         return False
 
 
-def _codec_for(path: Path, format: str | None, lossless: bool = False) -> str:
+def compressed_codec(reader: VideoReader) -> str:
+    """The codec an input's compressed output is written in: HEVC for an input of more than 8 bits (its Main 10 plays
+    in browsers, QuickTime and phones, H.264's High 10 in few) unless it is interlaced, which libx265 cannot code from
+    whole frames; else H.264, which every player plays."""
+    return "h265" if reader.info.bit_depth > 8 and not reader.properties().interlaced else "h264"
+
+
+def _codec_for(path: Path, format: str | None, lossless: bool, compressed: str) -> str:
+    """The codec `path` is written in: the format's when one is given (its suffix checked), else as its suffix says:
+    no suffix a PNG folder, .mkv FFV1 for a lossless input, else `compressed` where the suffix holds it."""
     if format is not None:
         codec, suffix = FORMATS[format]
-        if path.suffix.lower() != suffix and not (format == "mp4" and path.suffix.lower() in {".mov", ".m4v", ".mkv"}):
+        video = format in ("mp4", "h265") and path.suffix.lower() in CONTAINERS[codec] - {".avi"}
+        if path.suffix.lower() != suffix and not video:
             raise VideoWriteError(
                 f"the {format} format needs {'a path without a suffix' if not suffix else 'a ' + suffix + ' path'}, "
                 f"got '{path}'"
@@ -86,7 +97,9 @@ def _codec_for(path: Path, format: str | None, lossless: bool = False) -> str:
         return codec
     if path.suffix == "":
         return "png"
-    return "ffv1" if lossless and path.suffix.lower() == ".mkv" else "h264"
+    if lossless and path.suffix.lower() == ".mkv":
+        return "ffv1"
+    return compressed if path.suffix.lower() in CONTAINERS[compressed] else "h264"
 
 
 @dataclass
@@ -118,9 +131,10 @@ def plan_output(
     stream: int | None = None,
     span: Span | None = None,
 ) -> OutputPlan:
-    """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`), NAME.denoised.mkv (FFV1)
-    when the input is stored without loss; without `format` an output path is written as its suffix says (.mkv:
-    FFV1 when the input is lossless, else H.264). side_by_side True is NAME.side-by-side.* beside the output, a
+    """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`), in HEVC for an input of
+    more than 8 bits, NAME.denoised.mkv (FFV1) when the input is stored without loss (`default_format`); without
+    `format` an output path is written as its suffix says (.mkv: FFV1 when the input is lossless, else H.264 or HEVC
+    as for the default). side_by_side True is NAME.side-by-side.* beside the output, a
     path is that path. fps: a frame folder's rate; stream: which of a file's video streams (None: the main one, as
     ffmpeg picks it); span: only the frames in it (`videodenoise.io.excerpt`; None: all)."""
     source = Path(input)
@@ -131,13 +145,14 @@ def plan_output(
         reader = Excerpt.of(reader, span)
     # H.264 at CRF 17 cost sharp texture at light noise up to 11 dB: where the input kept every value, the output does
     lossless = reader.info.lossless
-    default = "lossless" if lossless else "mp4"
+    compressed = compressed_codec(reader) if format is None else "h264"
+    default = "lossless" if lossless else {"h264": "mp4", "h265": "h265"}[compressed]
     target = Path(output) if output is not None else default_output(source, format or default, folder=folder)
-    codec = _codec_for(target, format, lossless)
+    codec = _codec_for(target, format, lossless, compressed)
     extra = extra_codec = None
     if side_by_side:
         extra = side_by_side_path(target) if side_by_side is True else Path(side_by_side)
-        extra_codec = _codec_for(extra, format, lossless)
+        extra_codec = _codec_for(extra, format, lossless, compressed)
         if _same_path(extra, target):
             raise VideoWriteError(f"the side-by-side output '{extra}' is the denoised output; choose another name")
     for path in [target] + ([extra] if extra else []):

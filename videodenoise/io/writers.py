@@ -1,6 +1,7 @@
 """Writing videos and PNG frame folders, atomically.
 
-H.264 in MP4 by default (plays everywhere), or lossless FFV1 in MKV, or a PNG frame folder. Every
+H.264 in MP4 by default (plays everywhere), HEVC (H.265) in MP4 for more than 8 bits (Main 10, which browsers,
+QuickTime and phones play, where H.264's High 10 plays in few), or lossless FFV1 in MKV, or a PNG frame folder. Every
 write goes to a hidden temporary name beside the target and is renamed into place only when complete
 (`videodenoise.io.atomic`), so an interrupted write never leaves a half-written file under the final
 name. The input's audio is copied in when the video is closed.
@@ -26,19 +27,26 @@ from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 from videodenoise.io.frames import to_integer
 from videodenoise.io.readers import VideoProperties, av_path, short_error
 
-H264_CONTAINERS = {".mp4", ".mkv", ".mov", ".m4v", ".avi"}
+CONTAINERS = {  # the suffixes each compressed codec is written under
+    "h264": {".mp4", ".mkv", ".mov", ".m4v", ".avi"},
+    "h265": {".mp4", ".mkv", ".mov", ".m4v"},  # AVI has no standard way to hold HEVC
+}
+HVC1_CONTAINERS = {".mp4", ".mov", ".m4v"}  # HEVC tagged hvc1, not hev1: QuickTime and Safari play only hvc1
 
 
 class VideoWriter:
     """Write frames to a video file or a PNG frame folder, atomically.
 
     codec: "h264" (default for .mp4/.mov/.mkv/.avi; 4:2:0 chroma, or the source's 4:2:2 or 4:4:4
-    (`properties.chroma`), or 4:4:4 when a side is odd, since 4:2:0 needs even sides), "ffv1" (lossless,
+    (`properties.chroma`), or 4:4:4 when a side is odd, since 4:2:0 needs even sides), "h265" (HEVC through libx265
+    in .mp4/.mov/.mkv, chroma as H.264's; Main 10 for more than 8 bits), "ffv1" (lossless,
     .mkv), "png" (lossless frame folder; the default when the path has no suffix). Frames are (C, H, W)
     float tensors in [0, 1] or (H, W, C) integer arrays with C = 1 or 3, plus an alpha channel last when
     `properties.alpha`; every frame must have the size and channel count of the first.
 
-    properties: what the output keeps of its source (`VideoProperties`): the bit depth (H.264 holds
+    crf: the quality of H.264 and HEVC (None: the codec's `DEFAULT_CRF`).
+
+    properties: what the output keeps of its source (`VideoProperties`): the bit depth (H.264 and HEVC hold
     up to 10 bits, FFV1 and PNG 16), the alpha channel (FFV1 and PNG), the rotation (a display matrix;
     applied to the pixels of a PNG folder), the sample aspect ratio, colour tags, timecode and the file's and
     stream's tags (files; the RGB to YUV conversion uses the colour tags), and the clock: with
@@ -57,7 +65,7 @@ class VideoWriter:
         path: str | os.PathLike,
         fps: float | Fraction = 25,
         codec: str | None = None,
-        crf: int = DEFAULT_CRF,
+        crf: int | None = None,
         keyframe_interval: int | None = None,
         overwrite: bool = False,
         audio_from: str | os.PathLike | None = None,
@@ -72,13 +80,13 @@ class VideoWriter:
             raise VideoWriteError(f"a PNG frame folder needs a path without a suffix, got '{self.path}'")
         if self.codec == "ffv1" and suffix != ".mkv":
             raise VideoWriteError(f"lossless FFV1 output needs a .mkv path, got '{self.path}'")
-        if self.codec == "h264" and suffix not in H264_CONTAINERS:
+        if self.codec not in {"h264", "h265", "ffv1", "png"}:
+            raise VideoWriteError(f"unknown codec '{self.codec}'; use h264, h265, ffv1 or png")
+        if self.codec in CONTAINERS and suffix not in CONTAINERS[self.codec]:
             raise VideoWriteError(
-                f"cannot write H.264 to '{self.path}': use one of {', '.join(sorted(H264_CONTAINERS))}, "
-                "or a path without a suffix for a PNG frame folder"
+                f"cannot write {CODEC_NAMES[self.codec]} to '{self.path}': use one of "
+                f"{', '.join(sorted(CONTAINERS[self.codec]))}, or a path without a suffix for a PNG frame folder"
             )
-        if self.codec not in {"h264", "ffv1", "png"}:
-            raise VideoWriteError(f"unknown codec '{self.codec}'; use h264, ffv1 or png")
         if audio_from is not None and self.codec == "png":
             raise VideoWriteError(f"a PNG frame folder cannot hold audio; write a video file instead of '{self.path}'")
         self.audio_from = None if audio_from is None else Path(audio_from)
@@ -89,11 +97,13 @@ class VideoWriter:
             raise VideoWriteError(f"frame rate must be a positive number, got {fps!r}") from None
         if not self.rate > 0:
             raise VideoWriteError(f"frame rate must be positive, got {fps}; pass a rate such as 25")
-        if self.codec == "h264" and not (isinstance(crf, int) and 0 <= crf <= MAX_CRF):
-            raise VideoWriteError(
-                f"the H.264 quality (CRF) must be an integer from 0 (lossless) to {MAX_CRF}, "
-                f"got {crf} (default {DEFAULT_CRF})"
-            )
+        if self.codec in DEFAULT_CRF:
+            crf = DEFAULT_CRF[self.codec] if crf is None else crf
+            if not (isinstance(crf, int) and 0 <= crf <= MAX_CRF):
+                raise VideoWriteError(
+                    f"the {CODEC_NAMES[self.codec]} quality (CRF) must be an integer from 0 (best) to {MAX_CRF}, "
+                    f"got {crf} (default {DEFAULT_CRF[self.codec]})"
+                )
         self.crf = crf
         self.keyframe_interval = keyframe_interval
         self.properties = properties or VideoProperties()
@@ -152,7 +162,8 @@ class VideoWriter:
         except (av.FFmpegError, OSError) as error:
             raise VideoWriteError(f"cannot write '{self.path}': {short_error(error)}") from None
         self._container.metadata.update(dict(self.properties.metadata))  # the muxer keeps what its format holds
-        stream = self._container.add_stream("libx264" if self.codec == "h264" else "ffv1", rate=self.rate)
+        encoder = {"h264": "libx264", "h265": "libx265", "ffv1": "ffv1"}[self.codec]
+        stream = self._container.add_stream(encoder, rate=self.rate)
         stream.metadata.update(dict(self.properties.stream_metadata))
         if self.properties.chapters:  # MP4, MOV and Matroska hold them, AVI does not
             self._container.set_chapters(chapter_list(self.properties.chapters))
@@ -176,13 +187,19 @@ class VideoWriter:
                 lost.append(f"its interlacing ({properties.field_first}; {height} lines cannot be coded interlaced)")
                 properties = dataclasses.replace(properties, field_order=1)
             configure_h264(stream, self.crf, properties)
+        elif self.codec == "h265":
+            if properties.interlaced:  # libx265 codes fields only when handed them one by one, which FFmpeg does not
+                lost.append(f"its interlacing ({properties.field_first}; --format mp4 keeps it)")
+            configure_h265(stream, self.crf, properties)
+            if self.path.suffix.lower() in HVC1_CONTAINERS:
+                stream.codec_tag = "hvc1"
         elif properties.interlaced:  # FFV1 in Matroska records the field order per stream
             context.field_order = properties.field_order
         if self.codec == "ffv1" and (properties.mastering_display or properties.light_level):
             # Matroska records it per stream, which PyAV cannot set: say so rather than lose it quietly
             lost.append("its HDR metadata (mastering display, light level; the default mp4 keeps it)")
         if properties.sample_aspect_ratio:
-            context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 records it in its bitstream
+            context.sample_aspect_ratio = properties.sample_aspect_ratio  # H.264 and HEVC record it in their bitstream
             if self.codec == "ffv1" and properties.sample_aspect_ratio != 1:
                 # Matroska records it per stream, which PyAV cannot set: say so rather than lose it quietly
                 lost.append(f"its pixel aspect ratio {properties.sample_aspect_ratio} (the default mp4 keeps it)")
@@ -195,9 +212,8 @@ class VideoWriter:
 
     def _warn(self, lost: list[str]) -> None:
         if lost:
-            formats = {"h264": "H.264", "ffv1": "FFV1", "png": "a PNG frame folder"}
             warnings.warn(
-                f"{formats[self.codec]} cannot hold {' and '.join(lost)} of the input: '{self.path}' is written "
+                f"{CODEC_NAMES[self.codec]} cannot hold {' and '.join(lost)} of the input: '{self.path}' is written "
                 "without it (--format lossless keeps bit depth, alpha and interlacing)",
                 stacklevel=4,
             )
@@ -249,7 +265,7 @@ class VideoWriter:
         import av
 
         channels = image.shape[2]
-        if channels in (1, 2) and (self.codec == "h264" or channels == 2):  # grey in a colour format
+        if channels in (1, 2) and (self.codec in CONTAINERS or channels == 2):  # grey in a colour format
             image = np.concatenate([np.repeat(image[:, :, :1], 3, axis=2), image[:, :, 1:]], axis=2)
             channels = image.shape[2]
         layout = (
@@ -327,10 +343,8 @@ def configure_h264(stream, crf: int, properties: VideoProperties) -> None:
     params = ["asm=avx2"] if cpu_has_avx512() else []
     if properties.interlaced:
         params.append("interlaced=1:" + ("tff=1" if properties.top_field_first else "bff=1"))
-    if properties.mastering_display:  # in H.264's units: x and y in 1/50000, cd/m² in 1/10000
-        rx, ry, gx, gy, bx, by, wx, wy = (round(value * 50000) for value in properties.mastering_display[:8])
-        brightest, darkest = (round(value * 10000) for value in properties.mastering_display[8:])
-        params.append(f"mastering-display=G({gx},{gy})B({bx},{by})R({rx},{ry})WP({wx},{wy})L({brightest},{darkest})")
+    if properties.mastering_display:
+        params.append(f"mastering-display={mastering_display(properties.mastering_display)}")
     if properties.light_level:
         params.append("cll={},{}".format(*properties.light_level))
     if params:
@@ -339,13 +353,34 @@ def configure_h264(stream, crf: int, properties: VideoProperties) -> None:
     stream.codec_context.thread_type = "FRAME"
 
 
+def configure_h265(stream, crf: int, properties: VideoProperties) -> None:
+    """libx265's settings for `crf` and an input's HDR10 static metadata (into the stream's SEI, as for H.264).
+    libx265 logs to the terminal on its own, past FFmpeg's logging: told to say nothing, as its errors reach
+    PyAV as FFmpeg's. Its output repeats from run to run as it comes (two encodes of the same frames, 320×240
+    and 1920×1080, gave the same bytes) and it runs no AVX-512 code unless asked."""
+    params = ["log-level=none"]
+    if properties.mastering_display:
+        params.append(f"master-display={mastering_display(properties.mastering_display)}")
+    if properties.light_level:
+        params.append("max-cll={},{}".format(*properties.light_level))
+    stream.options = {"crf": str(crf), "preset": "medium", "x265-params": ":".join(params)}
+
+
+def mastering_display(values: tuple[float, ...]) -> str:
+    """`VideoProperties.mastering_display` as libx264 and libx265 take it, in the units of H.264's and HEVC's SEI:
+    green, blue, red and white point chromaticities in 1/50000, the largest and smallest luminance in 1/10000 cd/m²."""
+    rx, ry, gx, gy, bx, by, wx, wy = (round(value * 50000) for value in values[:8])
+    brightest, darkest = (round(value * 10000) for value in values[8:])
+    return f"G({gx},{gy})B({bx},{by})R({rx},{ry})WP({wx},{wy})L({brightest},{darkest})"
+
+
 def pixel_format(
     codec: str, colour: int, alpha: bool, bits: int, width: int, height: int, chroma: tuple[int, int] | None = None
 ) -> tuple[str, list[str]]:
     """The pixel format a stream is written in, and what of the input it cannot hold. chroma: the input's chroma
     subsampling (`VideoProperties.chroma`; None: RGB, grey or unknown)."""
     lost = []
-    if codec == "h264":  # libx264: 8 or 10 bits, no alpha; grey as colour, which every player shows
+    if codec in CONTAINERS:  # libx264 and libx265: 8 or 10 bits, no alpha; grey as colour, which every player shows
         if alpha:
             lost.append("the alpha channel")
         if bits > 10:
@@ -379,6 +414,9 @@ def chapter_list(chapters: Sequence[tuple[float, float, tuple[tuple[str, str], .
         }
         for index, (start, end, tags) in enumerate(chapters, 1)
     ]
+
+
+CODEC_NAMES = {"h264": "H.264", "h265": "HEVC", "ffv1": "FFV1", "png": "a PNG frame folder"}
 
 
 def open_writers(options: list[dict]) -> list[VideoWriter]:

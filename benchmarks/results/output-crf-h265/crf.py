@@ -1,0 +1,94 @@
+"""What the HEVC output's CRF costs `clean`'s 10-bit output on camera footage, on the validation clips (the plan and
+rule in README.md, committed before the run).
+
+    R=benchmarks/results/output-crf-h265; .venv/bin/python $R/crf.py > $R/crf.log
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import validation_sweep as validation  # noqa: E402
+
+from videodenoise.io.crf import DEFAULT_CRF  # noqa: E402
+from videodenoise.io.readers import VideoProperties  # noqa: E402
+from videodenoise.io.video import read_video  # noqa: E402
+from videodenoise.io.writers import write_video  # noqa: E402
+from videodenoise.metrics import frame_rmse, psnr_from_rmse  # noqa: E402
+from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
+from videodenoise.noise.estimation import estimate_clip_noise  # noqa: E402
+
+import bench_quality as quality  # noqa: E402
+import bench_realnoise as realnoise  # noqa: E402
+from _machine import cpu_name  # noqa: E402
+
+FRAMES = 24
+CRFS = (20, 16, 13, 10, 8, 6, 4)  # HEVC's candidates
+FLOOR = ("h264", 0)  # lossless 10-bit x264 on the YUV pictures: what is left is the RGB → 4:2:0 YUV → RGB round trip
+TODAY = ("h264", DEFAULT_CRF["h264"])  # what `clean` wrote a 10-bit input in before: H.264 High 10
+BUDGET_DB = 0.15  # above the floor
+TEN_BITS = VideoProperties(bit_depth=10)
+
+
+def psnr(frames: np.ndarray, clean: np.ndarray) -> float:
+    """Mean per-frame PSNR of float frames in [0, 1] against clean uint8 frames, not rounded to 8 bits."""
+    return float(psnr_from_rmse(frame_rmse(frames, clean.astype(np.float64) / 255)).mean())
+
+
+def written(frames: torch.Tensor, codec: str, crf: int, folder: Path) -> tuple[np.ndarray, float]:
+    """The frames (in [0, 1]) as `clean` writes a 10-bit input's at `crf`, decoded (in [0, 1]), and kB a frame."""
+    path = folder / f"out-{codec}-{crf}.mp4"
+    write_video(path, frames, fps=25, codec=codec, crf=crf, properties=TEN_BITS, overwrite=True)
+    decoded = read_video(path)
+    decoded = decoded if isinstance(decoded, torch.Tensor) else decoded[0]
+    return decoded.numpy(), path.stat().st_size / len(frames) / 1000
+
+
+def main() -> None:
+    print(f"# {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}")
+    clips = quality.build_clips(validation.VALIDATION_CLIPS, FRAMES, quality.DEFAULT_SIZE)
+    print(f"# clips: {', '.join(clip.name for clip in clips)}; {FRAMES} frames")
+    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
+    arms = [("h265", crf) for crf in CRFS] + [TODAY, FLOOR]
+    names = {"h265": "HEVC", "h264": "H.264"}
+    header = " | ".join(f"{names[codec]} {crf}: mean loss, worst, kB/frame" for codec, crf in arms)
+    print(f"| condition | {header} |")
+    print("|---|" + "---:|" * len(arms))
+    passing = set(CRFS)
+    for level, crf_in in validation.camera_conditions("h264"):
+        losses = {arm: [] for arm in arms}
+        sizes = {arm: [] for arm in arms}
+        for clip in clips:
+            noisy = torch.from_numpy(realnoise.camera_draw(clip, level, "h264", crf_in)).float() / 255
+            denoised = denoiser.denoise_clip(noisy, estimate_clip_noise(noisy)).clamp(0, 1)
+            frames = (denoised * 1023).round() / 1023  # the 10 bits a file holds
+            kept = psnr(frames.numpy(), clip.frames)
+            with tempfile.TemporaryDirectory() as folder:
+                for arm in arms:
+                    decoded, size = written(frames, *arm, Path(folder))
+                    losses[arm].append(kept - psnr(decoded, clip.frames))
+                    sizes[arm].append(size)
+        floor = float(np.mean(losses[FLOOR]))
+        cells = []
+        for arm in arms:
+            mean = float(np.mean(losses[arm]))
+            if arm[0] == "h265" and mean - floor > BUDGET_DB:
+                passing.discard(arm[1])
+            cells.append(f"{mean:.2f}, {max(losses[arm]):.2f}, {np.mean(sizes[arm]):.1f}")
+        condition = realnoise.condition_name(level, "h264", crf_in)
+        print(f"| {condition} | " + " | ".join(cells) + " |", flush=True)
+    chosen = max(passing) if passing else min(CRFS)
+    print(
+        f"HEVC within {BUDGET_DB} dB of lossless 10-bit H.264's loss at every condition: {sorted(passing) or 'none'}; "
+        f"chosen: CRF {chosen}"
+    )
+
+
+if __name__ == "__main__":
+    main()
