@@ -596,8 +596,8 @@ def test_crf_where_the_output_is_not_h264_is_said_not_ignored(tmp_path, capsys, 
     code, out, err = run_cli(["clean", str(lossless), str(phone), *args], capsys, monkeypatch)
     assert code == 0, err
     assert err == (
-        f"warning: --crf sets H.264's and HEVC's quality, but '{tmp_path / 'scan.denoised.mkv'}' is written in FFV1, without "
-        "loss as its input is stored; pass --format mp4 for H.264\n"
+        f"warning: --crf sets H.264's and HEVC's quality, but '{tmp_path / 'scan.denoised.mkv'}' is written in FFV1, "
+        "without loss as its input is stored; pass --format mp4 for H.264\n"
     )
     code, out, err = run_cli(["clean", str(lossless), "--format", "mp4", *args, "--overwrite"], capsys, monkeypatch)
     assert code == 0 and err == "", err
@@ -724,6 +724,7 @@ def mismatched_checkpoint(path: Path) -> Path:
             "error: cannot write '{tmp}/in.mp4/out.mp4': '{tmp}/in.mp4' is a file, not a folder",
         ),
         ("wrong suffix", "error: the lossless format needs a .mkv path, got '{tmp}/out.mp4'"),
+        ("hevc in avi", "error: the h265 format needs a .mp4, .m4v, .mkv or .mov path, got '{tmp}/out.avi'"),
         ("bad sigma", "error: --sigma must be a number on the 0-255 scale, auto or none; got 'loud'"),
         ("two inputs one file", "error: with 2 inputs, --output must be an existing folder"),
         ("same output twice", "would both write"),
@@ -749,6 +750,7 @@ def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch,
         "no output folder": [str(source), "-o", str(tmp_path / "missing" / "out.mp4")],
         "output folder is a file": [str(source), "-o", str(source / "out.mp4")],
         "wrong suffix": [str(source), "-o", str(tmp_path / "out.mp4"), "--format", "lossless"],
+        "hevc in avi": [str(source), "-o", str(tmp_path / "out.avi"), "--format", "h265"],
         "bad sigma": [str(source), "--sigma", "loud"],
         "two inputs one file": [str(source), str(source), "-o", str(tmp_path / "x.mp4")],
         "same output twice": [str(source), str(source)],

@@ -279,10 +279,12 @@ def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):
     expected = (0.68, 0.32, 0.265, 0.69, 0.15, 0.06, 0.3127, 0.329, 1000.0, 0.005)  # BT.2020 red … white, cd/m²
     properties = open_video(source).properties()
     assert properties.mastering_display == pytest.approx(expected) and properties.light_level == (1000, 400)
-    result = denoise_video(source, None, identity(), sigma=None)
-    kept = open_video(result.output).properties()
-    assert kept.mastering_display == pytest.approx(expected) and kept.light_level == (1000, 400)
-    assert kept.bit_depth == 10 and kept.color_trc == 16  # SMPTE ST 2084 (PQ), as the colour tags always were
+    for format, codec in ((None, "hevc"), ("mp4", "h264")):  # HEVC, the default for 10 bits, and H.264 when asked
+        result = denoise_video(source, tmp_path / f"{codec}.mp4", identity(), sigma=None, format=format)
+        kept = open_video(result.output).properties()
+        assert codec_of(result.output) == codec
+        assert kept.mastering_display == pytest.approx(expected) and kept.light_level == (1000, 400)
+        assert kept.bit_depth == 10 and kept.color_trc == 16  # SMPTE ST 2084 (PQ), as the colour tags always were
     with pytest.warns(UserWarning, match="FFV1 cannot hold its HDR metadata"):
         denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None, format="lossless")
 
@@ -456,20 +458,56 @@ def test_the_readers_conversion_to_rgb_can_round_exactly(tmp_path, monkeypatch):
     assert flat[:, 0, 0].mul(255).round().tolist() == [round(value) for value in rgb]
 
 
-def test_ten_bit_video_comes_out_ten_bit(tmp_path):
+def test_ten_bit_video_comes_out_ten_bit_in_hevc_that_players_play(tmp_path):
+    """By default (and for an .mp4, .mov or .mkv it is given) a 10-bit input comes out in HEVC's Main 10, tagged hvc1
+    in MP4 and MOV as QuickTime asks, not H.264's High 10, which few players play; --format mp4 still gives that."""
     frames = [picture(k, peak=65535) for k in range(3)]
     source = encode(tmp_path / "ten.mp4", frames, pix_fmt="yuv420p10le", layout="rgb48le")
     info = open_video(source).info
     assert info.bit_depth == 10
-    assert len(torch.unique(open_video(source).read(0, 1))) > 256  # read at its own precision
-    for output, expected in (("out.mp4", "yuv420p10le"), ("out.mkv", "gbrp10le")):
-        result = denoise_video(
-            source, tmp_path / output, identity(), sigma=None, format="lossless" if "mkv" in output else None
-        )
+    stored = open_video(source).read()
+    assert len(torch.unique(stored[0])) > 256  # read at its own precision
+    arms = [  # output, format, codec, profile, tag, pixel format
+        (None, None, "hevc", "Main 10", "hvc1", "yuv420p10le"),
+        ("out.mov", None, "hevc", "Main 10", "hvc1", "yuv420p10le"),
+        ("out.mkv", None, "hevc", "Main 10", None, "yuv420p10le"),
+        ("h264.mp4", "mp4", "h264", "High 10", "avc1", "yuv420p10le"),
+        ("out.mkv", "lossless", "ffv1", None, None, "gbrp10le"),
+    ]
+    for output, format, codec, profile, tag, pix_fmt in arms:
+        output = None if output is None else tmp_path / output
+        result = denoise_video(source, output, identity(), sigma=None, format=format, overwrite=True)
+        assert result.output == (output or tmp_path / "ten.denoised.mp4")
         container, stream = first_stream(result.output)
         with container:
-            assert stream.codec_context.pix_fmt == expected
-        assert len(torch.unique(open_video(result.output).read(0, 1))) > 256
+            context = stream.codec_context
+            assert (context.name, context.pix_fmt) == (codec, pix_fmt)
+            assert profile is None or context.profile == profile
+            assert tag is None or stream.codec_tag == tag
+        decoded = open_video(result.output).read()
+        assert len(torch.unique(decoded[0])) > 256
+        assert (decoded - stored).abs().mean() < 0.01
+    eight = encode(tmp_path / "eight.mp4", [picture(k) for k in range(3)])  # 8 bits: H.264, which every player plays
+    assert codec_of(denoise_video(eight, None, identity(), sigma=None).output) == "h264"
+    result = denoise_video(eight, tmp_path / "asked.mp4", identity(), sigma=None, format="h265")
+    container, stream = first_stream(result.output)
+    with container:
+        assert (stream.codec_context.name, stream.codec_context.profile, stream.codec_tag) == ("hevc", "Main", "hvc1")
+
+
+def test_an_interlaced_ten_bit_input_stays_h264_which_codes_its_fields(tmp_path):
+    params = {"x264-params": "interlaced=1:tff=1"}
+    frames = [picture(k, peak=65535) for k in range(4)]
+    setup = lambda stream: setattr(stream, "options", params)  # noqa: E731
+    source = encode(tmp_path / "broadcast.mp4", frames, pix_fmt="yuv420p10le", layout="rgb48le", setup=setup)
+    result = denoise_video(source, None, identity(), sigma=None)
+    kept = open_video(result.output).properties()
+    assert codec_of(result.output) == "h264" and kept.field_order == 2 and kept.bit_depth == 10
+    with pytest.warns(
+        UserWarning, match=r"HEVC cannot hold its interlacing \(top field first; --format mp4 keeps it\)"
+    ):
+        asked = denoise_video(source, tmp_path / "asked.mp4", identity(), sigma=None, format="h265")
+    assert codec_of(asked.output) == "hevc" and not open_video(asked.output).properties().interlaced
 
 
 def test_sixteen_bit_png_frames_stay_sixteen_bit(tmp_path):

@@ -88,12 +88,12 @@ def _codec_for(path: Path, format: str | None, lossless: bool, compressed: str) 
     no suffix a PNG folder, .mkv FFV1 for a lossless input, else `compressed` where the suffix holds it."""
     if format is not None:
         codec, suffix = FORMATS[format]
-        video = format in ("mp4", "h265") and path.suffix.lower() in CONTAINERS[codec] - {".avi"}
-        if path.suffix.lower() != suffix and not video:
-            raise VideoWriteError(
-                f"the {format} format needs {'a path without a suffix' if not suffix else 'a ' + suffix + ' path'}, "
-                f"got '{path}'"
-            )
+        # .mp4 first, then the other containers the codec goes in (AVI only when its suffix asks for H.264)
+        suffixes = [suffix] + sorted(CONTAINERS.get(codec, set()) - {suffix, ".avi"})
+        if path.suffix.lower() not in suffixes:
+            listed = " or ".join([", ".join(suffixes[:-1]), suffixes[-1]] if len(suffixes) > 1 else suffixes)
+            needs = f"a {listed} path" if suffix else "a path without a suffix"
+            raise VideoWriteError(f"the {format} format needs {needs}, got '{path}'")
         return codec
     if path.suffix == "":
         return "png"
