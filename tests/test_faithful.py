@@ -458,7 +458,7 @@ def test_the_readers_conversion_to_rgb_can_round_exactly(tmp_path, monkeypatch):
     assert flat[:, 0, 0].mul(255).round().tolist() == [round(value) for value in rgb]
 
 
-def test_ten_bit_video_comes_out_ten_bit_in_hevc_that_players_play(tmp_path):
+def test_ten_bit_video_comes_out_ten_bit_in_hevc_that_players_play(tmp_path, capsys, monkeypatch, weights):
     """By default (and for an .mp4, .mov or .mkv it is given) a 10-bit input comes out in HEVC's Main 10, tagged hvc1
     in MP4 and MOV as QuickTime asks, not H.264's High 10, which few players play; --format mp4 still gives that."""
     frames = [picture(k, peak=65535) for k in range(3)]
@@ -487,6 +487,8 @@ def test_ten_bit_video_comes_out_ten_bit_in_hevc_that_players_play(tmp_path):
         decoded = open_video(result.output).read()
         assert len(torch.unique(decoded[0])) > 256
         assert (decoded - stored).abs().mean() < 0.01
+    code, out, err = run_cli(["clean", source, "--checkpoint", weights, "--overwrite"], capsys, monkeypatch)
+    assert code == 0 and f"wrote {tmp_path / 'ten.denoised.mp4'} (HEVC, as its input has 10 bits):" in out, err
     eight = encode(tmp_path / "eight.mp4", [picture(k) for k in range(3)])  # 8 bits: H.264, which every player plays
     assert codec_of(denoise_video(eight, None, identity(), sigma=None).output) == "h264"
     result = denoise_video(eight, tmp_path / "asked.mp4", identity(), sigma=None, format="h265")
@@ -495,6 +497,7 @@ def test_ten_bit_video_comes_out_ten_bit_in_hevc_that_players_play(tmp_path):
         assert (stream.codec_context.name, stream.codec_context.profile, stream.codec_tag) == ("hevc", "Main", "hvc1")
 
 
+@pytest.mark.filterwarnings("ignore:.*is denoised as whole frames")
 def test_an_interlaced_ten_bit_input_stays_h264_which_codes_its_fields(tmp_path):
     params = {"x264-params": "interlaced=1:tff=1"}
     frames = [picture(k, peak=65535) for k in range(4)]
