@@ -41,7 +41,7 @@ def camera_file(path: Path, clip: quality.Clip, level: str, crf: int) -> Path:
 
 
 def main() -> None:
-    print(f"# {cpu_name()}, torch {torch.__version__}; clean's default H.264 CRF {DEFAULT_CRF}")
+    print(f"# {cpu_name()}, torch {torch.__version__}; clean's default H.264 CRF {DEFAULT_CRF['h264']}")
     clips = quality.build_clips()
     print(f"# clips: {', '.join(clip.name for clip in clips)}")
     print("condition          input   mp4 (default)  lossless   lossless − mp4 (min, max)")

@@ -63,30 +63,40 @@ def written(frames: torch.Tensor, codec: str, crf: int | str, folder: Path) -> t
     return decoded.numpy(), path.stat().st_size / len(frames) / 1000
 
 
+def condition(denoiser, clips: list, level: str, crf_in: int, arms: list) -> tuple[dict, dict]:
+    """Each arm's losses (dB, one per clip) and sizes (kB a frame) on the clips through the camera at one condition."""
+    losses = {arm: [] for arm in arms}
+    sizes = {arm: [] for arm in arms}
+    for clip in clips:
+        noisy = torch.from_numpy(realnoise.camera_draw(clip, level, "h264", crf_in)).float() / 255
+        denoised = denoiser.denoise_clip(noisy, estimate_clip_noise(noisy)).clamp(0, 1)
+        frames = (denoised * 1023).round() / 1023  # the 10 bits a file holds
+        kept = psnr(frames.numpy(), clip.frames)
+        with tempfile.TemporaryDirectory() as folder:
+            for arm in arms:
+                decoded, size = written(frames, *arm, Path(folder))
+                losses[arm].append(kept - psnr(decoded, clip.frames))
+                sizes[arm].append(size)
+    return losses, sizes
+
+
+def table_header(arms: list) -> None:
+    names = {"h265": "HEVC", "h264": "H.264"}
+    header = " | ".join(f"{names[codec]} {crf}: mean loss, worst, kB/frame" for codec, crf in arms)
+    print(f"| condition | {header} |")
+    print("|---|" + "---:|" * len(arms))
+
+
 def main() -> None:
     print(f"# {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}")
     clips = quality.build_clips(validation.VALIDATION_CLIPS, FRAMES, quality.DEFAULT_SIZE)
     print(f"# clips: {', '.join(clip.name for clip in clips)}; {FRAMES} frames")
     denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
     arms = [("h265", crf) for crf in CRFS] + [TODAY, FLOOR]
-    names = {"h265": "HEVC", "h264": "H.264"}
-    header = " | ".join(f"{names[codec]} {crf}: mean loss, worst, kB/frame" for codec, crf in arms)
-    print(f"| condition | {header} |")
-    print("|---|" + "---:|" * len(arms))
+    table_header(arms)
     passing = set(CRFS)
     for level, crf_in in validation.camera_conditions("h264"):
-        losses = {arm: [] for arm in arms}
-        sizes = {arm: [] for arm in arms}
-        for clip in clips:
-            noisy = torch.from_numpy(realnoise.camera_draw(clip, level, "h264", crf_in)).float() / 255
-            denoised = denoiser.denoise_clip(noisy, estimate_clip_noise(noisy)).clamp(0, 1)
-            frames = (denoised * 1023).round() / 1023  # the 10 bits a file holds
-            kept = psnr(frames.numpy(), clip.frames)
-            with tempfile.TemporaryDirectory() as folder:
-                for arm in arms:
-                    decoded, size = written(frames, *arm, Path(folder))
-                    losses[arm].append(kept - psnr(decoded, clip.frames))
-                    sizes[arm].append(size)
+        losses, sizes = condition(denoiser, clips, level, crf_in, arms)
         floor = float(np.mean(losses[FLOOR]))
         cells = []
         for arm in arms:
@@ -94,8 +104,7 @@ def main() -> None:
             if arm[0] == "h265" and mean - floor > BUDGET_DB:
                 passing.discard(arm[1])
             cells.append(f"{mean:.2f}, {max(losses[arm]):.2f}, {np.mean(sizes[arm]):.1f}")
-        condition = realnoise.condition_name(level, "h264", crf_in)
-        print(f"| {condition} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| {realnoise.condition_name(level, 'h264', crf_in)} | " + " | ".join(cells) + " |", flush=True)
     chosen = max(passing) if passing else min(CRFS)
     print(
         f"HEVC within {BUDGET_DB} dB of lossless H.264's loss at every condition: {sorted(passing) or 'none'}; "
