@@ -263,6 +263,66 @@ def test_chapters_are_kept_and_an_excerpt_cuts_them(tmp_path, audio):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None, keep_audio=False)
 
 
+def subtitled(path: Path, video: Path, cues: list[tuple[int, int, str]], language: str = "fra") -> Path:
+    """`video`'s streams and a SubRip subtitle stream of `cues` ((from, until) in ms, text), remuxed into `path` (an
+    .mkv): a film's subtitles as a downloaded Matroska file carries them."""
+    srt = path.with_suffix(".srt")
+    stamp = lambda ms: f"{ms // 3600000:02d}:{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d},{ms % 1000:03d}"  # noqa: E731
+    srt.write_text("\n".join(f"{n}\n{stamp(a)} --> {stamp(b)}\n{text}\n" for n, (a, b, text) in enumerate(cues, 1)))
+    with av.open(str(video)) as inside, av.open(str(srt)) as text, av.open(str(path), "w") as out:
+        routes = {stream: out.add_stream_from_template(stream) for stream in (*inside.streams, text.streams[0])}
+        routes[text.streams[0]].metadata["language"] = language
+        for packet in [*inside.demux(), *text.demux()]:
+            if packet.size:
+                packet.stream = routes[packet.stream]
+                out.mux(packet)
+    srt.unlink()
+    return path
+
+
+def subtitles(path: Path) -> list[tuple[str, str, list[tuple[int, bytes]]]]:
+    """Each subtitle stream's codec, language and (start in ms, text) of its cues."""
+    with av.open(str(path)) as container:
+        streams = list(container.streams.subtitles)
+        cues = {stream.index: [] for stream in streams}
+        for packet in container.demux(*streams) if streams else ():  # no streams named: every stream
+            if packet.size:
+                cues[packet.stream.index].append((round(packet.pts * packet.time_base * 1000), bytes(packet)))
+        return [(s.codec_context.name, s.metadata.get("language", ""), cues[s.index]) for s in streams]
+
+
+@pytest.mark.parametrize("audio", [None, 4.0], ids=["video only", "with audio"])
+def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_them(tmp_path, audio):
+    frames = [picture(k % 3) for k in range(100)]  # 4 s at 25 fps
+    video = encode(tmp_path / "film.mp4", frames, audio_seconds=audio)
+    source = subtitled(tmp_path / "film.mkv", video, [(0, 1500, "Bonjour"), (2000, 3500, "Au revoir")])
+    both = subtitles(source)  # with audio, the muxer moves every stream on by the AAC encoder's delay (128 ms)
+    delay = both[0][2][0][0]
+    assert both == [("srt", "fra", [(delay, b"Bonjour"), (delay + 2000, b"Au revoir")])]  # SubRip, as .srt names it
+    kept = denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None).output
+    assert subtitles(kept) == both and codec_of(kept) == "h264"
+    with av.open(str(kept)) as container:
+        assert len(container.streams.audio) == (1 if audio else 0)
+    silent = denoise_video(source, tmp_path / "silent.mkv", identity(), sigma=None, keep_audio=False).output
+    assert subtitles(silent) == both  # --no-audio drops the audio, not the subtitles
+    with av.open(str(silent)) as container:
+        assert not container.streams.audio
+    # from 1.8 s: the cue that begins in it, moved back with the frames; the one shown from before is left out
+    excerpt = denoise_video(source, tmp_path / "late.mkv", identity(), sigma=None, span=Span(1.8, None)).output
+    assert subtitles(excerpt) == [("srt", "fra", [(delay + 200, b"Au revoir")])]
+    # MP4 holds no SubRip: the output is written without it, and one line says what keeps it
+    with pytest.warns(
+        UserWarning,
+        match=r"cannot hold the subtitle stream of .* \(srt\): it is written without; an output named \.mkv keeps "
+        "it$",
+    ):
+        default = denoise_video(source, None, identity(), sigma=None).output
+    assert default.suffix == ".mp4" and subtitles(default) == []
+    held = "audio and subtitle stream" if audio else "subtitle stream"
+    with pytest.warns(UserWarning, match=f"a frame folder holds no {held}: the {held} of"):
+        denoise_video(source, tmp_path / "frames", identity(), sigma=None)
+
+
 def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):
     hdr = (
         "mastering-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,50):cll=1000,400:"

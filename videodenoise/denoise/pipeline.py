@@ -262,7 +262,8 @@ def denoise_plan(
     on_calibration: Callable[[Calibration], None] | None = None,
     on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> DenoiseResult:
-    """Denoise one planned input into its outputs. The input's audio is copied (video files only).
+    """Denoise one planned input into its outputs. The input's audio (unless not `keep_audio`) and subtitles are
+    copied (video files only).
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, then
     on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ, and
     on_camera_bias(the `GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
@@ -271,16 +272,19 @@ def denoise_plan(
 
     reader, info = plan.reader, plan.reader.info
     denoiser = denoiser or Denoiser.from_checkpoint()
-    audio_source = plan.input if keep_audio and plan.codec != "png" and info.has_audio else None
-    if keep_audio and plan.codec == "png" and info.has_audio:
-        warnings.warn(f"a frame folder holds no audio: the audio of '{plan.input}' is not kept", stacklevel=2)
+    audio = keep_audio and info.has_audio
+    streams_source = plan.input if plan.codec != "png" and (audio or info.subtitles) else None
+    if plan.codec == "png" and (audio or info.subtitles):
+        subtitles = f"subtitle stream{'s' if info.subtitles > 1 else ''}"
+        what = " and ".join(["audio"] * audio + [subtitles] * bool(info.subtitles))
+        warnings.warn(f"a frame folder holds no {what}: the {what} of '{plan.input}' is not kept", stacklevel=2)
     rate = info.frame_rate(fps)
     properties = reader.properties()  # kept in the output: rotation, aspect, colour tags, depth, alpha, clock
-    # the frames keep their own timestamps, so the audio keeps its own too; an excerpt's move back together
-    audio_offset = 0.0 if properties.time_base is not None else None
-    audio_window = None
+    # the frames keep their own timestamps, so the audio and subtitles keep theirs too; an excerpt's move back together
+    streams_offset = 0.0 if properties.time_base is not None else None
+    streams_window = None
     if isinstance(reader, Excerpt):
-        audio_offset, audio_window = reader.audio_offset, reader.audio_window
+        streams_offset, streams_window = reader.audio_offset, reader.audio_window
 
     # the top field first, the bottom field first, or None: frames (progressive video, or fields not asked for)
     fields_first = properties.top_field_first if denoiser.settings.fields and properties.interlaced else None
@@ -330,9 +334,10 @@ def denoise_plan(
             codec=codec,
             crf=crf,
             overwrite=overwrite,
-            audio_from=audio_source,
-            audio_offset=audio_offset,
-            audio_window=audio_window,
+            streams_from=streams_source,
+            streams_offset=streams_offset,
+            streams_window=streams_window,
+            audio=keep_audio,
             properties=properties,
         )
         for path, codec, _ in outputs
@@ -366,7 +371,7 @@ def denoise_plan(
         fps=float(rate),
         sigma=sigma_value.level if isinstance(sigma_value, NoiseLevelFunction) else sigma_value,
         sigma_source=source,
-        audio=audio_source is not None,
+        audio=streams_source is not None and audio,
         seconds=seconds,
         noise=sigma_value if isinstance(sigma_value, NoiseLevelFunction) else None,
         calibration_seconds=calibration_seconds,

@@ -117,6 +117,7 @@ class PyAVReader(VideoReader):
             width, height = context.width, context.height
             channels, alpha, bits = pixel_layout(context.pix_fmt or "")
             audio = len(container.streams.audio) > 0
+            subtitles = len(container.streams.subtitles)
             # FFmpeg's own description of the codec: lossless and never lossy (FFV1, raw video, PNG, HuffYUV, GIF…)
             lossless = bool(context.codec.lossless and not context.codec.lossy)
             self._tags = dict(
@@ -162,6 +163,7 @@ class PyAVReader(VideoReader):
             kind="video",
             rate=Fraction(fps.numerator, fps.denominator) if fps else None,
             has_audio=audio,
+            subtitles=subtitles,
             alpha=alpha,
             bit_depth=bits,
             lossless=lossless,

@@ -39,7 +39,8 @@ class VideoInfo:
     fps is None for frame folders, which carry no frame rate; rate is the container's exact rate
     (e.g. 30000/1001) when it has one. channels is the source's colour channel count (1 for grey
     pixel formats and single-channel images, else 3); alpha says whether an alpha channel comes with
-    them; bit_depth is bits per component (8, or up to 16). has_audio: the file has an audio stream.
+    them; bit_depth is bits per component (8, or up to 16). has_audio: the file has an audio stream; subtitles: how
+    many subtitle streams it has.
     lossless: the pictures are stored without loss (a codec FFmpeg describes as lossless only, such as FFV1,
     raw video or PNG; or a folder of PNG, TIFF or BMP frames).
     """
@@ -53,6 +54,7 @@ class VideoInfo:
     kind: str  # "video" or "frames"
     rate: Fraction | None = None
     has_audio: bool = False
+    subtitles: int = 0
     alpha: bool = False
     bit_depth: int = 8
     lossless: bool = False

@@ -4,7 +4,7 @@ H.264 in MP4 by default (plays everywhere), HEVC (H.265) in MP4 for more than 8 
 QuickTime and phones play, where H.264's High 10 plays in few), or lossless FFV1 in MKV, or a PNG frame folder. Every
 write goes to a hidden temporary name beside the target and is renamed into place only when complete
 (`videodenoise.io.atomic`), so an interrupted write never leaves a half-written file under the final
-name. The input's audio is copied in when the video is closed.
+name. The input's audio and subtitles are copied in when the video is closed.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import torch
 from videodenoise.devices import cpu_has_avx512
 from videodenoise.errors import OutputError, VideoWriteError
 from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_name
-from videodenoise.io.audio import mux_audio
 from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 from videodenoise.io.frames import to_integer
 from videodenoise.io.readers import VideoProperties, av_path, short_error
+from videodenoise.io.streams import mux_streams
 
 CONTAINERS = {  # the suffixes each compressed codec is written under
     "h264": {".mp4", ".mkv", ".mov", ".m4v", ".avi"},
@@ -56,8 +56,9 @@ class VideoWriter:
     Use as a context manager: on normal exit the file is renamed into place; on an exception the
     partial output is deleted and the final name is never touched.
 
-    audio_from: a video file whose audio streams are copied into the output when it is closed (see
-    `videodenoise.io.audio.mux_audio`, which takes `audio_offset` and `audio_window`); not for PNG frame folders.
+    streams_from: a video file whose audio (unless not `audio`) and subtitle streams are copied into the output when
+    it is closed (see `videodenoise.io.streams.mux_streams`, which takes `streams_offset` and `streams_window`); not
+    for PNG frame folders. A subtitle stream the output's container cannot hold is said in a warning.
     """
 
     def __init__(
@@ -68,10 +69,11 @@ class VideoWriter:
         crf: int | None = None,
         keyframe_interval: int | None = None,
         overwrite: bool = False,
-        audio_from: str | os.PathLike | None = None,
-        audio_offset: float | None = None,
+        streams_from: str | os.PathLike | None = None,
+        streams_offset: float | None = None,
         properties: VideoProperties | None = None,
-        audio_window: tuple[float, float | None] | None = None,
+        streams_window: tuple[float, float | None] | None = None,
+        audio: bool = True,
     ):
         self.path = Path(path)
         self.codec = codec or ("png" if self.path.suffix == "" else "h264")
@@ -87,10 +89,12 @@ class VideoWriter:
                 f"cannot write {CODEC_NAMES[self.codec]} to '{self.path}': use one of "
                 f"{', '.join(sorted(CONTAINERS[self.codec]))}, or a path without a suffix for a PNG frame folder"
             )
-        if audio_from is not None and self.codec == "png":
-            raise VideoWriteError(f"a PNG frame folder cannot hold audio; write a video file instead of '{self.path}'")
-        self.audio_from = None if audio_from is None else Path(audio_from)
-        self.audio_offset, self.audio_window = audio_offset, audio_window
+        if streams_from is not None and self.codec == "png":
+            raise VideoWriteError(
+                f"a PNG frame folder cannot hold audio or subtitles; write a video file instead of '{self.path}'"
+            )
+        self.streams_from = None if streams_from is None else Path(streams_from)
+        self.streams_offset, self.streams_window, self.audio = streams_offset, streams_window, audio
         try:
             self.rate = fps if isinstance(fps, Fraction) else Fraction(fps).limit_denominator(1001)
         except (TypeError, ValueError, OverflowError):
@@ -301,13 +305,23 @@ class VideoWriter:
                     self._container.mux(packet)
                 self._container.close()
                 self._container = None
-            if self.audio_from is not None:
-                with_audio = temporary_name(self.path, "audio")
+            if self.streams_from is not None:
+                muxed = temporary_name(self.path, "streams")
                 try:
-                    mux_audio(self.partial, self.audio_from, with_audio, self.audio_offset, self.audio_window)
-                    os.replace(with_audio, self.partial)
+                    left_out = mux_streams(
+                        self.partial, self.streams_from, muxed, self.streams_offset, self.streams_window, self.audio
+                    )
+                    os.replace(muxed, self.partial)
                 finally:
-                    with_audio.unlink(missing_ok=True)
+                    muxed.unlink(missing_ok=True)
+                if left_out:  # MP4 and MOV hold mov_text, Matroska the rest: the other container keeps them
+                    keeps = ".mp4 or .mov" if set(left_out) == {"mov_text"} else ".mkv"
+                    warnings.warn(
+                        f"'{self.path}' cannot hold the subtitle stream{'s' if len(left_out) > 1 else ''} of "
+                        f"'{self.streams_from}' ({', '.join(left_out)}): it is written without; an output named "
+                        f"{keeps} keeps {'them' if len(left_out) > 1 else 'it'}",
+                        stacklevel=3,
+                    )
         except BaseException:
             self._output.discard()
             raise

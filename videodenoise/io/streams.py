@@ -1,4 +1,4 @@
-"""Copying a video file's audio into a denoised output, whole and in sync."""
+"""Copying a video file's audio and subtitle streams into a denoised output, whole and in sync."""
 
 from __future__ import annotations
 
@@ -9,23 +9,27 @@ from videodenoise.io.pyav_reader import main_video_stream
 from videodenoise.io.readers import av_path, container_tags, short_error, stream_tags
 
 
-def mux_audio(
+def mux_streams(
     video_file: str | os.PathLike,
-    audio_source: str | os.PathLike,
+    source: str | os.PathLike,
     output: str | os.PathLike,
     offset: float | None = None,
     window: tuple[float, float | None] | None = None,
-) -> int:
-    """Write `output` with the video stream of `video_file` and every audio stream of `audio_source`,
-    whole: audio before the first video frame and after the last is kept; or, with `window`, only the
-    audio packets that begin in [from, until) seconds of the source's clock (until None: to its end), an
-    excerpt's (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's stream copy cuts.
+    audio: bool = True,
+) -> list[str]:
+    """Write `output` with the video stream of `video_file` and every audio stream (unless not `audio`) and subtitle
+    stream of `source`, whole: what comes before the first video frame and after the last is kept; or, with `window`,
+    only the packets that begin in [from, until) seconds of the source's clock (until None: to its end), an excerpt's
+    (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's stream copy cuts (a subtitle shown from before
+    the window is left out).
 
-    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes
-    AAC. offset: seconds subtracted from the audio's timestamps, so that audio in sync with the
-    source's video stays in sync with `video_file`: 0 when `video_file` kept the source's timestamps,
-    None for the start time of the source's main video stream (a `video_file` that starts at 0).
-    Packets are interleaved by time. Returns the number of audio streams written.
+    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes AAC; a subtitle
+    stream whose codec it cannot hold (MP4's mov_text in Matroska, SubRip or ASS in MP4) is left out, since FFmpeg
+    re-encodes subtitles only through decoded text that PyAV does not encode. offset: seconds subtracted from the
+    streams' timestamps, so that audio in sync with the source's video stays in sync with `video_file`: 0 when
+    `video_file` kept the source's timestamps, None for the start time of the source's main video stream (a
+    `video_file` that starts at 0). Packets are interleaved by time. Returns the codec names of the subtitle streams
+    left out.
     """
     import heapq
 
@@ -34,7 +38,7 @@ def mux_audio(
     try:
         with (
             av.open(av_path(video_file)) as video_in,
-            av.open(av_path(audio_source)) as audio_in,
+            av.open(av_path(source)) as source_in,
             av.open(av_path(output), mode="w") as out,
         ):
             video_stream = video_in.streams.video[0]
@@ -51,11 +55,12 @@ def mux_audio(
                 out.set_chapters(video_in.chapters())
             if offset is None:
                 offset = 0.0
-                first = main_video_stream(audio_in) if audio_in.streams.video else None
+                first = main_video_stream(source_in) if source_in.streams.video else None
                 if first is not None and first.start_time is not None:
                     offset = float(first.start_time * first.time_base)
-            routes = {}  # input audio stream index -> (output stream, resampler or None for a copy)
-            for stream in audio_in.streams.audio:
+            routes = {}  # input stream index -> (output stream, resampler or None for a copy)
+            left_out = []
+            for stream in source_in.streams.audio if audio else ():
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 else:
@@ -66,6 +71,12 @@ def mux_audio(
                     resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
                     routes[stream.index] = (encoder, resampler)
                 routes[stream.index][0].metadata.update(stream_tags(stream.metadata))  # its language, title…
+            for stream in source_in.streams.subtitles:
+                if stream.codec_context.name in out.supported_codecs:
+                    routes[stream.index] = (out.add_stream_from_template(stream), None)
+                    routes[stream.index][0].metadata.update(stream_tags(stream.metadata))
+                else:
+                    left_out.append(stream.codec_context.name)
 
             def timed(packets, shift: float = 0.0, window=None):
                 for packet in packets:
@@ -85,8 +96,9 @@ def mux_audio(
                     packet.dts -= ticks
 
             video_packets = timed(video_in.demux(video_stream))
-            audio_packets = timed(audio_in.demux(*audio_in.streams.audio), offset, window) if routes else iter(())
-            for _, packet in heapq.merge(video_packets, audio_packets, key=lambda item: item[0]):
+            copied = [source_in.streams[index] for index in routes]
+            other_packets = timed(source_in.demux(*copied), offset, window) if routes else iter(())
+            for _, packet in heapq.merge(video_packets, other_packets, key=lambda item: item[0]):
                 if packet.stream.type == "video":
                     packet.stream = out_video
                     out.mux(packet)
@@ -106,10 +118,10 @@ def mux_audio(
                     for resampled in resampler.resample(None):
                         out.mux(target.encode(resampled))
                     out.mux(target.encode(None))
-            return len(routes)
+            return left_out
     except av.FFmpegError as error:
         raise VideoWriteError(
-            f"cannot copy the audio of '{audio_source}' into '{output}': {short_error(error)}"
+            f"cannot copy the audio or subtitles of '{source}' into '{output}': {short_error(error)}"
         ) from None
 
 
