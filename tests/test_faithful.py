@@ -609,6 +609,17 @@ def test_a_format_that_cannot_hold_alpha_says_so_in_one_line(tmp_path):
     assert not open_video(result.output).info.alpha
 
 
+def test_hevc_keeps_ten_bits_of_twelve_and_no_alpha_and_says_so_in_one_line(tmp_path):
+    frames = [np.concatenate([picture(k, peak=65535), np.full((48, 64, 1), 50000, np.uint16)], axis=2) for k in (0, 1)]
+    source = encode(tmp_path / "master.mkv", frames, codec="ffv1", pix_fmt="gbrap12le", layout="rgba64le")
+    assert (open_video(source).info.bit_depth, open_video(source).info.alpha) == (12, True)
+    said = r"HEVC cannot hold the alpha channel and 12-bit precision \(it keeps 10 bits\) of the input: "
+    with pytest.warns(UserWarning, match=said):
+        result = denoise_video(source, tmp_path / "master.mp4", identity(), sigma=None, format="h265")
+    info = open_video(result.output).info
+    assert codec_of(result.output) == "hevc" and (info.bit_depth, info.alpha) == (10, False)
+
+
 # -------------------------------------------------------------------------------------------- names and batches
 
 

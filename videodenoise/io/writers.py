@@ -237,9 +237,17 @@ class VideoWriter:
         else:
             video_frame = self._video_frame(image)
             video_frame.pts, video_frame.time_base = self._timestamp(pts), self._clock
-            for packet in self._stream.encode(video_frame):
-                self._container.mux(packet)
+            self._mux(self._stream.encode(video_frame))
         self.n_written += 1
+
+    def _mux(self, packets) -> None:
+        for packet in packets:
+            if packet.pts is not None and packet.dts is not None and not 0 <= packet.pts - packet.dts <= MAX_REORDER:
+                # libx265 as PyAV bundles it learns its B-frames' delay from a clip's third frame: a clip of one or two
+                # frames comes out with decoding times from memory never set (10¹¹ ticks off), which MP4 refuses
+                # ("pts/dts pair unsupported"). Such a clip has no frame reordered: each is decoded when shown.
+                packet.dts = packet.pts
+            self._container.mux(packet)
 
     def _timestamp(self, pts: int | None) -> int:
         """The frame's own timestamp where it has one that moves the clock forward; else one frame
@@ -301,8 +309,7 @@ class VideoWriter:
             if self._shape is None:
                 raise VideoWriteError(f"no frames were written to '{self.path}'")
             if self._container is not None:
-                for packet in self._stream.encode(None):
-                    self._container.mux(packet)
+                self._mux(self._stream.encode(None))
                 self._container.close()
                 self._container = None
             if self.streams_from is not None:
@@ -430,6 +437,9 @@ def chapter_list(chapters: Sequence[tuple[float, float, tuple[tuple[str, str], .
     ]
 
 
+# the most ticks of the stream's clock that a frame's decoding may come before its showing: MP4's limit (a 32-bit
+# offset), far beyond any B-frame delay (x264 and x265 reorder 16 frames at most)
+MAX_REORDER = 2**31 - 1
 CODEC_NAMES = {"h264": "H.264", "h265": "HEVC", "ffv1": "FFV1", "png": "a PNG frame folder"}
 
 
