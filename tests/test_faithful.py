@@ -522,9 +522,9 @@ def test_ten_bit_video_comes_out_ten_bit_in_hevc_that_players_play(tmp_path, cap
     """By default (and for an .mp4, .mov or .mkv it is given) a 10-bit input comes out in HEVC's Main 10, tagged hvc1
     in MP4 and MOV as QuickTime asks, not H.264's High 10, which few players play; --format mp4 still gives that."""
     frames = [picture(k, peak=65535) for k in range(3)]
-    source = encode(tmp_path / "ten.mp4", frames, pix_fmt="yuv420p10le", layout="rgb48le")
+    source = encode(tmp_path / "ten.mp4", frames, pix_fmt="yuv420p10le", layout="rgb48le", audio_seconds=0.2)
     info = open_video(source).info
-    assert info.bit_depth == 10
+    assert info.bit_depth == 10 and info.has_audio  # the audio is copied in after: the video's tag must survive it
     stored = open_video(source).read()
     assert len(torch.unique(stored[0])) > 256  # read at its own precision
     arms = [  # output, format, codec, profile, tag, pixel format

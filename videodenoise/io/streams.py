@@ -49,6 +49,8 @@ def mux_streams(
             else:
                 out_video = out.add_stream_from_template(video_stream, rate=video_stream.average_rate)
                 out_video.metadata["timecode"] = timecode
+            if video_stream.codec_tag.strip("\0"):  # a template leaves it out: MP4's HEVC would go from hvc1 to hev1,
+                out_video.codec_tag = video_stream.codec_tag  # which QuickTime and Safari do not play
             out_video.metadata.update(stream_tags(video_stream.metadata))
             out.metadata.update(container_tags(video_in.metadata))
             if video_in.chapters():
