@@ -132,7 +132,7 @@ def plan_output(
     span: Span | None = None,
 ) -> OutputPlan:
     """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`), in HEVC for an input of
-    more than 8 bits, NAME.denoised.mkv (FFV1) when the input is stored without loss (`default_format`); without
+    more than 8 bits (`compressed_codec`), NAME.denoised.mkv (FFV1) when the input is stored without loss; without
     `format` an output path is written as its suffix says (.mkv: FFV1 when the input is lossless, else H.264 or HEVC
     as for the default). side_by_side True is NAME.side-by-side.* beside the output, a
     path is that path. fps: a frame folder's rate; stream: which of a file's video streams (None: the main one, as

@@ -1,10 +1,10 @@
 """Writing videos and PNG frame folders, atomically.
 
-H.264 in MP4 by default (plays everywhere), HEVC (H.265) in MP4 for more than 8 bits (Main 10, which browsers,
-QuickTime and phones play, where H.264's High 10 plays in few), or lossless FFV1 in MKV, or a PNG frame folder. Every
-write goes to a hidden temporary name beside the target and is renamed into place only when complete
-(`videodenoise.io.atomic`), so an interrupted write never leaves a half-written file under the final
-name. The input's audio and subtitles are copied in when the video is closed.
+H.264 in MP4 by default (plays everywhere), or HEVC (H.265; what `clean` writes an input of more than 8 bits in: its
+Main 10 plays in browsers, QuickTime and phones, H.264's High 10 in few), or lossless FFV1 in MKV, or a PNG frame
+folder. Every write goes to a hidden temporary name beside the target and is renamed into place only when complete
+(`videodenoise.io.atomic`), so an interrupted write never leaves a half-written file under the final name. The input's
+audio and subtitles are copied in when the video is closed.
 """
 
 from __future__ import annotations
@@ -237,15 +237,16 @@ class VideoWriter:
         else:
             video_frame = self._video_frame(image)
             video_frame.pts, video_frame.time_base = self._timestamp(pts), self._clock
-            self._mux(self._stream.encode(video_frame))
+            self._mux(self._stream.encode(video_frame), self.n_written + 1)
         self.n_written += 1
 
-    def _mux(self, packets) -> None:
+    def _mux(self, packets, frames_in: int) -> None:
+        """Mux the encoder's packets; frames_in: how many frames it has been given."""
         for packet in packets:
-            if packet.pts is not None and packet.dts is not None and not 0 <= packet.pts - packet.dts <= MAX_REORDER:
-                # libx265 as PyAV bundles it learns its B-frames' delay from a clip's third frame: a clip of one or two
-                # frames comes out with decoding times from memory never set (10¹¹ ticks off), which MP4 refuses
-                # ("pts/dts pair unsupported"). Such a clip has no frame reordered: each is decoded when shown.
+            if self.codec == "h265" and frames_in < X265_DELAY_KNOWN_FROM:
+                # libx265 computes decoding times from its B-frames' delay, which it learns from a clip's third frame: a
+                # clip of one or two frames comes out with decoding times from memory never set (10¹¹ ticks off, or
+                # not), which MP4 refused ("pts/dts pair unsupported"). Such a clip has no frame reordered.
                 packet.dts = packet.pts
             self._container.mux(packet)
 
@@ -309,7 +310,7 @@ class VideoWriter:
             if self._shape is None:
                 raise VideoWriteError(f"no frames were written to '{self.path}'")
             if self._container is not None:
-                self._mux(self._stream.encode(None))
+                self._mux(self._stream.encode(None), self.n_written)
                 self._container.close()
                 self._container = None
             if self.streams_from is not None:
@@ -437,9 +438,7 @@ def chapter_list(chapters: Sequence[tuple[float, float, tuple[tuple[str, str], .
     ]
 
 
-# the most ticks of the stream's clock that a frame's decoding may come before its showing: MP4's limit (a 32-bit
-# offset), far beyond any B-frame delay (x264 and x265 reorder 16 frames at most)
-MAX_REORDER = 2**31 - 1
+X265_DELAY_KNOWN_FROM = 3  # the frame at which libx265 at preset medium (a B-frame delay of 2) knows its decoding delay
 CODEC_NAMES = {"h264": "H.264", "h265": "HEVC", "ffv1": "FFV1", "png": "a PNG frame folder"}
 
 

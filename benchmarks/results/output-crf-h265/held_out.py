@@ -11,19 +11,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import validation_sweep as validation  # noqa: E402
-from crf import FLOOR, FRAMES, TODAY, condition, table_header  # noqa: E402
+from crf import FLOOR, FRAMES, TODAY, sweep  # noqa: E402
 
 from videodenoise.io.crf import DEFAULT_CRF  # noqa: E402
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 
@@ -31,13 +28,7 @@ def main() -> None:
     print(f"# {cpu_name()}, {torch.get_num_threads()} threads, torch {torch.__version__}")
     clips = quality.build_clips(frames=FRAMES)
     print(f"# held-out clips: {', '.join(clip.name for clip in clips)}; {FRAMES} frames")
-    denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
-    arms = [("h265", DEFAULT_CRF["h265"]), TODAY, FLOOR]
-    table_header(arms)
-    for level, crf_in in validation.camera_conditions("h264"):
-        losses, sizes = condition(denoiser, clips, level, crf_in, arms)
-        cells = [f"{np.mean(losses[arm]):.2f}, {max(losses[arm]):.2f}, {np.mean(sizes[arm]):.1f}" for arm in arms]
-        print(f"| {realnoise.condition_name(level, 'h264', crf_in)} | " + " | ".join(cells) + " |", flush=True)
+    sweep(quality.load_denoiser(DEFAULT_CHECKPOINT, {}), clips, [("h265", DEFAULT_CRF["h265"]), TODAY, FLOOR])
 
 
 if __name__ == "__main__":

@@ -15,17 +15,23 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import validation_sweep as validation  # noqa: E402
-from crf import FLOOR, FRAMES, TODAY, condition, table_header  # noqa: E402
+from crf import FLOOR, FRAMES, TODAY, sweep  # noqa: E402
 
 from videodenoise.models.checkpoints import DEFAULT_CHECKPOINT  # noqa: E402
 
 import bench_quality as quality  # noqa: E402
-import bench_realnoise as realnoise  # noqa: E402
 from _machine import cpu_name  # noqa: E402
 
 CRFS = (16, 13, 10, 8, 6, 4)
 MARGIN_DB = 0.05  # over H.264 High 10 at CRF 10, on the mean and on the worst clip
+
+
+def worse_than_before(losses: dict, arm: tuple) -> bool:
+    """The rule: a candidate fails where its mean or worst-clip loss exceeds H.264 High 10's by more than the margin."""
+    if arm[0] != "h265":
+        return False
+    mean, before = float(np.mean(losses[arm])), float(np.mean(losses[TODAY]))
+    return mean > before + MARGIN_DB or max(losses[arm]) > max(losses[TODAY]) + MARGIN_DB
 
 
 def main() -> None:
@@ -35,22 +41,11 @@ def main() -> None:
     clips = quality.build_clips(names, FRAMES, quality.DEFAULT_SIZE)
     print(f"# clips: {', '.join(clip.name for clip in clips)}; {FRAMES} frames")
     denoiser = quality.load_denoiser(DEFAULT_CHECKPOINT, {})
-    arms = [("h265", crf) for crf in CRFS] + [TODAY, FLOOR]
-    table_header(arms)
-    passing = set(CRFS)
-    for level, crf_in in validation.camera_conditions("h264"):
-        losses, sizes = condition(denoiser, clips, level, crf_in, arms)
-        before_mean, before_worst = float(np.mean(losses[TODAY])), max(losses[TODAY])
-        for crf in CRFS:
-            mean, worst = float(np.mean(losses[("h265", crf)])), max(losses[("h265", crf)])
-            if mean > before_mean + MARGIN_DB or worst > before_worst + MARGIN_DB:
-                passing.discard(crf)
-        cells = [f"{np.mean(losses[arm]):.2f}, {max(losses[arm]):.2f}, {np.mean(sizes[arm]):.1f}" for arm in arms]
-        print(f"| {realnoise.condition_name(level, 'h264', crf_in)} | " + " | ".join(cells) + " |", flush=True)
-    chosen = max(passing) if passing else min(CRFS)
+    failed = sweep(denoiser, clips, [("h265", crf) for crf in CRFS] + [TODAY, FLOOR], worse_than_before)
+    passing = sorted(crf for crf in CRFS if ("h265", crf) not in failed)
     print(
         f"HEVC within {MARGIN_DB} dB of H.264 High 10 at CRF 10 on the mean and worst clip at every condition: "
-        f"{sorted(passing) or 'none'}; chosen: CRF {chosen}"
+        f"{passing or 'none'}; chosen: CRF {max(passing) if passing else min(CRFS)}"
     )
 
 
