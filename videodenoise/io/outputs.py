@@ -78,7 +78,7 @@ def _same_path(a: Path, b: Path) -> bool:
 
 def compressed_codec(reader: VideoReader) -> str:
     """The codec an input's compressed output is written in: HEVC for an input of more than 8 bits (its Main 10 plays
-    in browsers, QuickTime and phones, H.264's High 10 in few) unless it is interlaced, which libx265 cannot code from
+    in QuickTime, Safari and phones, H.264's High 10 in few) unless it is interlaced, which libx265 cannot code from
     whole frames; else H.264, which every player plays."""
     return "h265" if reader.info.bit_depth > 8 and not reader.properties().interlaced else "h264"
 

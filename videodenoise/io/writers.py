@@ -1,7 +1,7 @@
 """Writing videos and PNG frame folders, atomically.
 
 H.264 in MP4 by default (plays everywhere), or HEVC (H.265; what `clean` writes an input of more than 8 bits in: its
-Main 10 plays in browsers, QuickTime and phones, H.264's High 10 in few), or lossless FFV1 in MKV, or a PNG frame
+Main 10 plays in QuickTime, Safari and phones, H.264's High 10 in few), or lossless FFV1 in MKV, or a PNG frame
 folder. Every write goes to a hidden temporary name beside the target and is renamed into place only when complete
 (`videodenoise.io.atomic`), so an interrupted write never leaves a half-written file under the final name. The input's
 audio and subtitles are copied in when the video is closed.
