@@ -272,6 +272,7 @@ def subtitled(path: Path, video: Path, cues: list[tuple[int, int, str]], languag
     with av.open(str(video)) as inside, av.open(str(srt)) as text, av.open(str(path), "w") as out:
         routes = {stream: out.add_stream_from_template(stream) for stream in (*inside.streams, text.streams[0])}
         routes[text.streams[0]].metadata["language"] = language
+        routes[text.streams[0]].disposition = av.stream.Disposition.forced  # shown even when subtitles are off
         for packet in [*inside.demux(), *text.demux()]:
             if packet.size:
                 packet.stream = routes[packet.stream]
@@ -280,15 +281,16 @@ def subtitled(path: Path, video: Path, cues: list[tuple[int, int, str]], languag
     return path
 
 
-def subtitles(path: Path) -> list[tuple[str, str, list[tuple[int, bytes]]]]:
-    """Each subtitle stream's codec, language and (start in ms, text) of its cues."""
+def subtitles(path: Path) -> list[tuple[str, str, bool, list[tuple[int, bytes]]]]:
+    """Each subtitle stream's codec, language, whether it is forced, and (start in ms, text) of its cues."""
     with av.open(str(path)) as container:
         streams = list(container.streams.subtitles)
         cues = {stream.index: [] for stream in streams}
         for packet in container.demux(*streams) if streams else ():  # no streams named: every stream
             if packet.size:
                 cues[packet.stream.index].append((round(packet.pts * packet.time_base * 1000), bytes(packet)))
-        return [(s.codec_context.name, s.metadata.get("language", ""), cues[s.index]) for s in streams]
+        forced = {s.index: bool(s.disposition & av.stream.Disposition.forced) for s in streams}
+        return [(s.codec_context.name, s.metadata.get("language", ""), forced[s.index], cues[s.index]) for s in streams]
 
 
 @pytest.mark.parametrize("audio", [None, 4.0], ids=["video only", "with audio"])
@@ -297,8 +299,8 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
     video = encode(tmp_path / "film.mp4", frames, audio_seconds=audio)
     source = subtitled(tmp_path / "film.mkv", video, [(0, 1500, "Bonjour"), (2000, 3500, "Au revoir")])
     both = subtitles(source)  # with audio, the muxer moves every stream on by the AAC encoder's delay (128 ms)
-    delay = both[0][2][0][0]
-    assert both == [("srt", "fra", [(delay, b"Bonjour"), (delay + 2000, b"Au revoir")])]  # SubRip, as .srt names it
+    delay = both[0][3][0][0]
+    assert both == [("srt", "fra", True, [(delay, b"Bonjour"), (delay + 2000, b"Au revoir")])]  # .srt's SubRip
     kept = denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None).output
     assert subtitles(kept) == both and codec_of(kept) == "h264"
     with av.open(str(kept)) as container:
@@ -309,7 +311,7 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
         assert not container.streams.audio
     # from 1.8 s: the cue that begins in it, moved back with the frames; the one shown from before is left out
     excerpt = denoise_video(source, tmp_path / "late.mkv", identity(), sigma=None, span=Span(1.8, None)).output
-    assert subtitles(excerpt) == [("srt", "fra", [(delay + 200, b"Au revoir")])]
+    assert subtitles(excerpt) == [("srt", "fra", True, [(delay + 200, b"Au revoir")])]
     # MP4 holds no SubRip: the output is written without it, and one line says what keeps it
     with pytest.warns(
         UserWarning,

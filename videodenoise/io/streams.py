@@ -25,11 +25,13 @@ def mux_streams(
 
     Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes AAC; a subtitle
     stream whose codec it cannot hold (MP4's mov_text in Matroska, SubRip or ASS in MP4) is left out, since FFmpeg
-    re-encodes subtitles only through decoded text that PyAV does not encode. offset: seconds subtracted from the
-    streams' timestamps, so that audio in sync with the source's video stays in sync with `video_file`: 0 when
-    `video_file` kept the source's timestamps, None for the start time of the source's main video stream (a
-    `video_file` that starts at 0). Packets are interleaved by time. Returns the codec names of the subtitle streams
-    left out.
+    re-encodes subtitles only through decoded text that PyAV does not encode. Each stream keeps its tags (as
+    `stream_tags` keeps them) and its disposition (default, forced…), as ffmpeg copies them.
+
+    offset: seconds subtracted from the streams' timestamps, so that audio in sync with the source's video stays in
+    sync with `video_file`: 0 when `video_file` kept the source's timestamps, None for the start time of the source's
+    main video stream (a `video_file` that starts at 0). Packets are interleaved by time. Returns the codec names of
+    the subtitle streams left out.
     """
     import heapq
 
@@ -72,13 +74,14 @@ def mux_streams(
                     # AAC takes planar float in frames of 1024 samples
                     resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
                     routes[stream.index] = (encoder, resampler)
-                routes[stream.index][0].metadata.update(stream_tags(stream.metadata))  # its language, title…
             for stream in source_in.streams.subtitles:
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
-                    routes[stream.index][0].metadata.update(stream_tags(stream.metadata))
                 else:
                     left_out.append(stream.codec_context.name)
+            for index, (target, _) in routes.items():  # a template carries neither
+                target.metadata.update(stream_tags(source_in.streams[index].metadata))  # its language, title…
+                target.disposition = source_in.streams[index].disposition  # default, forced, for the hard of hearing…
 
             def timed(packets, shift: float = 0.0, window=None):
                 for packet in packets:
