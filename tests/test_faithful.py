@@ -315,7 +315,7 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
     # MP4 holds no SubRip: the output is written without it, and one line says what keeps it
     with pytest.warns(
         UserWarning,
-        match=r"cannot hold the subtitle stream of .* \(srt\): it is written without; an output named \.mkv keeps "
+        match=r"cannot hold the subtitle stream \(srt\) of .*: it is written without it; an output named \.mkv keeps "
         "it$",
     ):
         default = denoise_video(source, None, identity(), sigma=None).output
@@ -323,6 +323,146 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
     held = "audio and subtitle stream" if audio else "subtitle stream"
     with pytest.warns(UserWarning, match=f"a frame folder holds no {held}: the {held} of"):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None)
+
+
+def with_extras(path: Path, muxer: str | None = None, data: str | None = None, covers=(), attachments=(), videos=1):
+    """A 10-frame 64×48 H.264 video at 25 fps with what a camera's or a film's file carries beside it: a data stream
+    of codec `data` (a packet every 40 ms, b"meta0"…), a timecode track when `data` is a GoPro's (bin_data, written as
+    GoPro's cameras do, with a timecode), cover pictures ((name, JPEG bytes): Matroska attachments of an image type,
+    MP4 attached pictures), attachments ((name, mimetype, bytes)) and `videos` − 1 more video streams."""
+    with av.open(str(path), "w", format=muxer) as container:
+        streams = [container.add_stream("libx264", rate=25) for _ in range(videos)]
+        for stream in streams:
+            stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        if data == "bin_data":
+            streams[0].metadata["timecode"] = "00:00:10:00"
+        meta = container.add_data_stream(data) if data else None
+        for name, picture in covers:
+            if path.suffix == ".mkv":
+                container.add_attachment(name, "image/jpeg", picture)
+            else:
+                cover = container.add_stream("mjpeg")
+                cover.width = cover.height = 16
+                cover.pix_fmt, cover.disposition = "yuvj420p", av.stream.Disposition.attached_pic
+                packet = av.Packet(picture)
+                packet.stream, packet.pts, packet.dts = cover, 0, 0
+                container.mux(packet)
+        for name, mimetype, content in attachments:
+            container.add_attachment(name, mimetype, content)
+        for index in range(10):
+            for stream in streams:
+                frame = av.VideoFrame.from_ndarray(picture_of(index), format="rgb24")
+                frame.pts = index
+                container.mux(stream.encode(frame))
+            if meta is not None:
+                packet = av.Packet(b"meta%d" % index)
+                packet.stream, packet.time_base = meta, Fraction(1, 1000)
+                packet.pts = packet.dts = 40 * index
+                packet.duration = 40  # without, MP4 drops the last
+                container.mux(packet)
+        for stream in streams:
+            container.mux(stream.encode(None))
+    return path
+
+
+def picture_of(index: int) -> np.ndarray:
+    return picture(index, 48, 64)
+
+
+def extras_of(path: Path) -> dict:
+    """What `with_extras` put in, as read back: {"data": [(codec, handler, [(ms, bytes)])], "covers": [bytes],
+    "attachments": [(name, mimetype, bytes)], "timecodes": how many timecode tracks, "videos": video streams}."""
+    with av.open(str(path)) as container:
+        data = [s for s in container.streams.data if "timecode" not in s.metadata]
+        covers = [s for s in container.streams.video if s.disposition & av.stream.Disposition.attached_pic]
+        packets = {s.index: [] for s in [*data, *covers]}
+        for packet in container.demux(*data, *covers) if packets else ():
+            if packet.size:
+                stamp = None if packet.pts is None else round(packet.pts * packet.time_base * 1000)
+                packets[packet.stream.index].append((stamp, bytes(packet)))
+        return {
+            "data": [(s.name, s.metadata.get("handler_name"), packets[s.index]) for s in data],
+            "covers": [packets[s.index][0][1] for s in covers],
+            "attachments": [(s.name, s.mimetype, bytes(s.data)) for s in container.streams.attachments],
+            "timecodes": sum("timecode" in s.metadata for s in container.streams.data),
+            "videos": len(container.streams.video) - len(covers),
+        }
+
+
+def test_a_cameras_data_stream_is_kept_in_mp4_in_sync_and_said_where_not(tmp_path):
+    gopro = with_extras(tmp_path / "GX010001.MP4", data="bin_data")
+    telemetry = [(40 * k, b"meta%d" % k) for k in range(10)]
+    assert extras_of(gopro)["data"] == [("bin_data", "GoPro MET", telemetry)]
+    kept = denoise_video(gopro, tmp_path / "out.mp4", identity(), sigma=None).output
+    assert extras_of(kept) | {"covers": [], "attachments": []} == {
+        "data": [("bin_data", "GoPro MET", telemetry)],  # the same packets at the same times, with its handler name
+        "covers": [],
+        "attachments": [],
+        "timecodes": 1,  # the writer's own timecode track, not a copy of the source's beside it
+        "videos": 1,
+    }
+    excerpt = denoise_video(gopro, tmp_path / "late.mp4", identity(), sigma=None, span=Span(0.2, None)).output
+    assert extras_of(excerpt)["data"] == [("bin_data", "GoPro MET", [(t - 200, b) for t, b in telemetry[5:]])]
+    silent = denoise_video(gopro, tmp_path / "silent.mp4", identity(), sigma=None, keep_audio=False).output
+    assert extras_of(silent)["data"] == extras_of(kept)["data"]  # --no-audio drops audio only
+    with pytest.warns(
+        UserWarning,
+        match=r"'.*out\.mkv' cannot hold the data stream \(GoPro MET\) of '.*GX010001\.MP4': it is written without "
+        r"it; an output named \.mp4 keeps it$",
+    ):
+        elsewhere = denoise_video(gopro, tmp_path / "out.mkv", identity(), sigma=None).output
+    assert extras_of(elsewhere)["data"] == []
+    # a drone's or a surveillance camera's KLV metadata in MPEG-TS: no container clean writes holds it
+    drone = with_extras(tmp_path / "flight.ts", data="klv")
+    with pytest.warns(
+        UserWarning,
+        match=r"cannot hold the data stream \(klv\) of .*: it is written without it; no output clean writes holds it$",
+    ):
+        denoise_video(drone, tmp_path / "flight.mp4", identity(), sigma=None)
+
+
+def test_cover_pictures_and_attachments_are_kept_where_the_container_holds_them(tmp_path):
+    jpeg = cv2.imencode(".jpg", np.full((16, 16, 3), 90, np.uint8))[1].tobytes()
+    font = ("DejaVuSans.ttf", "application/x-truetype-font", b"\x00\x01\x00\x00" * 64)  # an ASS subtitle's font
+    film = with_extras(tmp_path / "film.mkv", covers=[("cover.jpg", jpeg)], attachments=[font])
+    assert extras_of(film)["covers"] == [jpeg] and extras_of(film)["attachments"] == [font]
+    kept = extras_of(denoise_video(film, tmp_path / "out.mkv", identity(), sigma=None).output)
+    assert kept["covers"] == [jpeg] and kept["attachments"] == [font] and kept["videos"] == 1
+    with pytest.warns(
+        UserWarning,
+        match=r"cannot hold the attachment \(DejaVuSans\.ttf\) of .*: it is written without it; an output named "
+        r"\.mkv keeps it$",
+    ):
+        in_mp4 = extras_of(denoise_video(film, tmp_path / "out.mp4", identity(), sigma=None).output)
+    assert in_mp4["covers"] == [jpeg] and in_mp4["attachments"] == []  # MP4's cover art
+    # an MP4's cover art goes into Matroska as mkvmerge stores it: an attachment named cover.jpg
+    album = with_extras(tmp_path / "album.mp4", covers=[("", jpeg)])
+    assert extras_of(album)["covers"] == [jpeg]
+    out = denoise_video(album, tmp_path / "album.mkv", identity(), sigma=None).output
+    with av.open(str(out)) as container:
+        cover = [s for s in container.streams.video if s.disposition & av.stream.Disposition.attached_pic]
+        assert [(s.metadata.get("filename"), s.metadata.get("mimetype")) for s in cover] == [
+            ("cover.jpg", "image/jpeg")
+        ]
+    assert extras_of(out)["covers"] == [jpeg]
+    with pytest.warns(UserWarning, match=r"cannot hold the cover picture \(mjpeg\) of .*: it is written without it"):
+        denoise_video(album, tmp_path / "album.mov", identity(), sigma=None)  # MOV's muxer would drop it unsaid
+    with pytest.warns(
+        UserWarning,
+        match=r"cannot hold the cover picture \(cover\.jpg\) and attachment \(DejaVuSans\.ttf\) of .*: it is written "
+        r"without them; an output named \.mp4 or \.mkv keeps the cover picture \(cover\.jpg\); an output named "
+        r"\.mkv keeps the attachment \(DejaVuSans\.ttf\)$",
+    ):
+        denoise_video(film, tmp_path / "both.avi", identity(), sigma=None)
+    with pytest.warns(UserWarning, match=r"a frame folder holds no cover picture \(cover\.jpg\) and attachment"):
+        denoise_video(film, tmp_path / "frames", identity(), sigma=None)
+
+
+def test_other_video_streams_are_said_to_be_left_out(tmp_path):
+    angles = with_extras(tmp_path / "two-angles.mkv", videos=2)
+    with pytest.warns(UserWarning, match=r"'.*two-angles\.mkv' has 1 more video stream beside the one denoised"):
+        out = denoise_video(angles, tmp_path / "out.mkv", identity(), sigma=None).output
+    assert extras_of(out)["videos"] == 1
 
 
 def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):

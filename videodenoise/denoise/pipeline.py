@@ -28,7 +28,7 @@ from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.readers import short_error
-from videodenoise.io.writers import open_writers
+from videodenoise.io.writers import either, open_writers
 from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -262,8 +262,10 @@ def denoise_plan(
     on_calibration: Callable[[Calibration], None] | None = None,
     on_camera_bias: Callable[[GammaBias], None] | None = None,
 ) -> DenoiseResult:
-    """Denoise one planned input into its outputs. The input's audio (unless not `keep_audio`) and subtitles are
-    copied (video files only).
+    """Denoise one planned input into its outputs. The input's audio (unless not `keep_audio`), subtitles, data
+    streams, cover pictures and attachments are copied where the output's container holds them (video files only;
+    `videodenoise.io.streams.mux_streams`); one line says what was left out, and another that a file's other video
+    streams are.
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, then
     on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ, and
     on_camera_bias(the `GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
@@ -273,11 +275,19 @@ def denoise_plan(
     reader, info = plan.reader, plan.reader.info
     denoiser = denoiser or Denoiser.from_checkpoint()
     audio = keep_audio and info.has_audio
-    streams_source = plan.input if plan.codec != "png" and (audio or info.subtitles) else None
-    if plan.codec == "png" and (audio or info.subtitles):
+    carried = audio or info.subtitles or info.extras
+    streams_source = plan.input if plan.codec != "png" and carried else None
+    if plan.codec == "png" and carried:
         subtitles = f"subtitle stream{'s' if info.subtitles > 1 else ''}"
-        what = " and ".join(["audio"] * audio + [subtitles] * bool(info.subtitles))
+        what = either(["audio"] * audio + [subtitles] * bool(info.subtitles) + list(info.extras), "and")
         warnings.warn(f"a frame folder holds no {what}: the {what} of '{plan.input}' is not kept", stacklevel=2)
+    if info.other_videos:
+        streams = f"{info.other_videos} more video stream{'s' if info.other_videos > 1 else ''}"
+        warnings.warn(
+            f"'{plan.input}' has {streams} beside the one denoised, which the output does not hold (ffmpeg too maps"
+            " one video stream); --stream N denoises another, counted from 0",
+            stacklevel=2,
+        )
     rate = info.frame_rate(fps)
     properties = reader.properties()  # kept in the output: rotation, aspect, colour tags, depth, alpha, clock
     # the frames keep their own timestamps, so the audio and subtitles keep theirs too; an excerpt's move back together

@@ -65,6 +65,31 @@ def main_video_stream(container, index: int | None = None):
     return max(pictures, key=score)  # the first of equals, as ffmpeg
 
 
+def is_cover(stream) -> bool:
+    """A picture attached to the file (cover art: MP4's, or an image Matroska attaches), not a video."""
+    return stream.type == "video" and bool(stream.disposition & stream.disposition.attached_pic)
+
+
+def extra_streams(container, video_index: int) -> list:
+    """What a file carries beside its videos, audio and subtitles that an output copies where its container holds it:
+    data streams (a GoPro's telemetry, a phone's metadata tracks) other than a timecode track, which
+    `VideoProperties.timecode` carries; cover pictures other than the video read (`video_index`); and attachments (a
+    Matroska file's fonts for its subtitles)."""
+    data = [s for s in container.streams.data if not any(name.lower() == "timecode" for name in s.metadata)]
+    covers = [s for s in container.streams.video if is_cover(s) and s.index != video_index]
+    return [*data, *covers, *container.streams.attachments]
+
+
+def describe_extra(stream) -> str:
+    """An extra stream (`extra_streams`) in a few words: what it is and its name, as a message names it."""
+    if stream.type == "attachment":
+        return f"attachment ({stream.name})"
+    if stream.type == "video":
+        return f"cover picture ({stream.metadata.get('filename') or stream.codec_context.name})"
+    handler = stream.metadata.get("handler_name") or stream.metadata.get("title")
+    return f"data stream ({handler or stream.name or 'of no codec FFmpeg knows'})"
+
+
 def chroma_subsampling(pix_fmt: str) -> tuple[int, int] | None:
     """How many pixels across and down share one chroma sample in a YUV pixel format: (2, 2) for 4:2:0, (2, 1) for
     4:2:2, (1, 1) for 4:4:4; None for RGB, grey or a format FFmpeg does not know."""
@@ -118,6 +143,8 @@ class PyAVReader(VideoReader):
             channels, alpha, bits = pixel_layout(context.pix_fmt or "")
             audio = len(container.streams.audio) > 0
             subtitles = len(container.streams.subtitles)
+            extras = tuple(describe_extra(s) for s in extra_streams(container, chosen.index))
+            other_videos = sum(not is_cover(s) for s in container.streams.video) - (not is_cover(chosen))
             # FFmpeg's own description of the codec: lossless and never lossy (FFV1, raw video, PNG, HuffYUV, GIF…)
             lossless = bool(context.codec.lossless and not context.codec.lossy)
             self._tags = dict(
@@ -164,6 +191,8 @@ class PyAVReader(VideoReader):
             rate=Fraction(fps.numerator, fps.denominator) if fps else None,
             has_audio=audio,
             subtitles=subtitles,
+            extras=extras,
+            other_videos=other_videos,
             alpha=alpha,
             bit_depth=bits,
             lossless=lossless,

@@ -40,7 +40,9 @@ class VideoInfo:
     (e.g. 30000/1001) when it has one. channels is the source's colour channel count (1 for grey
     pixel formats and single-channel images, else 3); alpha says whether an alpha channel comes with
     them; bit_depth is bits per component (8, or up to 16). has_audio: the file has an audio stream; subtitles: how
-    many subtitle streams it has.
+    many subtitle streams it has; extras: what else an output copies where its container holds it, each in a few
+    words (data streams, cover pictures, attachments: `pyav_reader.extra_streams`); other_videos: how many video
+    streams besides the one read (cover pictures not counted).
     lossless: the pictures are stored without loss (a codec FFmpeg describes as lossless only, such as FFV1,
     raw video or PNG; or a folder of PNG, TIFF or BMP frames).
     """
@@ -55,6 +57,8 @@ class VideoInfo:
     rate: Fraction | None = None
     has_audio: bool = False
     subtitles: int = 0
+    extras: tuple[str, ...] = ()
+    other_videos: int = 0
     alpha: bool = False
     bit_depth: int = 8
     lossless: bool = False

@@ -1,12 +1,29 @@
-"""Copying a video file's audio and subtitle streams into a denoised output, whole and in sync."""
+"""Copying a video file's other streams into a denoised output: its audio and subtitles, whole and in sync, and its
+data streams, cover pictures and attachments."""
 
 from __future__ import annotations
 
+import io
 import os
+from dataclasses import dataclass
 
 from videodenoise.errors import VideoWriteError
-from videodenoise.io.pyav_reader import main_video_stream
+from videodenoise.io.pyav_reader import describe_extra, extra_streams, main_video_stream
 from videodenoise.io.readers import av_path, container_tags, short_error, stream_tags
+
+# the outputs `clean` writes that can hold a stream another cannot, by suffix, and FFmpeg's muxer for each
+HOLDERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska"}
+# the muxers that write an attached picture as cover art (ipod: .m4v); MOV's drops it without a word
+COVER_ART_MUXERS = {"mp4", "ipod"}
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A stream of the source that the output's container cannot hold: what it is, in a few words ("subtitle stream
+    (srt)"), and the suffixes of the outputs that would hold it (none: no container `clean` writes)."""
+
+    what: str
+    kept_by: tuple[str, ...]
 
 
 def mux_streams(
@@ -16,22 +33,25 @@ def mux_streams(
     offset: float | None = None,
     window: tuple[float, float | None] | None = None,
     audio: bool = True,
-) -> list[str]:
-    """Write `output` with the video stream of `video_file` and every audio stream (unless not `audio`) and subtitle
-    stream of `source`, whole: what comes before the first video frame and after the last is kept; or, with `window`,
-    only the packets that begin in [from, until) seconds of the source's clock (until None: to its end), an excerpt's
-    (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's stream copy cuts (a subtitle shown from before
-    the window is left out).
+) -> list[LeftOut]:
+    """Write `output` with the video stream of `video_file` and every audio stream (unless not `audio`), subtitle
+    stream and extra stream (`pyav_reader.extra_streams`) of `source`, whole: what comes before the first video frame
+    and after the last is kept; or, with `window`, only the packets that begin in [from, until) seconds of the source's
+    clock (until None: to its end), an excerpt's (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's
+    stream copy cuts (a subtitle shown from before the window is left out). Cover pictures and attachments have no
+    time: they are always copied.
 
-    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes AAC; a subtitle
-    stream whose codec it cannot hold (MP4's mov_text in Matroska, SubRip or ASS in MP4) is left out, since FFmpeg
-    re-encodes subtitles only through decoded text that PyAV does not encode. Each stream keeps its tags (as
-    `stream_tags` keeps them) and its disposition (default, forced…), as ffmpeg copies them.
+    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes AAC. What the
+    container cannot hold is left out, as ffmpeg refuses it: a subtitle stream of another codec (MP4's mov_text in
+    Matroska, SubRip or ASS in MP4), since FFmpeg re-encodes subtitles only through decoded text that PyAV does not
+    encode; a data stream of a codec its muxer does not know (MP4 holds a GoPro's telemetry, Matroska no data
+    stream); an attachment outside Matroska; a cover picture in MOV or AVI. A cover picture goes into Matroska as an
+    attachment, as mkvmerge stores it and FFmpeg reads it back. Each stream keeps its tags (as `stream_tags` keeps
+    them) and its disposition (default, forced…), as ffmpeg copies them.
 
     offset: seconds subtracted from the streams' timestamps, so that audio in sync with the source's video stays in
     sync with `video_file`: 0 when `video_file` kept the source's timestamps, None for the start time of the source's
-    main video stream (a `video_file` that starts at 0). Packets are interleaved by time. Returns the codec names of
-    the subtitle streams left out.
+    main video stream (a `video_file` that starts at 0). Packets are interleaved by time. Returns what was left out.
     """
     import heapq
 
@@ -78,10 +98,28 @@ def mux_streams(
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 else:
-                    left_out.append(stream.codec_context.name)
-            for index, (target, _) in routes.items():  # a template carries neither
+                    holders = subtitle_holders(stream.codec_context.name)
+                    left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", suffixes(holders)))
+            covers = []  # (cover picture, its stream in the output); a Matroska output holds them as attachments
+            for stream in extra_streams(source_in, main_video_stream(source_in).index):
+                if stream.type == "data" and out.format.name in data_holders(stream.name):
+                    routes[stream.index] = (out.add_data_stream(stream.name), None)
+                elif stream.type == "attachment" and out.format.name == "matroska":
+                    out.add_attachment(stream.name, stream.mimetype, bytes(stream.data))
+                elif stream.type == "video" and out.format.name == "matroska":
+                    attach_cover(out, stream, cover_packet(source, stream.index))
+                elif stream.type == "video" and out.format.name in COVER_ART_MUXERS:
+                    covers.append((stream, out.add_stream_from_template(stream)))
+                else:  # what this container cannot hold, and the outputs that can
+                    holders = {"data": data_holders(stream.name), "video": ("mp4", "matroska")}  # attachments: Matroska
+                    left_out.append(LeftOut(describe_extra(stream), suffixes(holders.get(stream.type, ("matroska",)))))
+            for index, (target, _) in [*routes.items(), *((c.index, (t, None)) for c, t in covers)]:
                 target.metadata.update(stream_tags(source_in.streams[index].metadata))  # its language, title…
                 target.disposition = source_in.streams[index].disposition  # default, forced, for the hard of hearing…
+            for cover, target in covers:  # one packet each, with no time
+                picture = cover_packet(source, cover.index)
+                picture.stream = target
+                out.mux(picture)
 
             def timed(packets, shift: float = 0.0, window=None):
                 for packet in packets:
@@ -128,6 +166,61 @@ def mux_streams(
         raise VideoWriteError(
             f"cannot copy the audio or subtitles of '{source}' into '{output}': {short_error(error)}"
         ) from None
+
+
+def subtitle_holders(codec: str) -> tuple[str, ...]:
+    """The muxers of `HOLDERS` that hold subtitles of `codec`."""
+    holders = []
+    for muxer in HOLDERS.values():
+        with _empty_output(muxer) as probe:
+            if codec in probe.supported_codecs:
+                holders.append(muxer)
+    return tuple(holders)
+
+
+def data_holders(codec: str | None) -> tuple[str, ...]:
+    """The muxers of `HOLDERS` that hold a data stream of `codec` (None: of no codec FFmpeg knows, which none holds):
+    MP4 a GoPro's telemetry (bin_data), Matroska and MOV no data stream."""
+    holders = []
+    for muxer in HOLDERS.values() if codec else ():
+        with _empty_output(muxer) as probe:
+            try:
+                probe.add_data_stream(codec)
+                holders.append(muxer)
+            except ValueError:  # "'matroska' format does not support 'bin_data' codec"
+                pass
+    return tuple(holders)
+
+
+def _empty_output(muxer: str):
+    """An output of `muxer` in memory, to ask what it holds; closed unwritten."""
+    import av
+
+    return av.open(io.BytesIO(), mode="w", format=muxer)
+
+
+def suffixes(muxers) -> tuple[str, ...]:
+    """The suffixes `HOLDERS` names for these muxers."""
+    return tuple(suffix for suffix, muxer in HOLDERS.items() if muxer in muxers)
+
+
+IMAGE_TYPES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"), "bmp": ("bmp", "image/bmp")}
+
+
+def cover_packet(source: str | os.PathLike, index: int):
+    """The picture of the cover stream numbered `index` in `source`, as one packet (FFmpeg hands it first)."""
+    import av
+
+    with av.open(av_path(source)) as container:
+        return next(packet for packet in container.demux(container.streams[index]) if packet.size)
+
+
+def attach_cover(out, cover, picture) -> None:
+    """A cover picture into a Matroska output as an attachment, named and typed as the source had it (a Matroska
+    source's attachment), else as mkvmerge names one: cover.jpg or cover.png."""
+    extension, mimetype = IMAGE_TYPES.get(cover.codec_context.name, ("jpg", "image/jpeg"))
+    name = cover.metadata.get("filename") or f"cover.{extension}"
+    out.add_attachment(name, cover.metadata.get("mimetype") or mimetype, bytes(picture))
 
 
 def _named_layout(layout) -> str:

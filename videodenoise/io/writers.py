@@ -4,7 +4,7 @@ H.264 in MP4 by default (plays everywhere), or HEVC (H.265; what `clean` writes 
 Main 10 plays in QuickTime, Safari and phones, H.264's High 10 in few), or lossless FFV1 in MKV, or a PNG frame
 folder. Every write goes to a hidden temporary name beside the target and is renamed into place only when complete
 (`videodenoise.io.atomic`), so an interrupted write never leaves a half-written file under the final name. The input's
-audio and subtitles are copied in when the video is closed.
+audio, subtitles, data streams, cover art and attachments are copied in when the video is closed.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_na
 from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 from videodenoise.io.frames import to_integer
 from videodenoise.io.readers import VideoProperties, av_path, short_error
-from videodenoise.io.streams import mux_streams
+from videodenoise.io.streams import LeftOut, mux_streams
 
 CONTAINERS = {  # the suffixes each compressed codec is written under
     "h264": {".mp4", ".mkv", ".mov", ".m4v", ".avi"},
@@ -56,9 +56,10 @@ class VideoWriter:
     Use as a context manager: on normal exit the file is renamed into place; on an exception the
     partial output is deleted and the final name is never touched.
 
-    streams_from: a video file whose audio (unless not `audio`) and subtitle streams are copied into the output when
-    it is closed (see `videodenoise.io.streams.mux_streams`, which takes `streams_offset` and `streams_window`); not
-    for PNG frame folders. A subtitle stream the output's container cannot hold is said in a warning.
+    streams_from: a video file whose audio (unless not `audio`), subtitle and data streams, cover art and attachments
+    are copied into the output when it is closed (see `videodenoise.io.streams.mux_streams`, which takes
+    `streams_offset` and `streams_window`); not for PNG frame folders. What the output's container cannot hold is said
+    in one warning.
     """
 
     def __init__(
@@ -322,14 +323,8 @@ class VideoWriter:
                     os.replace(muxed, self.partial)
                 finally:
                     muxed.unlink(missing_ok=True)
-                if left_out:  # MP4 and MOV hold mov_text, Matroska the rest: the other container keeps them
-                    keeps = ".mp4 or .mov" if set(left_out) == {"mov_text"} else ".mkv"
-                    warnings.warn(
-                        f"'{self.path}' cannot hold the subtitle stream{'s' if len(left_out) > 1 else ''} of "
-                        f"'{self.streams_from}' ({', '.join(left_out)}): it is written without; an output named "
-                        f"{keeps} keeps {'them' if len(left_out) > 1 else 'it'}",
-                        stacklevel=3,
-                    )
+                if left_out:
+                    warnings.warn(left_out_message(self.path, self.streams_from, left_out), stacklevel=3)
         except BaseException:
             self._output.discard()
             raise
@@ -347,6 +342,30 @@ class VideoWriter:
             except Exception:  # the container may be unusable after the error that brought us here
                 pass
         self._output.discard()
+
+
+def left_out_message(output: Path, source: Path, left_out: list[LeftOut]) -> str:
+    """One line: what of `source` the container of `output` could not hold, and which outputs would hold each."""
+    by_holders: dict[tuple[str, ...], list[str]] = {}
+    for item in left_out:
+        by_holders.setdefault(item.kept_by, []).append(item.what)
+    them = "them" if len(left_out) > 1 else "it"
+
+    def which(items: list[str]) -> str:  # "it" or "them" where one sentence covers everything left out
+        return f"the {either(items, 'and')}" if len(by_holders) > 1 else them
+
+    where = [
+        f"an output named {either(kept_by)} keeps {which(items)}" for kept_by, items in by_holders.items() if kept_by
+    ]
+    if () in by_holders:
+        where.append(f"no output clean writes holds {which(by_holders[()])}")
+    what = either([item.what for item in left_out], "and")
+    return f"'{output}' cannot hold the {what} of '{source}': it is written without {them}; {'; '.join(where)}"
+
+
+def either(names: Sequence[str], word: str = "or") -> str:
+    """'a', 'a or b', 'a, b or c' (or with another word)."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
 
 
 def configure_h264(stream, crf: int, properties: VideoProperties) -> None:
