@@ -17,6 +17,7 @@ from rich.console import Console
 
 from videodenoise.errors import VideodenoiseError
 from videodenoise.io.atomic import describe_os_error, written_paths
+from videodenoise.io.pieces import pieces_opened, unfinished_pieces
 
 console = Console()
 error_console = Console(stderr=True)
@@ -68,7 +69,7 @@ def guarded(function: Callable) -> Callable:
 
     @functools.wraps(function)
     def boundary(*args, **kwargs):
-        before = len(written_paths())
+        before, pieces_before = len(written_paths()), pieces_opened()
         on_interrupt(None)
         try:
             return function(*args, **kwargs)
@@ -77,16 +78,24 @@ def guarded(function: Callable) -> Callable:
         except KeyboardInterrupt:
             if _debug:
                 raise
-            kept = written_paths()[before:]
-            if _interrupt_note:
-                message = f"interrupted; {_interrupt_note()}"
-            elif kept:
+            unfinished = unfinished_pieces(since=pieces_before)
+            pieces = {pieces.folder for pieces in unfinished}  # written pieces are no output (those joined are gone)
+            kept = [path for path in written_paths()[before:] if path.parent not in pieces and path.exists()]
+            notes = []
+            if kept:
                 shown = ", ".join(str(path) for path in kept[:3]) + (
                     f" and {len(kept) - 3} more" if len(kept) > 3 else ""
                 )
-                message = f"interrupted; kept the {len(kept)} finished output(s) {shown}; unfinished ones were removed"
+                notes.append(f"kept the {len(kept)} finished output(s) {shown}; unfinished ones were removed")
+            for job in unfinished:  # a long output's finished pieces: the next run goes on from them
+                notes.append(
+                    f"the first {job.frames_done} frames of '{job.output}' are kept, in pieces in"
+                    f" '{job.folder}': the same command again goes on from there"
+                )
+            if _interrupt_note:
+                message = f"interrupted; {_interrupt_note()}"
             else:
-                message = "interrupted; nothing was written"
+                message = f"interrupted; {'; '.join(notes) if notes else 'nothing was written'}"
             error_console.print(f"[red]{message}[/red]", highlight=False, soft_wrap=True)
             raise typer.Exit(code=130) from None
         except VideodenoiseError as error:

@@ -223,6 +223,7 @@ def clean(
                     ),
                     on_calibration=lambda calibration: report(calibration.describe()),
                     on_camera_bias=lambda gamma: report(gamma.describe()),
+                    on_resume=report,
                 )
             except (KeyboardInterrupt, typer.Exit):
                 raise
@@ -238,6 +239,7 @@ def clean(
                 written = f"{result.output}" + (f" and {result.side_by_side}" if result.side_by_side else "")
                 notes = [f"{result.covers[0]:.2f} s to {result.covers[1]:.2f} s of the input"] if result.covers else []
                 notes += ["without loss, as its input is stored"] if plan.kept_lossless else []
+                notes += [f"its first {result.resumed} frames from an interrupted run"] if result.resumed else []
                 if plan.codec == "h265" and format is None:  # chosen, not asked for: say why
                     notes += [f"HEVC, as its input has {plan.reader.info.bit_depth} bits"]
                 written += f" ({'; '.join(notes)})" if notes else ""

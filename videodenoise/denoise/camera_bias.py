@@ -157,6 +157,11 @@ class GammaBias:
         self.skew = self.shots = self.reads = None
         self.frame = 0  # the frame (from 0) that decided, once one has
 
+    @property
+    def decided(self) -> bool:
+        """Whether a frame has told (or MAX_WAIT frames have not), so that the step is made or off for good."""
+        return self.lift is not None
+
     def watching(self, frames: Iterable[torch.Tensor]) -> Iterator[torch.Tensor]:
         """The noisy frames as they come, kept until the decision."""
         for frame in frames:

@@ -100,10 +100,9 @@ class Denoiser:
     """A model on a device, with everything needed to apply it to frames of any size and length.
 
     model: any module mapping (B, T, C, H, W) in [0, 1] to its estimate (DUST, UT, or your own).
-    sigma_train: the noise level the model was trained at ([0, 1] scale); from the checkpoint's
-    metadata with `from_checkpoint`, else the DUST config's σ, else 25/255.
-    settings: how to apply it (`DenoiseSettings`: windows, tiles, colour, fusion, device; its fields
-    say what each does); `PRESETS["fast"]` is what `clean` runs.
+    sigma_train: the noise level the model was trained at ([0, 1] scale); from the checkpoint's metadata with
+    `from_checkpoint`, else the DUST config's σ, else 25/255. settings: how to apply it (`DenoiseSettings`: windows,
+    tiles, colour, fusion, device; its fields say what each does); `PRESETS["fast"]` is what `clean` runs.
     sigma_range: (low, high), the noise levels a noise-conditional model was trained over (checkpoint
     metadata): inside it the model is told σ and applied to the frames as they are; above it the
     frames are rescaled to `high` (see the module notes). None: a model trained at σ_train only.
@@ -229,6 +228,7 @@ class Denoiser:
         sigma: float | NoiseLevelFunction | None = None,
         guides: Iterable[torch.Tensor] | None = None,
         on_camera_bias: Callable[[camera_bias.GammaBias], None] | None = None,
+        gamma: camera_bias.GammaBias | None = None,
     ) -> Iterator[torch.Tensor]:
         """Yield one denoised (C, H, W) frame per input frame, in order, holding only a few windows.
 
@@ -243,8 +243,9 @@ class Denoiser:
         the σ told or each pixel's σ read from the noise level function; with a function measured across
         intensities and `settings.camera_bias`, also a camera gamma's where the noise of the first frame with
         enough picture is skewed as a gamma skews it (`videodenoise.denoise.camera_bias`; on_camera_bias(the
-        `GammaBias`) once it is fitted), the clipping's correction then reading the noise before the codec."""
-        gamma = camera_bias.gamma_bias(sigma, on_camera_bias) if self.settings.camera_bias else None
+        `GammaBias`) once it is fitted), the clipping's correction then reading the noise before the codec. gamma: that
+        correction to go on with (a resumed run's, decided on the video's first frames; undecided: on these)."""
+        gamma = gamma or (camera_bias.gamma_bias(sigma, on_camera_bias) if self.settings.camera_bias else None)
         out = self._stream(frames if gamma is None else gamma.watching(frames), sigma, guides)
         if sigma is None or not (self.settings.unclip or gamma):
             yield from out

@@ -11,6 +11,7 @@ bounded by the denoiser's windows, never by the video's length.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 import warnings
@@ -21,14 +22,15 @@ from pathlib import Path
 import torch
 
 from videodenoise.denoise.calibration import Calibration, calibrates, calibration_span, choose_told_scale
-from videodenoise.denoise.camera_bias import GammaBias
+from videodenoise.denoise.camera_bias import GammaBias, gamma_bias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.outputs import OutputPlan, plan_output
+from videodenoise.io.pieces import PIECE_FRAMES, Pieces, open_writers
 from videodenoise.io.readers import short_error
-from videodenoise.io.writers import either, open_writers
+from videodenoise.io.writers import either
 from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -70,10 +72,12 @@ class DenoiseResult:
     noise: NoiseLevelFunction | None = None
     calibration_seconds: float = 0.0  # of `seconds`, choosing the told σ (`calibrates`): once per video
     covers: tuple[float, float] | None = None  # an excerpt's: the seconds of the input its frames cover
+    resumed: int = 0  # the frames an interrupted run's pieces held, not denoised by this run (`videodenoise.io.pieces`)
 
     @property
     def frames_per_second(self) -> float:
-        return self.frames / self.seconds if self.seconds > 0 else float("inf")
+        """Of the frames this run denoised."""
+        return (self.frames - self.resumed) / self.seconds if self.seconds > 0 else float("inf")
 
 
 def stream_pairs(
@@ -83,11 +87,12 @@ def stream_pairs(
     channels: int | None = None,
     top_field_first: bool | None = None,
     on_camera_bias: Callable[[GammaBias], None] | None = None,
+    gamma: GammaBias | None = None,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """(input frame, denoised frame) in order, holding only the inputs whose output is still to come.
     channels: the picture's channels, the first of each frame (None: all); the rest (an alpha
     channel) passes by the model. top_field_first: None denoises frames; else their fields, in the order
-    they were taken (`videodenoise.denoise.fields`). on_camera_bias: as for `Denoiser.denoise_frames`."""
+    they were taken (`videodenoise.denoise.fields`). on_camera_bias, gamma: as for `Denoiser.denoise_frames`."""
     pending: dict[int, torch.Tensor] = {}
 
     def remembered() -> Iterator[torch.Tensor]:
@@ -96,10 +101,10 @@ def stream_pairs(
             yield frame if channels is None else frame[:channels]
 
     if top_field_first is None:
-        denoised_frames = denoiser.denoise_frames(remembered(), sigma, on_camera_bias=on_camera_bias)
+        denoised_frames = denoiser.denoise_frames(remembered(), sigma, on_camera_bias=on_camera_bias, gamma=gamma)
     else:
         fields = split_fields(remembered(), top_field_first)
-        fields = denoiser.denoise_frames(fields, sigma, on_camera_bias=on_camera_bias)
+        fields = denoiser.denoise_frames(fields, sigma, on_camera_bias=on_camera_bias, gamma=gamma)
         denoised_frames = weave_fields(fields, top_field_first)
     for index, denoised in enumerate(denoised_frames):
         yield pending.pop(index), denoised
@@ -111,13 +116,15 @@ def write_frames(
     pairs: Iterable[tuple[torch.Tensor, torch.Tensor]],
     progress: Callable[[int], None] | None = None,
     timestamps: dict[int, int | None] | None = None,
+    first: int = 0,
 ) -> int:
-    """Open a VideoWriter per dict of options, write views[i](input, denoised) of every pair to writer
-    i, and close them all; on any failure every output is dropped and none is left under its final
-    name. timestamps: frame index → its timestamp, taken out as each frame is written. Returns the
-    number of frames written."""
+    """Open a VideoWriter per dict of options (a `PiecedWriter` where it names `pieces`), write views[i](input,
+    denoised) of every pair to writer i, and close them all; on any failure every output is dropped and none is left
+    under its final name (a `PiecedWriter` keeps its finished pieces). timestamps: frame index → its timestamp, taken
+    out as each frame is written; first: the index of the first pair's frame (a resumed run's). Returns the index after
+    the last frame written."""
     opened = open_writers(writers)
-    count = 0
+    count = first
     try:
         for noisy, denoised in pairs:
             pts = None if timestamps is None else timestamps.pop(count, None)
@@ -193,6 +200,38 @@ def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibratio
     return doubts
 
 
+# Frames a resumed run's stream starts before the first it keeps: more than any kept frame's output can see (`best`:
+# two passes of fusing 4 neighbours a side, the second through the first's windows, then the Wiener filter's group),
+# so that the frames kept are those of a run from the start (tests/test_pieces.py compares them)
+RESUME_CONTEXT = 40
+
+
+def job_fingerprint(plan: OutputPlan, denoiser: Denoiser, sigma, crf: int | None) -> dict:
+    """What makes a run's pieces (`videodenoise.io.pieces`) this run's: the input as it is on disk (and which of its
+    frames: an excerpt's), the outputs and their codec, the model's weights, the denoiser's settings and σ as given."""
+    from videodenoise import __version__
+
+    status = plan.input.stat()
+    reader = plan.reader
+    weights = hashlib.sha1()
+    for name, tensor in sorted(denoiser.model.state_dict().items()):
+        weights.update(name.encode())
+        weights.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return {
+        "input": str(plan.input.resolve()),
+        "input_size": status.st_size,
+        "input_modified": status.st_mtime_ns,
+        "stream": getattr(getattr(reader, "source", reader), "stream_index", None),
+        "excerpt": [getattr(reader, "first", 0), reader.info.n_frames],
+        "outputs": [str(plan.output), plan.codec, str(plan.side_by_side), plan.side_by_side_codec],
+        "crf": crf,
+        "sigma": repr(sigma),
+        "weights": weights.hexdigest(),
+        "settings": repr(denoiser.settings),
+        "version": __version__,
+    }
+
+
 def calibration_frames(reader, info) -> torch.Tensor:
     """The frames `settings.calibrate` chooses the told scale on: those `calibration_span` picks in the
     middle, as many as decode (calibration needs 3, else it changes nothing)."""
@@ -218,6 +257,7 @@ def denoise_video(
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
     on_camera_bias: Callable[[GammaBias], None] | None = None,
+    on_resume: Callable[[str], None] | None = None,
 ) -> DenoiseResult:
     """Denoise a video file or frame folder into `output` (default NAME.denoised.mp4 beside it; NAME.denoised.mkv,
     FFV1, when the input is stored without loss: `videodenoise.io.outputs.plan_output`).
@@ -245,6 +285,7 @@ def denoise_video(
         on_sigma=on_sigma,
         on_calibration=on_calibration,
         on_camera_bias=on_camera_bias,
+        on_resume=on_resume,
     )
 
 
@@ -261,6 +302,7 @@ def denoise_plan(
     on_sigma: Callable[[float | NoiseLevelFunction | None, str], None] | None = None,
     on_calibration: Callable[[Calibration], None] | None = None,
     on_camera_bias: Callable[[GammaBias], None] | None = None,
+    on_resume: Callable[[str], None] | None = None,
 ) -> DenoiseResult:
     """Denoise one planned input into its outputs. The input's audio (unless not `keep_audio`), subtitles, data
     streams, cover pictures and attachments are copied where the output's container holds them (video files only;
@@ -269,7 +311,13 @@ def denoise_plan(
     progress(done, total) is called after every frame; on_sigma(σ, source) once σ is known, then
     on_calibration(the `Calibration`) when the denoiser's settings calibrate the told σ, and
     on_camera_bias(the `GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
-    output is written under a hidden name and renamed into place only when complete."""
+    output is written under a hidden name and renamed into place only when complete.
+
+    A video output of more than `PIECE_FRAMES` frames is written in pieces (`videodenoise.io.pieces`): run again
+    after an interruption, with the same input, outputs, model and options, it goes on from the first piece
+    missing (on_resume(one line saying so)). The denoising stream then starts RESUME_CONTEXT frames or so before it,
+    where no frame it keeps can see, on the window grid of an uninterrupted run, and σ auto's camera correction is
+    decided again on the video's first frames, so that the frames are the uninterrupted run's."""
     import av
 
     reader, info = plan.reader, plan.reader.info
@@ -288,6 +336,17 @@ def denoise_plan(
             " one video stream); --stream N denoises another, counted from 0",
             stacklevel=2,
         )
+    pieces = None
+    if plan.codec != "png" and plan.side_by_side_codec in (None, plan.codec) and info.n_frames > PIECE_FRAMES:
+        tags = ["output", "side-by-side"] if plan.side_by_side else ["output"]
+        pieces = Pieces(plan.output, job_fingerprint(plan, denoiser, sigma, crf), tags, PIECE_FRAMES)
+        if pieces.discarded:
+            warnings.warn(
+                f"the pieces of '{plan.output}' that an interrupted run left were of another input or other options: "
+                "they were removed, and it is denoised from the start",
+                stacklevel=2,
+            )
+    resumed = 0 if pieces is None else pieces.frames_done
     rate = info.frame_rate(fps)
     properties = reader.properties()  # kept in the output: rotation, aspect, colour tags, depth, alpha, clock
     # the frames keep their own timestamps, so the audio and subtitles keep theirs too; an excerpt's move back together
@@ -325,14 +384,36 @@ def denoise_plan(
 
     timestamps: dict[int, int | None] = {}  # of the frames read and not yet written
 
-    def frames() -> Iterator[torch.Tensor]:
-        count = 0
-        for frame, pts in reader.timed_frames():
+    def frames(first: int = 0) -> Iterator[torch.Tensor]:
+        count = first
+        for frame, pts in reader.timed_frames(first):
             timestamps[count] = pts
             count += 1
             yield frame
         if count == 0:
             raise VideoReadError(f"'{plan.input}' holds no decodable video frames")
+
+    gamma = None
+    stream_from = 0
+    if resumed:
+        # where the stream starts: on the grid of windows (of fields too: an even number of them) a run from 0 has
+        stream_from = max(0, (resumed - RESUME_CONTEXT) // denoiser.stride * denoiser.stride)
+        if denoiser.settings.camera_bias:
+            gamma = gamma_bias(sigma_value, on_camera_bias)
+        if gamma is not None:  # decided as the uninterrupted run decided it: on the first frames that tell
+            for _ in stream_pairs(denoiser, frames(), sigma_value, info.channels, fields_first, gamma=gamma):
+                if gamma.decided:
+                    break
+            timestamps.clear()
+            if gamma.frame < stream_from:  # the frames the stream keeps all come after the decision
+                gamma.waiting.clear()
+            else:  # it came later (a short piece): the stream decides it again, from the start
+                gamma, stream_from = gamma_bias(sigma_value), 0
+        if on_resume is not None:
+            on_resume(
+                f"going on from frame {resumed} of {info.n_frames}: the frames before it are in the pieces an "
+                f"interrupted run left in '{pieces.folder}'"
+            )
 
     outputs = [(plan.output, plan.codec, denoised_view)]
     if plan.side_by_side:
@@ -350,18 +431,26 @@ def denoise_plan(
             audio=keep_audio,
             properties=properties,
         )
-        for path, codec, _ in outputs
+        | ({} if pieces is None else {"pieces": pieces, "tag": tag})
+        for (path, codec, _), tag in zip(outputs, ["output", "side-by-side"])
     ]
+    pairs = stream_pairs(denoiser, frames(stream_from), sigma_value, info.channels, fields_first, on_camera_bias, gamma)
+    for index in range(stream_from, resumed):  # what the pieces hold: seen, not kept
+        next(pairs, None)
+        timestamps.pop(index, None)
     try:
         done = write_frames(
             options,
             [view for _, _, view in outputs],
-            stream_pairs(denoiser, frames(), sigma_value, info.channels, fields_first, on_camera_bias),
+            pairs,
             None if progress is None else lambda count: progress(count, info.n_frames),
             timestamps,
+            first=resumed,
         )
     except (OSError, av.FFmpegError) as error:  # e.g. a full disk
         raise VideoWriteError(f"cannot denoise '{plan.input}' into '{plan.output}': {short_error(error)}") from None
+    if pieces is not None:
+        pieces.remove()
     seconds = time.perf_counter() - start
     if done != info.n_frames:
         warnings.warn(
@@ -386,4 +475,5 @@ def denoise_plan(
         noise=sigma_value if isinstance(sigma_value, NoiseLevelFunction) else None,
         calibration_seconds=calibration_seconds,
         covers=reader.covers if isinstance(reader, Excerpt) else None,
+        resumed=resumed,
     )

@@ -150,14 +150,15 @@ def remove_dead_temporaries(path: Path) -> list[Path]:
         if prefix is None:
             continue
         pid = candidate.name[len(prefix) :][: len(candidate.name) - len(prefix) - len(path.suffix)]
-        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or running(int(pid)):
             continue
         AtomicOutput._remove(candidate)
         removed.append(candidate)
     return removed
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
+    """Whether process `pid` runs (another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -218,10 +218,10 @@ class VideoReader:
                     yield from self._runs_in_one_pass([later], count)
                 return
 
-    def timed_frames(self) -> Iterator[tuple[torch.Tensor, int | None]]:
-        """Every frame as it is stored, (C, H, W) in [0, 1] with its alpha channel last when it has
+    def timed_frames(self, start: int = 0) -> Iterator[tuple[torch.Tensor, int | None]]:
+        """Every frame from `start` as it is stored, (C, H, W) in [0, 1] with its alpha channel last when it has
         one, and its timestamp in `properties().time_base` (None where the source has none)."""
-        for image, pts in self._images(0, None):
+        for image, pts in self._images(start, None):
             yield to_tensor(image), pts
 
     def properties(self) -> VideoProperties:

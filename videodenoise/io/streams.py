@@ -3,8 +3,10 @@ data streams, cover pictures and attachments."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from videodenoise.errors import VideoWriteError
@@ -27,19 +29,20 @@ class LeftOut:
 
 
 def mux_streams(
-    video_file: str | os.PathLike,
-    source: str | os.PathLike,
+    video_files: Sequence[str | os.PathLike],
+    source: str | os.PathLike | None,
     output: str | os.PathLike,
     offset: float | None = None,
     window: tuple[float, float | None] | None = None,
     audio: bool = True,
 ) -> list[LeftOut]:
-    """Write `output` with the video stream of `video_file` and every audio stream (unless not `audio`), subtitle
-    stream and extra stream (`pyav_reader.extra_streams`) of `source`, whole: what comes before the first video frame
-    and after the last is kept; or, with `window`, only the packets that begin in [from, until) seconds of the source's
-    clock (until None: to its end), an excerpt's (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's
-    stream copy cuts (a subtitle shown from before the window is left out). Cover pictures and attachments have no
-    time: they are always copied.
+    """Write `output` with the video stream of `video_files` (one file, or the pieces of one output one after another:
+    `videodenoise.io.pieces`; the first gives the stream's and the file's settings) and every audio stream (unless not
+    `audio`), subtitle stream and extra stream (`pyav_reader.extra_streams`) of `source` (None: no other stream),
+    whole: what comes before the first video frame and after the last is kept; or, with `window`, only the packets
+    that begin in [from, until) seconds of the source's clock (until None: to its end), an excerpt's
+    (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's stream copy cuts (a subtitle shown from before
+    the window is left out). Cover pictures and attachments have no time: they are always copied.
 
     Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes AAC. What the
     container cannot hold is left out, as ffmpeg refuses it: a subtitle stream of another codec (MP4's mov_text in
@@ -50,19 +53,19 @@ def mux_streams(
     them) and its disposition (default, forced…), as ffmpeg copies them.
 
     offset: seconds subtracted from the streams' timestamps, so that audio in sync with the source's video stays in
-    sync with `video_file`: 0 when `video_file` kept the source's timestamps, None for the start time of the source's
-    main video stream (a `video_file` that starts at 0). Packets are interleaved by time. Returns what was left out.
+    sync with the video: 0 when `video_files` kept the source's timestamps, None for the start time of the source's
+    main video stream (video that starts at 0). Packets are interleaved by time. Returns what was left out.
     """
     import heapq
 
     import av
 
     try:
-        with (
-            av.open(av_path(video_file)) as video_in,
-            av.open(av_path(source)) as source_in,
-            av.open(av_path(output), mode="w") as out,
-        ):
+        with contextlib.ExitStack() as files:
+            videos_in = [files.enter_context(av.open(av_path(path))) for path in video_files]
+            source_in = None if source is None else files.enter_context(av.open(av_path(source)))
+            out = files.enter_context(av.open(av_path(output), mode="w"))
+            video_in = videos_in[0]
             video_stream = video_in.streams.video[0]
             # the timecode the writer gave the video: a template carries no tags, and MP4's timecode track needs a rate
             timecode = next((v for k, v in video_stream.metadata.items() if k.lower() == "timecode"), None)
@@ -79,12 +82,12 @@ def mux_streams(
                 out.set_chapters(video_in.chapters())
             if offset is None:
                 offset = 0.0
-                first = main_video_stream(source_in) if source_in.streams.video else None
+                first = main_video_stream(source_in) if source_in is not None and source_in.streams.video else None
                 if first is not None and first.start_time is not None:
                     offset = float(first.start_time * first.time_base)
             routes = {}  # input stream index -> (output stream, resampler or None for a copy)
             left_out = []
-            for stream in source_in.streams.audio if audio else ():
+            for stream in source_in.streams.audio if audio and source_in is not None else ():
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 else:
@@ -94,14 +97,14 @@ def mux_streams(
                     # AAC takes planar float in frames of 1024 samples
                     resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
                     routes[stream.index] = (encoder, resampler)
-            for stream in source_in.streams.subtitles:
+            for stream in source_in.streams.subtitles if source_in is not None else ():
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 else:
                     holders = subtitle_holders(stream.codec_context.name)
                     left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", suffixes(holders)))
             covers = []  # (cover picture, its stream in the output); a Matroska output holds them as attachments
-            for stream in extra_streams(source_in, main_video_stream(source_in).index):
+            for stream in extra_streams(source_in, main_video_stream(source_in).index) if source_in is not None else ():
                 if stream.type == "data" and out.format.name in data_holders(stream.name):
                     routes[stream.index] = (out.add_data_stream(stream.name), None)
                 elif stream.type == "attachment" and out.format.name == "matroska":
@@ -138,7 +141,7 @@ def mux_streams(
                 if packet.dts is not None:
                     packet.dts -= ticks
 
-            video_packets = timed(video_in.demux(video_stream))
+            video_packets = timed(joined(videos_in))
             copied = [source_in.streams[index] for index in routes]
             other_packets = timed(source_in.demux(*copied), offset, window) if routes else iter(())
             for _, packet in heapq.merge(video_packets, other_packets, key=lambda item: item[0]):
@@ -163,9 +166,24 @@ def mux_streams(
                     out.mux(target.encode(None))
             return left_out
     except av.FFmpegError as error:
-        raise VideoWriteError(
-            f"cannot copy the audio or subtitles of '{source}' into '{output}': {short_error(error)}"
-        ) from None
+        what = f"the audio or subtitles of '{source}'" if source is not None else f"the {len(video_files)} pieces"
+        raise VideoWriteError(f"cannot copy {what} into '{output}': {short_error(error)}") from None
+
+
+def joined(containers) -> Iterator:
+    """The video packets of each container's first video stream, one container after the other, with decoding times
+    that never go back: a piece's first packets are decoded ahead of its first keyframe's time by the codec's B-frame
+    delay, which may reach back as far as the piece before went (a variable frame rate's uneven times), and Matroska
+    stores no decoding times, which FFmpeg leaves unset for a piece's first packets; those take one tick after the
+    last, as far as their display time allows (a first piece's are left to the muxer, as for one file)."""
+    last = None
+    for container in containers:
+        for packet in container.demux(container.streams.video[0]):
+            if packet.size and last is not None and (packet.dts is None or packet.dts <= last):
+                packet.dts = last + 1 if packet.pts is None else min(last + 1, packet.pts)
+            if packet.size and packet.dts is not None:
+                last = packet.dts
+            yield packet
 
 
 def subtitle_holders(codec: str) -> tuple[str, ...]:

@@ -56,6 +56,9 @@ class VideoWriter:
     Use as a context manager: on normal exit the file is renamed into place; on an exception the
     partial output is deleted and the final name is never touched.
 
+    after_pts: the timestamp of the frame before the first (a piece of a longer output, `videodenoise.io.pieces`, goes
+    on from the piece before); quiet_losses: say nothing of what the format cannot hold (a later piece's).
+
     streams_from: a video file whose audio (unless not `audio`), subtitle and data streams, cover art and attachments
     are copied into the output when it is closed (see `videodenoise.io.streams.mux_streams`, which takes
     `streams_offset` and `streams_window`); not for PNG frame folders. What the output's container cannot hold is said
@@ -75,6 +78,8 @@ class VideoWriter:
         properties: VideoProperties | None = None,
         streams_window: tuple[float, float | None] | None = None,
         audio: bool = True,
+        after_pts: int | None = None,
+        quiet_losses: bool = False,
     ):
         self.path = Path(path)
         self.codec = codec or ("png" if self.path.suffix == "" else "h264")
@@ -129,7 +134,8 @@ class VideoWriter:
         self._stream = None
         self._shape: tuple[int, int, int] | None = None
         self._closed = False
-        self._last_pts: int | None = None
+        self.last_pts = after_pts  # of the last frame written (a piece's writer starts after the piece before)
+        self.quiet_losses = quiet_losses
 
     def __enter__(self) -> VideoWriter:
         return self
@@ -216,7 +222,7 @@ class VideoWriter:
         self._warn(lost)
 
     def _warn(self, lost: list[str]) -> None:
-        if lost:
+        if lost and not self.quiet_losses:
             warnings.warn(
                 f"{CODEC_NAMES[self.codec]} cannot hold {' and '.join(lost)} of the input: '{self.path}' is written "
                 "without it (--format lossless keeps bit depth, alpha and interlacing)",
@@ -254,9 +260,9 @@ class VideoWriter:
     def _timestamp(self, pts: int | None) -> int:
         """The frame's own timestamp where it has one that moves the clock forward; else one frame
         after the last (the clock is then the frame rate's)."""
-        if self.properties.time_base is None or pts is None or (self._last_pts is not None and pts <= self._last_pts):
-            pts = 0 if self._last_pts is None else self._last_pts + max(1, round(1 / (self.rate * self._clock)))
-        self._last_pts = pts
+        if self.properties.time_base is None or pts is None or (self.last_pts is not None and pts <= self.last_pts):
+            pts = 0 if self.last_pts is None else self.last_pts + max(1, round(1 / (self.rate * self._clock)))
+        self.last_pts = pts
         return pts
 
     def _png(self, image: np.ndarray) -> bytes:
@@ -318,7 +324,7 @@ class VideoWriter:
                 muxed = temporary_name(self.path, "streams")
                 try:
                     left_out = mux_streams(
-                        self.partial, self.streams_from, muxed, self.streams_offset, self.streams_window, self.audio
+                        [self.partial], self.streams_from, muxed, self.streams_offset, self.streams_window, self.audio
                     )
                     os.replace(muxed, self.partial)
                 finally:
@@ -459,20 +465,6 @@ def chapter_list(chapters: Sequence[tuple[float, float, tuple[tuple[str, str], .
 
 X265_DELAY_KNOWN_FROM = 3  # the frame at which libx265 at preset medium (a B-frame delay of 2) knows its decoding delay
 CODEC_NAMES = {"h264": "H.264", "h265": "HEVC", "ffv1": "FFV1", "png": "a PNG frame folder"}
-
-
-def open_writers(options: list[dict]) -> list[VideoWriter]:
-    """VideoWriters for every dict of keyword arguments, or none: when one cannot be opened, those
-    already open are dropped."""
-    writers: list[VideoWriter] = []
-    try:
-        for option in options:
-            writers.append(VideoWriter(**option))
-    except BaseException:
-        for writer in writers:
-            writer.abort()
-        raise
-    return writers
 
 
 def write_frame_file(path: Path, data: bytes, output: Path) -> None:

@@ -1,0 +1,172 @@
+"""A long output is written in pieces, and an interrupted `clean` goes on where it stopped with the frames an
+uninterrupted run gives (`videodenoise.io.pieces`, `videodenoise.denoise.pipeline`). Pieces of 12 frames here, so
+that a clip of a few dozen frames has several."""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+import skimage.data
+
+import videodenoise.denoise.pipeline as pipeline
+from videodenoise.denoise.denoiser import Denoiser
+from videodenoise.denoise.pipeline import denoise_video
+from videodenoise.errors import OutputError
+from videodenoise.io.pieces import pieces_folder
+
+from helpers import encode, run_cli
+
+PIECE = 12
+
+
+@pytest.fixture(autouse=True)
+def short_pieces(monkeypatch):
+    monkeypatch.setattr(pipeline, "PIECE_FRAMES", PIECE)
+
+
+class Interrupted(KeyboardInterrupt):
+    pass
+
+
+def stop_after(frames: int):
+    """A progress callback that interrupts the run once `frames` frames are written, as Ctrl-C would."""
+
+    def progress(done, total):
+        if done == frames:
+            raise Interrupted()
+
+    return progress
+
+
+def pan(path: Path, frames: int, **options) -> Path:
+    """A noisy pan across the astronaut picture (real texture, so σ auto's camera step decides on the first frame),
+    as H.264 in MP4, at the uneven times a phone records (milliseconds apart: 30-49)."""
+    rng = np.random.default_rng(1)
+    picture = skimage.data.astronaut()[100:180, 40:300].astype(float)
+    clip = [np.clip(picture[:, k : k + 96] + rng.normal(0, 10, (80, 96, 3)), 0, 255) for k in range(frames)]
+    times = [int(t) for t in np.cumsum(rng.integers(30, 50, frames))]
+    clip = [image.astype(np.uint8) for image in clip]
+    return encode(path, clip, pts=times, time_base=Fraction(1, 1000), setup=keep_the_noise, **options)
+
+
+def keep_the_noise(stream) -> None:
+    stream.options = {"crf": "12"}  # x264's default CRF, 23, would take most of it away
+
+
+def decoded(path: Path) -> tuple[np.ndarray, list[int]]:
+    with av.open(str(path)) as container:
+        frames = list(container.decode(video=0))
+        return np.stack([frame.to_ndarray(format="rgb24") for frame in frames]), [frame.pts for frame in frames]
+
+
+@pytest.fixture(scope="module")
+def fast():
+    return Denoiser.from_preset("fast")
+
+
+def test_an_interrupted_run_goes_on_to_the_frames_of_an_uninterrupted_one(tmp_path, fast, monkeypatch):
+    source = pan(tmp_path / "phone.mp4", 70, audio_seconds=2.5)
+    whole = denoise_video(source, tmp_path / "whole.mkv", fast, format="lossless").output
+    assert not pieces_folder(whole).exists()  # joined, and the pieces gone
+    decisions = []
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "out.mkv", fast, format="lossless", progress=stop_after(62))
+    folder = pieces_folder(tmp_path / "out.mkv")
+    assert sorted(p.name for p in folder.iterdir()) == ["job.json"] + [f"output-{i:06d}.mkv" for i in range(5)]
+    assert not (tmp_path / "out.mkv").exists()
+    said = []
+    resumed = denoise_video(
+        source, tmp_path / "out.mkv", fast, format="lossless", on_resume=said.append, on_camera_bias=decisions.append
+    )
+    assert said == [
+        f"going on from frame 60 of 70: the frames before it are in the pieces an interrupted run left in '{folder}'"
+    ]
+    assert len(decisions) <= 1  # said once, as by an uninterrupted run (when the step is made)
+    assert resumed.frames == 70 and resumed.resumed == 60 and not folder.exists()
+    (expected, times), (got, got_times) = decoded(whole), decoded(resumed.output)
+    assert got_times == times and np.array_equal(got, expected)  # the same frames, to the bit
+    with av.open(str(resumed.output)) as container:
+        assert len(container.streams.audio) == 1
+    # the test can fail: a stream started at the first frame kept sees its neighbours before it reflected
+    monkeypatch.setattr(pipeline, "RESUME_CONTEXT", 0)
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "short.mkv", fast, format="lossless", progress=stop_after(62))
+    short = denoise_video(source, tmp_path / "short.mkv", fast, format="lossless").output
+    assert not np.array_equal(decoded(short)[0], expected)
+
+
+@pytest.mark.parametrize("format", ["mp4", "h265"])
+def test_pieces_join_into_the_file_an_uninterrupted_run_writes(tmp_path, fast, format):
+    source = pan(tmp_path / "phone.mp4", 40, audio_seconds=1.5)
+    whole = denoise_video(source, tmp_path / "whole.mp4", fast, format=format, side_by_side=True)
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "out.mp4", fast, format=format, side_by_side=True, progress=stop_after(30))
+    resumed = denoise_video(source, tmp_path / "out.mp4", fast, format=format, side_by_side=True)
+    for first, second in [(whole.output, resumed.output), (whole.side_by_side, resumed.side_by_side)]:
+        assert first.read_bytes() == second.read_bytes()
+    frames, times = decoded(resumed.output)
+    assert len(frames) == 40 and times == decoded(source)[1]  # every frame, at its own uneven time
+    with av.open(str(resumed.output)) as container:
+        assert len(container.streams.audio) == 1
+        assert container.streams.video[0].codec_tag == ("avc1" if format == "mp4" else "hvc1")
+    assert not pieces_folder(resumed.output).exists()
+
+
+def test_pieces_of_other_options_or_a_changed_piece_are_made_again(tmp_path, fast):
+    source = pan(tmp_path / "phone.mp4", 40)
+    whole = decoded(denoise_video(source, tmp_path / "whole.mkv", fast, format="lossless").output)[0]
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "out.mkv", fast, sigma=20 / 255, format="lossless", progress=stop_after(30))
+    with pytest.warns(UserWarning, match="were of another input or other options: they were removed, and it is"):
+        out = denoise_video(source, tmp_path / "out.mkv", fast, format="lossless").output
+    assert np.array_equal(decoded(out)[0], whole)
+    # a piece changed on disk (a copy cut short) is made again, and those after it
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "again.mkv", fast, format="lossless", progress=stop_after(30))
+    piece = pieces_folder(tmp_path / "again.mkv") / "output-000001.mkv"
+    piece.write_bytes(piece.read_bytes()[:-100])
+    said = []
+    out = denoise_video(source, tmp_path / "again.mkv", fast, format="lossless", on_resume=said.append).output
+    assert said[0].startswith("going on from frame 12 of 40")
+    assert np.array_equal(decoded(out)[0], whole)
+
+
+def test_pieces_another_running_process_writes_are_left_alone(tmp_path, fast):
+    source = pan(tmp_path / "phone.mp4", 30)
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "out.mkv", fast, format="lossless", progress=stop_after(20))
+    job = pieces_folder(tmp_path / "out.mkv") / "job.json"
+    record = json.loads(job.read_text())
+    job.write_text(json.dumps(record | {"pid": os.getppid()}))  # a process that runs
+    with pytest.raises(OutputError, match=r"another videodenoise \(process \d+\) is writing '.*out\.mkv'; wait"):
+        denoise_video(source, tmp_path / "out.mkv", fast, format="lossless")
+    assert json.loads(job.read_text())["pieces"] == record["pieces"]  # untouched
+
+
+def test_clean_says_what_an_interruption_kept_and_goes_on(tmp_path, capsys, monkeypatch):
+    source = pan(tmp_path / "phone.mp4", 30)
+    original = pipeline.write_frames
+
+    def interrupted(writers, views, pairs, progress=None, timestamps=None, first=0):
+        stop = stop_after(20)
+        return original(writers, views, pairs, lambda done: stop(done, None), timestamps, first)
+
+    monkeypatch.setattr(pipeline, "write_frames", interrupted)
+    code, _, err = run_cli(["clean", source, "--quiet"], capsys, monkeypatch)
+    output = tmp_path / "phone.denoised.mp4"
+    assert code == 130 and not output.exists()
+    assert err.strip().splitlines() == [
+        f"interrupted; the first 12 frames of '{output}' are kept, in pieces in '{pieces_folder(output)}': the same "
+        "command again goes on from there"
+    ]
+    monkeypatch.setattr(pipeline, "write_frames", original)
+    code, out, err = run_cli(["clean", source], capsys, monkeypatch)
+    assert code == 0 and "going on from frame 12 of 30" in out and output.exists()
+    assert f"wrote {output} (its first 12 frames from an interrupted run): 30 frames" in out
+    assert not pieces_folder(output).exists()
