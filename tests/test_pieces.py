@@ -4,6 +4,7 @@ that a clip of a few dozen frames has several."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from fractions import Fraction
@@ -17,6 +18,7 @@ import skimage.data
 import videodenoise.denoise.pipeline as pipeline
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
+from videodenoise.denoise.settings import PRESETS
 from videodenoise.errors import OutputError
 from videodenoise.io.pieces import pieces_folder
 
@@ -44,19 +46,21 @@ def stop_after(frames: int):
     return progress
 
 
-def pan(path: Path, frames: int, **options) -> Path:
+def pan(path: Path, frames: int, interlaced: bool = False, **options) -> Path:
     """A noisy pan across the astronaut picture (real texture, so σ auto's camera step decides on the first frame),
-    as H.264 in MP4, at the uneven times a phone records (milliseconds apart: 30-49)."""
+    as H.264 in MP4 (coded interlaced, top field first, as a DVR's), at the uneven times a phone records (milliseconds
+    apart: 30-49)."""
     rng = np.random.default_rng(1)
     picture = skimage.data.astronaut()[100:180, 40:300].astype(float)
     clip = [np.clip(picture[:, k : k + 96] + rng.normal(0, 10, (80, 96, 3)), 0, 255) for k in range(frames)]
     times = [int(t) for t in np.cumsum(rng.integers(30, 50, frames))]
     clip = [image.astype(np.uint8) for image in clip]
-    return encode(path, clip, pts=times, time_base=Fraction(1, 1000), setup=keep_the_noise, **options)
+    setup = keep_the_noise if not interlaced else lambda stream: keep_the_noise(stream, "interlaced=1:tff=1")
+    return encode(path, clip, pts=times, time_base=Fraction(1, 1000), setup=setup, **options)
 
 
-def keep_the_noise(stream) -> None:
-    stream.options = {"crf": "12"}  # x264's default CRF, 23, would take most of it away
+def keep_the_noise(stream, params: str | None = None) -> None:
+    stream.options = {"crf": "12"} | ({"x264-params": params} if params else {})  # x264's CRF 23 takes most of it
 
 
 def decoded(path: Path) -> tuple[np.ndarray, list[int]]:
@@ -99,6 +103,16 @@ def test_an_interrupted_run_goes_on_to_the_frames_of_an_uninterrupted_one(tmp_pa
         denoise_video(source, tmp_path / "short.mkv", fast, format="lossless", progress=stop_after(62))
     short = denoise_video(source, tmp_path / "short.mkv", fast, format="lossless").output
     assert not np.array_equal(decoded(short)[0], expected)
+
+
+def test_fields_go_on_as_frames_do(tmp_path):
+    source = pan(tmp_path / "dvr.mp4", 70, interlaced=True)
+    fields = Denoiser.from_preset("fast", settings=dataclasses.replace(PRESETS["fast"], fields=True))
+    whole = denoise_video(source, tmp_path / "whole.mkv", fields, format="lossless").output
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "out.mkv", fields, format="lossless", progress=stop_after(62))
+    resumed = denoise_video(source, tmp_path / "out.mkv", fields, format="lossless")
+    assert resumed.resumed == 60 and np.array_equal(decoded(resumed.output)[0], decoded(whole)[0])
 
 
 @pytest.mark.parametrize("format", ["mp4", "h265"])

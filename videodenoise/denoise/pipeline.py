@@ -405,8 +405,8 @@ def denoise_plan(
                 if gamma.decided:
                     break
             timestamps.clear()
-            if gamma.frame < stream_from:  # the frames the stream keeps all come after the decision
-                gamma.waiting.clear()
+            if gamma.frame < stream_from * (1 if fields_first is None else 2):  # (counted in fields, of fields)
+                gamma.waiting.clear()  # the frames the stream keeps all come after the decision
             else:  # it came later (a short piece): the stream decides it again, from the start
                 gamma, stream_from = gamma_bias(sigma_value), 0
         if on_resume is not None:

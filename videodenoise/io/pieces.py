@@ -87,8 +87,8 @@ class Pieces:
             count = min(len(pieces) for pieces in self.done.values())
             for tag in tags:  # a tag ahead of the others writes its last pieces again with them
                 self.done[tag] = self.done[tag][:count]
-        elif self.folder.exists():
-            self.discarded = job is None or job.get("fingerprint") != self.fingerprint
+        elif self.folder.exists():  # another run's (or a run stopped before its first piece)
+            self.discarded = job is not None and any(job.get("pieces", {}).values())
             shutil.rmtree(self.folder, ignore_errors=True)
         try:
             self.folder.mkdir(exist_ok=True)
