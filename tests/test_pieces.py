@@ -177,7 +177,7 @@ def test_clean_says_what_an_interruption_kept_and_goes_on(tmp_path, capsys, monk
     assert code == 130 and not output.exists()
     assert err.strip().splitlines() == [
         f"interrupted; the first 12 frames of '{output}' are kept, in pieces in '{pieces_folder(output)}': the same "
-        "command again goes on from there"
+        "command again goes on from there (removing the folder discards them)"
     ]
     monkeypatch.setattr(pipeline, "write_frames", original)
     code, out, err = run_cli(["clean", source], capsys, monkeypatch)

@@ -90,7 +90,7 @@ def guarded(function: Callable) -> Callable:
             for job in unfinished:  # a long output's finished pieces: the next run goes on from them
                 notes.append(
                     f"the first {job.frames_done} frames of '{job.output}' are kept, in pieces in"
-                    f" '{job.folder}': the same command again goes on from there"
+                    f" '{job.folder}': the same command again goes on from there (removing the folder discards them)"
                 )
             if _interrupt_note:
                 message = f"interrupted; {_interrupt_note()}"

@@ -17,6 +17,8 @@ from videodenoise.io.readers import av_path, container_tags, short_error, stream
 HOLDERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska"}
 # the muxers that write an attached picture as cover art (ipod: .m4v); MOV's drops it without a word
 COVER_ART_MUXERS = {"mp4", "ipod"}
+# a cover picture's codec: the extension and type of the file Matroska attaches it as
+IMAGE_TYPES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"), "bmp": ("bmp", "image/bmp")}
 
 
 @dataclass(frozen=True)
@@ -220,9 +222,6 @@ def _empty_output(muxer: str):
 def suffixes(muxers) -> tuple[str, ...]:
     """The suffixes `HOLDERS` names for these muxers."""
     return tuple(suffix for suffix, muxer in HOLDERS.items() if muxer in muxers)
-
-
-IMAGE_TYPES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"), "bmp": ("bmp", "image/bmp")}
 
 
 def cover_packet(source: str | os.PathLike, index: int):
