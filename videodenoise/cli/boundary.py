@@ -79,8 +79,8 @@ def guarded(function: Callable) -> Callable:
             if _debug:
                 raise
             unfinished = unfinished_pieces(since=pieces_before)
-            pieces = {pieces.folder for pieces in unfinished}  # written pieces are no output (those joined are gone)
-            kept = [path for path in written_paths()[before:] if path.parent not in pieces and path.exists()]
+            folders = {job.folder for job in unfinished}  # written pieces are no output (those joined are gone)
+            kept = [path for path in written_paths()[before:] if path.parent not in folders and path.exists()]
             notes = []
             if kept:
                 shown = ", ".join(str(path) for path in kept[:3]) + (

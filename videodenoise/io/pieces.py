@@ -75,7 +75,7 @@ class Pieces:
         if job is not None and job.get("pid") not in (None, os.getpid()) and running(job["pid"]):
             raise OutputError(
                 f"another videodenoise (process {job['pid']}) is writing '{self.output}'; wait for it to finish, or "
-                "stop it and run this again to go on where it stopped"
+                f"stop it and run this again to go on where it stopped (if none runs, remove '{self.folder}')"
             )
         if job is not None and job.get("fingerprint") == self.fingerprint:
             for tag in tags:
