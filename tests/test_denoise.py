@@ -707,6 +707,11 @@ def mismatched_checkpoint(path: Path) -> Path:
         ("zero frames", "error: '{tmp}/empty.mkv' is not a video that PyAV or OpenCV can decode"),
         ("no decodable frame", "error: no frame of '{tmp}/dead.mov' can be decoded; the file is corrupt"),
         ("empty folder", "error: '{tmp}/nothing' holds no image frames"),
+        (
+            "folder of videos",
+            "error: '{tmp}/recordings' holds no image frames (.bmp, .jpeg, .jpg, .png, .tif, .tiff); it holds 2 video "
+            "file(s) (cam1.mp4, cam2.ts): give those as the inputs ('{tmp}/recordings'/*)",
+        ),
         ("not our checkpoint", "is not a safetensors weights file"),
         ("foreign safetensors", "has no videodenoise model metadata; pass a file written by save_model"),
         ("mismatched checkpoint", "does not fit a dust model with this config"),
@@ -740,6 +745,7 @@ def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch,
         "zero frames": [str(empty_video(tmp_path / "empty.mkv"))],
         "no decodable frame": [str(png_movie(tmp_path / "dead.mov", moving_clip(t=3), corrupt=[0, 1, 2]))],
         "empty folder": [str(tmp_path / "nothing")],
+        "folder of videos": [str(tmp_path / "recordings")],
         "not our checkpoint": [str(source), "--checkpoint", str(write_garbage(tmp_path / "x.safetensors"))],
         "foreign safetensors": [str(source), "--checkpoint", str(foreign_safetensors(tmp_path / "f.safetensors"))],
         "mismatched checkpoint": [str(source), "--checkpoint", str(mismatched_checkpoint(tmp_path / "m.safetensors"))],
@@ -758,6 +764,10 @@ def test_bad_input_gives_one_line_and_exit_code_1(tmp_path, capsys, monkeypatch,
     }[case]
     if case == "empty folder":
         (tmp_path / "nothing").mkdir()
+    if case == "folder of videos":
+        (tmp_path / "recordings").mkdir()
+        for name in ("cam1.mp4", "cam2.ts"):
+            (tmp_path / "recordings" / name).write_bytes(source.read_bytes())
     if case == "output exists":
         (tmp_path / "in.denoised.mp4").write_bytes(b"keep me")
     if case == "default checkpoint missing":

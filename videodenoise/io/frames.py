@@ -17,7 +17,10 @@ from videodenoise.errors import DenoiseError, VideoWriteError
 
 IMAGE_SUFFIXES = {".tif", ".tiff", ".png", ".jpg", ".jpeg", ".bmp"}
 LOSSLESS_IMAGE_SUFFIXES = {".tif", ".tiff", ".png", ".bmp"}
-VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".webm", ".gif", ".mov", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv"}
+VIDEO_SUFFIXES = {
+    *(".mp4", ".avi", ".mkv", ".webm", ".gif", ".mov", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv"),
+    *(".ts", ".mts", ".m2ts", ".3gp", ".mxf"),  # broadcast and DVR recordings, camcorders' AVCHD, phones, broadcast
+}
 
 
 def is_junk(path: Path) -> bool:

@@ -18,7 +18,15 @@ import numpy as np
 import torch
 
 from videodenoise.errors import VideoReadError
-from videodenoise.io.frames import IMAGE_SUFFIXES, LOSSLESS_IMAGE_SUFFIXES, list_frame_files, to_channels, to_tensor
+from videodenoise.io.frames import (
+    IMAGE_SUFFIXES,
+    LOSSLESS_IMAGE_SUFFIXES,
+    VIDEO_SUFFIXES,
+    is_junk,
+    list_frame_files,
+    to_channels,
+    to_tensor,
+)
 
 _ENDED = object()  # what a pass gives after its last frame
 
@@ -265,7 +273,14 @@ class FrameFolderReader(VideoReader):
         self.folder = Path(folder)
         self.files = list(files) if files is not None else list_frame_files(self.folder)
         if not self.files:
-            raise VideoReadError(f"'{self.folder}' holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})")
+            videos = sorted(
+                p.name for p in self.folder.glob("*") if p.suffix.lower() in VIDEO_SUFFIXES and not is_junk(p)
+            )
+            hint = ""
+            if videos:  # a folder of recordings, given as one input: each is an input of its own
+                named = ", ".join(videos[:3]) + (f" and {len(videos) - 3} more" if len(videos) > 3 else "")
+                hint = f"; it holds {len(videos)} video file(s) ({named}): give those as the inputs ('{self.folder}'/*)"
+            raise VideoReadError(f"'{self.folder}' holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))}){hint}")
         first = self._load_nearest(0)
         self.info = VideoInfo(
             path=self.folder,
