@@ -465,6 +465,23 @@ def test_other_video_streams_are_said_to_be_left_out(tmp_path):
     assert extras_of(out)["videos"] == 1
 
 
+def test_a_raw_stream_takes_its_rate_from_fps_and_says_it_has_none(tmp_path):
+    raw = encode(tmp_path / "ch01.264", [picture(k) for k in range(6)], rate=15)  # a DVR's export: no container
+    with pytest.warns(
+        UserWarning,
+        match=r"'.*ch01\.264' is a raw video stream, whose frames carry no timestamps: it is "
+        r"read at 25 fps, as ffmpeg reads it; if it was recorded at another rate, give that with --fps$",
+    ):
+        assumed = denoise_video(raw, tmp_path / "assumed.mp4", identity(), sigma=None).output
+    assert frame_times(assumed)[:3] == [0.0, 0.04, 0.08]
+    told = denoise_video(raw, tmp_path / "told.mp4", identity(), sigma=None, fps=15).output
+    assert frame_times(told) == pytest.approx([k / 15 for k in range(6)])
+    filed = encode(tmp_path / "filed.mp4", [picture(k) for k in range(6)], rate=15)  # a container's rate stays
+    assert frame_times(denoise_video(filed, None, identity(), sigma=None, fps=30).output) == pytest.approx(
+        [k / 15 for k in range(6)]
+    )
+
+
 def test_hdr10_metadata_is_kept_in_mp4_and_ffv1_says_it_cannot(tmp_path):
     hdr = (
         "mastering-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,50):cll=1000,400:"

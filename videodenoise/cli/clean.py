@@ -119,7 +119,12 @@ def clean(
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing outputs (never the input)."),
     audio: bool = typer.Option(True, "--audio/--no-audio", help="Keep the input's audio."),
-    fps: float | None = typer.Option(None, "--fps", help="Frame rate of frame-folder inputs (default: 25)."),
+    fps: float | None = typer.Option(
+        None,
+        "--fps",
+        help="Frame rate of inputs that carry none: frame folders (default: 25) and raw streams such as a DVR's .264"
+        " (default: ffmpeg's, 25 for H.264).",
+    ),
     stream: int | None = typer.Option(
         None,
         "--stream",

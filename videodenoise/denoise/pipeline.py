@@ -329,6 +329,13 @@ def denoise_plan(
         subtitles = f"subtitle stream{'s' if info.subtitles > 1 else ''}"
         what = either(["audio"] * audio + [subtitles] * bool(info.subtitles) + list(info.extras), "and")
         warnings.warn(f"a frame folder holds no {what}: the {what} of '{plan.input}' is not kept", stacklevel=2)
+    if info.clockless and fps is None:
+        warnings.warn(
+            f"'{plan.input}' is a raw video stream, whose frames carry no timestamps: it is read at "
+            f"{float(info.frame_rate()):g} fps, as ffmpeg reads it; if it was recorded at another rate, give that"
+            " with --fps",
+            stacklevel=2,
+        )
     if info.other_videos:
         streams = f"{info.other_videos} more video stream{'s' if info.other_videos > 1 else ''}"
         warnings.warn(

@@ -123,7 +123,7 @@ def pixel_layout(pix_fmt: str) -> tuple[int, bool, int]:
 class PyAVReader(VideoReader):
     """A video file decoded with PyAV; see the module notes. stream: which video stream (None: the main)."""
 
-    def __init__(self, path: Path, stream: int | None = None):
+    def __init__(self, path: Path, stream: int | None = None, fps: float | None = None):
         import av
 
         self.path = Path(path)
@@ -134,7 +134,12 @@ class PyAVReader(VideoReader):
                 raise VideoReadError(f"'{self.path}' has no video stream")
             chosen = main_video_stream(container, stream)
             self.stream_index = chosen.index
-            fps = chosen.average_rate or chosen.guessed_rate or chosen.base_rate
+            # a raw stream (.264, .hevc, .m2v) has no container to time its frames: FFmpeg assumes a rate (25 for
+            # H.264 and HEVC), which `fps` replaces, and the timestamps it made up from it go
+            clockless = bool(container.format.flags & av.format.Flags.no_timestamps.value)
+            retimed = clockless and fps is not None
+            fps = Fraction(fps).limit_denominator(1001) if retimed else None
+            fps = fps or chosen.average_rate or chosen.guessed_rate or chosen.base_rate
             n_frames = chosen.frames
             if n_frames <= 0:  # mkv, webm and gif headers often carry no frame count
                 n_frames = len(self._build_pts_index(container, chosen))
@@ -153,8 +158,8 @@ class PyAVReader(VideoReader):
                 colorspace=int(context.colorspace or 2),
                 color_trc=int(context.color_trc or 2),
                 color_primaries=int(context.color_primaries or 2),
-                time_base=chosen.time_base,
-                start_time=chosen.start_time,
+                time_base=None if retimed else chosen.time_base,
+                start_time=None if retimed else chosen.start_time,
                 field_order=int(context.field_order or 0),
                 metadata=tuple(container_tags(container.metadata).items()),
                 stream_metadata=tuple(stream_tags(chosen.metadata).items()),
@@ -193,6 +198,7 @@ class PyAVReader(VideoReader):
             subtitles=subtitles,
             extras=extras,
             other_videos=other_videos,
+            clockless=clockless,
             alpha=alpha,
             bit_depth=bits,
             lossless=lossless,

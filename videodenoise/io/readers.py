@@ -50,7 +50,8 @@ class VideoInfo:
     them; bit_depth is bits per component (8, or up to 16). has_audio: the file has an audio stream; subtitles: how
     many subtitle streams it has; extras: what else an output copies where its container holds it, each in a few
     words (data streams, cover pictures, attachments: `pyav_reader.extra_streams`); other_videos: how many video
-    streams besides the one read (cover pictures not counted).
+    streams besides the one read (cover pictures not counted); clockless: the frames carry no timestamps of their own
+    (a raw .264 or .hevc stream, which no container times), so that the rate is FFmpeg's assumption or the one given.
     lossless: the pictures are stored without loss (a codec FFmpeg describes as lossless only, such as FFV1,
     raw video or PNG; or a folder of PNG, TIFF or BMP frames).
     """
@@ -67,6 +68,7 @@ class VideoInfo:
     subtitles: int = 0
     extras: tuple[str, ...] = ()
     other_videos: int = 0
+    clockless: bool = False
     alpha: bool = False
     bit_depth: int = 8
     lossless: bool = False

@@ -24,15 +24,15 @@ from videodenoise.io.readers import FallbackReader, FrameFolderReader, OpenCVRea
 def open_video(path: str | os.PathLike, fps: float | None = None, stream: int | None = None) -> VideoReader:
     """Open a video file or a folder of frames for lazy reading.
 
-    `fps` sets the frame rate of a frame folder (which has none of its own); it is ignored for
-    video files, whose rate comes from the container. `stream`: which of a file's video streams
-    (None: the main one, as ffmpeg picks it).
+    `fps` sets the frame rate of a frame folder or of a raw stream such as a DVR's .264 (which have none of their own);
+    it is ignored for other video files, whose rate comes from the container. `stream`: which of a file's video
+    streams (None: the main one, as ffmpeg picks it).
     """
     import av
 
     path = Path(path)
     if fps is not None and not fps > 0:
-        raise VideoReadError(f"the frame rate of a frame folder must be positive, got {fps:g}; e.g. --fps 25")
+        raise VideoReadError(f"the frame rate of an input must be positive, got {fps:g}; e.g. --fps 25")
     if not path.exists():
         raise VideoReadError(f"'{path}' does not exist; check the path")
     if path.is_dir():
@@ -40,7 +40,7 @@ def open_video(path: str | os.PathLike, fps: float | None = None, stream: int | 
     if path.suffix.lower() in IMAGE_SUFFIXES:
         raise VideoReadError(f"'{path}' is a single image; pass the folder that holds the frames")
     try:
-        return FallbackReader(PyAVReader(path, stream))
+        return FallbackReader(PyAVReader(path, stream, fps))
     except (av.FFmpegError, UnicodeDecodeError, ValueError, VideoReadError) as pyav_error:
         if isinstance(pyav_error, VideoReadError) and stream is not None:
             raise  # the stream asked for is not there: OpenCV cannot choose streams either
