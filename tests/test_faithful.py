@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 
+import videodenoise.denoise.pipeline as pipeline
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
 from videodenoise.denoise.pipeline import denoise_video
@@ -28,6 +29,14 @@ from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models.registry import build_model, save_model
 
 from helpers import Identity, audio_span, encode, frame_times, identity, picture, run_cli, size_change_stream, vfr_video
+
+
+@pytest.fixture(autouse=True, params=["whole", "in pieces"])
+def written(request, monkeypatch):
+    """Every test here runs twice: outputs written whole, and in pieces of two frames joined (`io/pieces.py`), which
+    must keep all the same."""
+    if request.param == "in pieces":
+        monkeypatch.setattr(pipeline, "PIECE_FRAMES", 2)
 
 
 def first_stream(path: Path):

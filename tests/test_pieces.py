@@ -18,11 +18,11 @@ import skimage.data
 import videodenoise.denoise.pipeline as pipeline
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
-from videodenoise.denoise.settings import PRESETS
-from videodenoise.errors import OutputError
-from videodenoise.io.pieces import pieces_folder
+from videodenoise.denoise.settings import PRESETS, DenoiseSettings
+from videodenoise.errors import OutputError, VideoReadError
+from videodenoise.io.pieces import Pieces, pieces_folder
 
-from helpers import encode, run_cli
+from helpers import Identity, encode, identity, picture, run_cli, size_change_stream
 
 PIECE = 12
 
@@ -132,6 +132,18 @@ def test_pieces_join_into_the_file_an_uninterrupted_run_writes(tmp_path, fast, f
     assert not pieces_folder(resumed.output).exists()
 
 
+def test_a_join_keeps_timestamps_exact_at_29_97_frames_a_second(tmp_path):
+    # MP4 would time a piece that starts later only to its movie clock's millisecond: 0.1 s for 0.1001
+    ntsc = encode(tmp_path / "cam.mp4", [picture(k) for k in range(30)], time_base=Fraction(1001, 30000), pts=range(30))
+    out = denoise_video(ntsc, tmp_path / "out.mp4", identity(), sigma=None).output
+
+    def times(path: Path) -> list[Fraction]:
+        with av.open(str(path)) as container:
+            return [frame.pts * frame.time_base for frame in container.decode(video=0)]
+
+    assert times(out) == times(ntsc) == [Fraction(1001, 30000) * k for k in range(30)]
+
+
 def test_pieces_of_other_options_or_a_changed_piece_are_made_again(tmp_path, fast):
     source = pan(tmp_path / "phone.mp4", 40)
     whole = decoded(denoise_video(source, tmp_path / "whole.mkv", fast, format="lossless").output)[0]
@@ -149,6 +161,20 @@ def test_pieces_of_other_options_or_a_changed_piece_are_made_again(tmp_path, fas
     out = denoise_video(source, tmp_path / "again.mkv", fast, format="lossless", on_resume=said.append).output
     assert said[0].startswith("going on from frame 12 of 40")
     assert np.array_equal(decoded(out)[0], whole)
+
+
+def test_an_input_that_fails_part_way_leaves_no_pieces(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "PIECE_FRAMES", 2)
+    changing = size_change_stream(tmp_path / "dvr.h264")  # 64×48 for three frames, then 48×32: fails on any run
+    finished = []
+    monkeypatch.setattr(
+        Pieces, "record", lambda self, *args, record=Pieces.record: finished.append(record(self, *args))
+    )
+    one_at_a_time = Denoiser(Identity(), DenoiseSettings(device="cpu", tile=0, window=1))  # reads no frame ahead
+    with pytest.raises(VideoReadError, match="changes its picture size mid-stream"):
+        denoise_video(changing, tmp_path / "out.mp4", one_at_a_time, sigma=None)
+    assert len(finished) == 1  # the first piece was done when the input failed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dvr.h264"]
 
 
 def test_pieces_another_running_process_writes_are_left_alone(tmp_path, fast):

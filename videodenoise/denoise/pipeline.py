@@ -343,17 +343,6 @@ def denoise_plan(
             " one video stream); --stream N denoises another, counted from 0",
             stacklevel=2,
         )
-    pieces = None
-    if plan.codec != "png" and plan.side_by_side_codec in (None, plan.codec) and info.n_frames > PIECE_FRAMES:
-        tags = ["output", "side-by-side"] if plan.side_by_side else ["output"]
-        pieces = Pieces(plan.output, job_fingerprint(plan, denoiser, sigma, crf), tags, PIECE_FRAMES)
-        if pieces.discarded:
-            warnings.warn(
-                f"the pieces of '{plan.output}' that an interrupted run left were of another input or other options: "
-                "they were removed, and it is denoised from the start",
-                stacklevel=2,
-            )
-    resumed = 0 if pieces is None else pieces.frames_done
     rate = info.frame_rate(fps)
     properties = reader.properties()  # kept in the output: rotation, aspect, colour tags, depth, alpha, clock
     # the frames keep their own timestamps, so the audio and subtitles keep theirs too; an excerpt's move back together
@@ -389,6 +378,17 @@ def denoise_plan(
     if calibration is not None and on_calibration is not None:  # why the model is told what on_sigma said
         on_calibration(calibration)
 
+    pieces = None  # after the estimate, which may find the input unreadable: then nothing is left to go on from
+    if plan.codec != "png" and plan.side_by_side_codec in (None, plan.codec) and info.n_frames > PIECE_FRAMES:
+        tags = ["output", "side-by-side"] if plan.side_by_side else ["output"]
+        pieces = Pieces(plan.output, job_fingerprint(plan, denoiser, sigma, crf), tags, PIECE_FRAMES)
+        if pieces.discarded:
+            warnings.warn(
+                f"the pieces of '{plan.output}' that an interrupted run left were of another input or other options: "
+                "they were removed, and it is denoised from the start",
+                stacklevel=2,
+            )
+    resumed = 0 if pieces is None else pieces.frames_done
     timestamps: dict[int, int | None] = {}  # of the frames read and not yet written
 
     def frames(first: int = 0) -> Iterator[torch.Tensor]:
@@ -454,8 +454,14 @@ def denoise_plan(
             timestamps,
             first=resumed,
         )
-    except (OSError, av.FFmpegError) as error:  # e.g. a full disk
-        raise VideoWriteError(f"cannot denoise '{plan.input}' into '{plan.output}': {short_error(error)}") from None
+    except BaseException as error:
+        # an interruption's or a full disk's pieces wait for the next run; nothing to go on from where no piece was
+        # finished, or where the input fails the same way on any run
+        if pieces is not None and (not pieces.frames_done or isinstance(error, (VideoReadError, DenoiseError))):
+            pieces.remove()
+        if isinstance(error, (OSError, av.FFmpegError)):  # e.g. a full disk
+            raise VideoWriteError(f"cannot denoise '{plan.input}' into '{plan.output}': {short_error(error)}") from None
+        raise
     if pieces is not None:
         pieces.remove()
     seconds = time.perf_counter() - start

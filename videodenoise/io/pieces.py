@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import warnings
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -110,11 +111,18 @@ class Pieces:
         """The timestamp of the last frame the tag's finished pieces hold (None: none yet)."""
         return self.done[tag][-1]["last_pts"] if self.done[tag] else None
 
-    def record(self, tag: str, index: int, frames: int, last_pts: int) -> None:
-        """Piece `index` of `tag` is finished: `frames` frames, the last at `last_pts`."""
+    def record(self, tag: str, index: int, frames: int, first_pts: int, last_pts: int, clock: Fraction) -> None:
+        """Piece `index` of `tag` is finished: `frames` frames from `first_pts` to `last_pts`, ticks of `clock`
+        seconds (its file's own clock starts at its first frame: `VideoWriter`'s from_zero)."""
         del self.done[tag][index:]
-        self.done[tag].append({"frames": frames, "last_pts": last_pts, "bytes": self.path(tag, index).stat().st_size})
+        size = self.path(tag, index).stat().st_size
+        piece = {"frames": frames, "first_pts": first_pts, "last_pts": last_pts, "clock": str(clock), "bytes": size}
+        self.done[tag].append(piece)
         self._save()
+
+    def starts(self, tag: str) -> list[Fraction]:
+        """Where each finished piece of `tag` starts, in seconds on the output's clock."""
+        return [piece["first_pts"] * Fraction(piece["clock"]) for piece in self.done[tag]]
 
     def paths(self, tag: str) -> list[Path]:
         return [self.path(tag, index) for index in range(len(self.done[tag]))]
@@ -176,6 +184,7 @@ class PiecedWriter:
                 overwrite=True,
                 after_pts=self.pieces.last_pts(self.tag),
                 quiet_losses=self.index > self.first_index,  # what the format cannot hold: said once a run
+                from_zero=True,
                 **self.options,
             )
         self._piece.write(frame, pts)
@@ -186,7 +195,7 @@ class PiecedWriter:
     def _finish_piece(self) -> None:
         piece, self._piece = self._piece, None
         piece.close()
-        self.pieces.record(self.tag, self.index, piece.n_written, piece.last_pts)
+        self.pieces.record(self.tag, self.index, piece.n_written, piece.first_pts, piece.last_pts, piece.clock)
         self.index += 1
 
     def close(self) -> Path:
@@ -201,7 +210,8 @@ class PiecedWriter:
             if not paths:
                 raise VideoWriteError(f"no frames were written to '{self.path}'")
             source, offset, window, audio = self.streams
-            left_out = mux_streams(paths, source, self._output.temporary, offset, window, audio)
+            starts = self.pieces.starts(self.tag)
+            left_out = mux_streams(paths, source, self._output.temporary, offset, window, audio, starts)
         except BaseException:
             self._output.discard()
             raise

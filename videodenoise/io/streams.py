@@ -8,6 +8,7 @@ import io
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from videodenoise.errors import VideoWriteError
 from videodenoise.io.pyav_reader import describe_extra, extra_streams, main_video_stream
@@ -37,6 +38,7 @@ def mux_streams(
     offset: float | None = None,
     window: tuple[float, float | None] | None = None,
     audio: bool = True,
+    starts: Sequence[Fraction] | None = None,
 ) -> list[LeftOut]:
     """Write `output` with the video stream of `video_files` (one file, or the pieces of one output one after another:
     `videodenoise.io.pieces`; the first gives the stream's and the file's settings) and every audio stream (unless not
@@ -56,7 +58,9 @@ def mux_streams(
 
     offset: seconds subtracted from the streams' timestamps, so that audio in sync with the source's video stays in
     sync with the video: 0 when `video_files` kept the source's timestamps, None for the start time of the source's
-    main video stream (video that starts at 0). Packets are interleaved by time. Returns what was left out.
+    main video stream (video that starts at 0). starts: where each of `video_files` starts, in seconds, each file's
+    clock starting at 0 (pieces'; None: each file as it is timed). Packets are interleaved by time. Returns what was
+    left out.
     """
     import heapq
 
@@ -143,7 +147,7 @@ def mux_streams(
                 if packet.dts is not None:
                     packet.dts -= ticks
 
-            video_packets = timed(joined(videos_in))
+            video_packets = timed(joined(videos_in, starts))
             copied = [source_in.streams[index] for index in routes]
             other_packets = timed(source_in.demux(*copied), offset, window) if routes else iter(())
             for _, packet in heapq.merge(video_packets, other_packets, key=lambda item: item[0]):
@@ -172,15 +176,20 @@ def mux_streams(
         raise VideoWriteError(f"cannot copy {what} into '{output}': {short_error(error)}") from None
 
 
-def joined(containers) -> Iterator:
-    """The video packets of each container's first video stream, one container after the other, with decoding times
-    that never go back: a piece's first packets are decoded ahead of its first keyframe's time by the codec's B-frame
-    delay, which may reach back as far as the piece before went (a variable frame rate's uneven times), and Matroska
-    stores no decoding times, which FFmpeg leaves unset for a piece's first packets; those take one tick after the
-    last, as far as their display time allows (a first piece's are left to the muxer, as for one file)."""
+def joined(containers, starts: Sequence[Fraction] | None = None) -> Iterator:
+    """The video packets of each container's first video stream, one container after the other, each moved on by its
+    start in seconds (`starts`; None: as they are), with decoding times that never go back: a piece's first packets
+    are decoded ahead of its first keyframe's time by the codec's B-frame delay, which may reach back as far as the
+    piece before went (a variable frame rate's uneven times), and Matroska stores no decoding times, which FFmpeg
+    leaves unset for a piece's first packets; those take one tick after the last, as far as their display time allows
+    (a first piece's are left to the muxer, as for one file)."""
     last = None
-    for container in containers:
+    for number, container in enumerate(containers):
         for packet in container.demux(container.streams.video[0]):
+            if starts is not None and packet.size:  # exact where the file's clock divides the piece's (MP4's does)
+                shift = round(starts[number] / packet.time_base)
+                packet.pts = None if packet.pts is None else packet.pts + shift
+                packet.dts = None if packet.dts is None else packet.dts + shift
             if packet.size and last is not None and (packet.dts is None or packet.dts <= last):
                 packet.dts = last + 1 if packet.pts is None else min(last + 1, packet.pts)
             if packet.size and packet.dts is not None:

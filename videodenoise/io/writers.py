@@ -57,7 +57,9 @@ class VideoWriter:
     partial output is deleted and the final name is never touched.
 
     after_pts: the timestamp of the frame before the first (a piece of a longer output, `videodenoise.io.pieces`, goes
-    on from the piece before); quiet_losses: say nothing of what the format cannot hold (a later piece's).
+    on from the piece before); quiet_losses: say nothing of what the format cannot hold (a later piece's); from_zero:
+    the file's clock starts at its first frame (`first_pts` on the clock `write` takes, `clock` long a tick), which a
+    piece's join moves back into place: MP4 would hold a later start only to its movie clock's millisecond.
 
     streams_from: a video file whose audio (unless not `audio`), subtitle and data streams, cover art and attachments
     are copied into the output when it is closed (see `videodenoise.io.streams.mux_streams`, which takes
@@ -80,6 +82,7 @@ class VideoWriter:
         audio: bool = True,
         after_pts: int | None = None,
         quiet_losses: bool = False,
+        from_zero: bool = False,
     ):
         self.path = Path(path)
         self.codec = codec or ("png" if self.path.suffix == "" else "h264")
@@ -135,7 +138,8 @@ class VideoWriter:
         self._shape: tuple[int, int, int] | None = None
         self._closed = False
         self.last_pts = after_pts  # of the last frame written (a piece's writer starts after the piece before)
-        self.quiet_losses = quiet_losses
+        self.first_pts: int | None = None  # of the first frame written, on the clock `write` takes
+        self.quiet_losses, self.from_zero = quiet_losses, from_zero
 
     def __enter__(self) -> VideoWriter:
         return self
@@ -181,9 +185,9 @@ class VideoWriter:
         if self.properties.timecode:  # MP4 and MOV write it as a timecode track, Matroska as a tag
             stream.metadata["timecode"] = self.properties.timecode
         stream.width, stream.height = width, height
-        self._clock = self.properties.time_base or 1 / self.rate
-        stream.codec_context.time_base = self._clock
-        stream.time_base = self._clock
+        self.clock = self.properties.time_base or 1 / self.rate
+        stream.codec_context.time_base = self.clock
+        stream.time_base = self.clock
         if self.keyframe_interval:
             stream.codec_context.gop_size = self.keyframe_interval
         stream.pix_fmt, dropped = pixel_format(
@@ -243,7 +247,9 @@ class VideoWriter:
             write_frame_file(self.partial / f"{self.n_written:06d}.png", self._png(image), self.path)
         else:
             video_frame = self._video_frame(image)
-            video_frame.pts, video_frame.time_base = self._timestamp(pts), self._clock
+            stamp = self._timestamp(pts)
+            self.first_pts = stamp if self.first_pts is None else self.first_pts
+            video_frame.pts, video_frame.time_base = stamp - (self.first_pts if self.from_zero else 0), self.clock
             self._mux(self._stream.encode(video_frame), self.n_written + 1)
         self.n_written += 1
 
@@ -261,7 +267,7 @@ class VideoWriter:
         """The frame's own timestamp where it has one that moves the clock forward; else one frame
         after the last (the clock is then the frame rate's)."""
         if self.properties.time_base is None or pts is None or (self.last_pts is not None and pts <= self.last_pts):
-            pts = 0 if self.last_pts is None else self.last_pts + max(1, round(1 / (self.rate * self._clock)))
+            pts = 0 if self.last_pts is None else self.last_pts + max(1, round(1 / (self.rate * self.clock)))
         self.last_pts = pts
         return pts
 
