@@ -201,8 +201,9 @@ def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibratio
 
 
 # Frames a resumed run's stream starts before the first it keeps: more than any kept frame's output can see (`best`:
-# two passes of fusing 4 neighbours a side, the second through the first's windows, then the Wiener filter's group),
-# so that the frames kept are those of a run from the start (tests/test_pieces.py compares them)
+# two passes of fusing 4 neighbours a side, the second through the first's windows, then the Wiener filter's group;
+# exact from 19 frames before on a test clip, `fast` from 5 but not 4), so that the frames kept are those of a run
+# from the start (tests/test_pieces.py compares them)
 RESUME_CONTEXT = 40
 
 
