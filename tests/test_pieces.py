@@ -48,8 +48,8 @@ def stop_after(frames: int):
 
 def pan(path: Path, frames: int, interlaced: bool = False, **options) -> Path:
     """A noisy pan across the astronaut picture (real texture, so σ auto's camera step decides on the first frame),
-    as H.264 in MP4 (coded interlaced, top field first, as a DVR's), at the uneven times a phone records (milliseconds
-    apart: 30-49)."""
+    as H.264 in MP4 (`interlaced`: coded interlaced, top field first, as a DVR's), at the uneven times a phone
+    records (milliseconds apart: 30-49)."""
     rng = np.random.default_rng(1)
     picture = skimage.data.astronaut()[100:180, 40:300].astype(float)
     clip = [np.clip(picture[:, k : k + 96] + rng.normal(0, 10, (80, 96, 3)), 0, 255) for k in range(frames)]

@@ -127,9 +127,12 @@ NAME_MAX = 255  # bytes in a file name, on every common file system
 def temporary_name(path: Path, kind: str = "partial", pid: int | None = None) -> Path:
     """Where `path` is written until it is complete: hidden, beside the target (same file system, so
     the rename is atomic), keeping the suffix so that writers choosing a format by it (FFmpeg, torch)
-    still do, and per process, so that two processes never share one. A name too long to take the
-    extra characters is replaced by a digest of it."""
-    tag = f".{kind}-{os.getpid() if pid is None else pid}{path.suffix}"
+    still do, and per process, so that two processes never share one."""
+    return hidden_name(path, f".{kind}-{os.getpid() if pid is None else pid}{path.suffix}")
+
+
+def hidden_name(path: Path, tag: str) -> Path:
+    """.NAME + tag beside `path`; a name too long to take the extra characters is replaced by a digest of it."""
     name = f".{path.name}{tag}"
     if len(name.encode()) > NAME_MAX:
         name = f".{hashlib.sha1(path.name.encode()).hexdigest()[:20]}{tag}"

@@ -16,7 +16,6 @@ after a resumption are those of an uninterrupted run, `videodenoise.denoise.pipe
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from videodenoise.errors import OutputError, VideoWriteError
-from videodenoise.io.atomic import AtomicOutput, running, temporary_name
+from videodenoise.io.atomic import AtomicOutput, hidden_name, running, temporary_name
 
 if TYPE_CHECKING:  # the writers load torch, which the command line's error boundary (reading the registry) must not
     from videodenoise.io.writers import VideoWriter
@@ -52,11 +51,8 @@ def unfinished_pieces(since: int = 0) -> list[Pieces]:
 
 
 def pieces_folder(output: Path) -> Path:
-    """Where the pieces of `output` are kept while it is written: hidden, beside it."""
-    name = f".{output.name}.pieces"
-    if len(name.encode()) > 255:
-        name = f".{hashlib.sha1(output.name.encode()).hexdigest()[:20]}.pieces"
-    return output.with_name(name)
+    """Where the pieces of `output` are kept while it is written: hidden, beside it, the same for every run."""
+    return hidden_name(Path(output), ".pieces")
 
 
 class Pieces:
