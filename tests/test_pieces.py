@@ -132,6 +132,26 @@ def test_pieces_join_into_the_file_an_uninterrupted_run_writes(tmp_path, fast, f
     assert not pieces_folder(resumed.output).exists()
 
 
+def test_a_frame_folder_goes_on_too(tmp_path, fast):
+    source = pan(tmp_path / "phone.mp4", 40)
+    whole = denoise_video(source, tmp_path / "whole", fast, format="frames", side_by_side=True)
+    with pytest.raises(Interrupted):
+        denoise_video(source, tmp_path / "out", fast, format="frames", side_by_side=True, progress=stop_after(30))
+    folder = pieces_folder(tmp_path / "out")
+    assert sorted(p.name for p in folder.iterdir()) == ["job.json"] + [
+        f"{tag}-{i:06d}" for tag in ("output", "side-by-side") for i in range(2)
+    ]
+    (folder / "output-000001" / "000003.png").unlink()  # a frame lost: its piece is made again
+    said = []
+    resumed = denoise_video(source, tmp_path / "out", fast, format="frames", side_by_side=True, on_resume=said.append)
+    assert said[0].startswith("going on from frame 12 of 40") and resumed.resumed == 12
+    for first, second in [(whole.output, resumed.output), (whole.side_by_side, resumed.side_by_side)]:
+        names = sorted(p.name for p in first.iterdir())
+        assert names == [f"{k:06d}.png" for k in range(40)] == sorted(p.name for p in second.iterdir())
+        assert all((first / name).read_bytes() == (second / name).read_bytes() for name in names)
+    assert not folder.exists()
+
+
 def test_a_join_keeps_timestamps_exact_at_29_97_frames_a_second(tmp_path):
     # MP4 would time a piece that starts later only to its movie clock's millisecond: 0.1 s for 0.1001
     ntsc = encode(tmp_path / "cam.mp4", [picture(k) for k in range(30)], time_base=Fraction(1001, 30000), pts=range(30))

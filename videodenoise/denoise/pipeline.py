@@ -314,7 +314,7 @@ def denoise_plan(
     on_camera_bias(the `GammaBias`) if σ auto's noise is a camera gamma's and its bias is undone. Every
     output is written under a hidden name and renamed into place only when complete.
 
-    A video output of more than `PIECE_FRAMES` frames is written in pieces (`videodenoise.io.pieces`): run again
+    An output of more than `PIECE_FRAMES` frames is written in pieces (`videodenoise.io.pieces`): run again
     after an interruption, with the same input, outputs, model and options, it goes on from the first piece
     missing (on_resume(one line saying so)). The denoising stream then starts RESUME_CONTEXT frames or so before it,
     where no frame it keeps can see, on the window grid of an uninterrupted run, and σ auto's camera correction is
@@ -380,7 +380,7 @@ def denoise_plan(
         on_calibration(calibration)
 
     pieces = None  # after the estimate, which may find the input unreadable: then nothing is left to go on from
-    if plan.codec != "png" and plan.side_by_side_codec in (None, plan.codec) and info.n_frames > PIECE_FRAMES:
+    if plan.side_by_side_codec in (None, plan.codec) and info.n_frames > PIECE_FRAMES:
         tags = ["output", "side-by-side"] if plan.side_by_side else ["output"]
         pieces = Pieces(plan.output, job_fingerprint(plan, denoiser, sigma, crf), tags, PIECE_FRAMES)
         if pieces.discarded:

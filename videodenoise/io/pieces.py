@@ -1,11 +1,12 @@
 """A long output written in pieces, so that an interrupted `clean` goes on where it stopped.
 
 An output of more than PIECE_FRAMES frames is encoded a piece at a time (`PiecedWriter`), each piece a finished file
-of the output's own format in a hidden folder beside it, `.NAME.pieces`, whose `job.json` records the run that wrote
-them (its fingerprint: the input as it is on disk, the output, the model and every option) and each finished piece's
-frame count, last timestamp and size. When the last piece is done they are joined into the output by a stream copy
-(`videodenoise.io.streams.mux_streams`, which copies the input's audio and other streams in the same pass), the output
-is renamed into place, and the folder goes.
+of the output's own format (a PNG frame folder's: a folder of its frames) in a hidden folder beside it,
+`.NAME.pieces`, whose `job.json` records the run that wrote them (its fingerprint: the input as it is on disk, the
+output, the model and every option) and each finished piece's frame count, last timestamp and size. When the last
+piece is done they are joined into the output by a stream copy (`videodenoise.io.streams.mux_streams`, which copies
+the input's audio and other streams in the same pass; a frame folder's frames are linked under their numbers in the
+whole), the output is renamed into place, and the folder goes.
 
 Interrupted (Ctrl-C, SIGTERM, a crash, a power cut), a run leaves its finished pieces. The same command again finds
 them, checks the fingerprint and goes on from the first missing piece: what the pieces hold is not denoised again.
@@ -50,6 +51,17 @@ def unfinished_pieces(since: int = 0) -> list[Pieces]:
     return [pieces for pieces in _unfinished.values() if pieces.frames_done and pieces.number >= since]
 
 
+def stored_bytes(path: Path) -> int | None:
+    """The bytes a piece holds on disk: its file's, or the sum of its frames' (a frame folder's piece); None where
+    it is missing."""
+    try:
+        if path.is_dir():
+            return sum(frame.stat().st_size for frame in path.iterdir())
+        return path.stat().st_size if path.is_file() else None
+    except OSError:
+        return None
+
+
 def pieces_folder(output: Path) -> Path:
     """Where the pieces of `output` are kept while it is written: hidden, beside it, the same for every run."""
     return hidden_name(Path(output), ".pieces")
@@ -78,7 +90,7 @@ class Pieces:
             for tag in tags:
                 for piece in job.get("pieces", {}).get(tag, []):
                     path = self.path(tag, len(self.done[tag]))
-                    if not (path.is_file() and path.stat().st_size == piece["bytes"]):
+                    if stored_bytes(path) != piece["bytes"]:
                         break  # a piece is missing or changed: this one and those after it are made again
                     self.done[tag].append(piece)
             count = min(len(pieces) for pieces in self.done.values())
@@ -107,12 +119,15 @@ class Pieces:
         """The timestamp of the last frame the tag's finished pieces hold (None: none yet)."""
         return self.done[tag][-1]["last_pts"] if self.done[tag] else None
 
-    def record(self, tag: str, index: int, frames: int, first_pts: int, last_pts: int, clock: Fraction) -> None:
+    def record(
+        self, tag: str, index: int, frames: int, first_pts: int | None, last_pts: int | None, clock: Fraction | None
+    ) -> None:
         """Piece `index` of `tag` is finished: `frames` frames from `first_pts` to `last_pts`, ticks of `clock`
-        seconds (its file's own clock starts at its first frame: `VideoWriter`'s from_zero)."""
+        seconds (its file's own clock starts at its first frame: `VideoWriter`'s from_zero; None: a frame folder's)."""
         del self.done[tag][index:]
-        size = self.path(tag, index).stat().st_size
-        piece = {"frames": frames, "first_pts": first_pts, "last_pts": last_pts, "clock": str(clock), "bytes": size}
+        size = stored_bytes(self.path(tag, index))
+        clock = None if clock is None else str(clock)
+        piece = {"frames": frames, "first_pts": first_pts, "last_pts": last_pts, "clock": clock, "bytes": size}
         self.done[tag].append(piece)
         self._save()
 
@@ -162,8 +177,11 @@ class PiecedWriter:
         self.pieces, self.tag, self.path = pieces, tag, Path(path)
         self.streams = (streams_from, streams_offset, streams_window, audio)
         self.options = options
+        self.frame_folder = options.get("codec") == "png"
         try:
-            self._output = AtomicOutput(self.path, overwrite=overwrite, hint="choose another name or allow overwriting")
+            self._output = AtomicOutput(
+                self.path, overwrite, self.frame_folder, hint="choose another name or allow overwriting"
+            )
         except OutputError as error:
             raise VideoWriteError(str(error)) from None
         self.index = len(pieces.done[tag])  # the piece being written
@@ -206,8 +224,12 @@ class PiecedWriter:
             if not paths:
                 raise VideoWriteError(f"no frames were written to '{self.path}'")
             source, offset, window, audio = self.streams
-            starts = self.pieces.starts(self.tag)
-            left_out = mux_streams(paths, source, self._output.temporary, offset, window, audio, starts)
+            left_out = []
+            if self.frame_folder:
+                link_frames(paths, self._output.temporary)
+            else:
+                starts = self.pieces.starts(self.tag)
+                left_out = mux_streams(paths, source, self._output.temporary, offset, window, audio, starts)
         except BaseException:
             self._output.discard()
             raise
@@ -224,6 +246,20 @@ class PiecedWriter:
             self._piece.abort()
             self._piece = None
         self._output.discard()
+
+
+def link_frames(pieces: list[Path], folder: Path) -> None:
+    """A frame folder's pieces joined: their frames, in order, linked into `folder` under their numbers in the whole
+    (copied where the file system has no links), so that the pieces stay whole until their folder is removed."""
+    number = 0
+    for piece in pieces:
+        for frame in sorted(piece.iterdir()):
+            target = folder / f"{number:06d}{frame.suffix}"
+            try:
+                os.link(frame, target)
+            except OSError:
+                shutil.copyfile(frame, target)
+            number += 1
 
 
 def open_writers(options: list[dict]) -> list[VideoWriter | PiecedWriter]:

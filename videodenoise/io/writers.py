@@ -139,6 +139,7 @@ class VideoWriter:
         self._closed = False
         self.last_pts = after_pts  # of the last frame written (a piece's writer starts after the piece before)
         self.first_pts: int | None = None  # of the first frame written, on the clock `write` takes
+        self.clock: Fraction | None = None  # a tick of the file's clock, in seconds (a video file's, once open)
         self.quiet_losses, self.from_zero = quiet_losses, from_zero
 
     def __enter__(self) -> VideoWriter:
