@@ -14,13 +14,16 @@ import av
 import numpy as np
 import pytest
 import skimage.data
+import torch
 
 import videodenoise.denoise.pipeline as pipeline
+from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings
 from videodenoise.errors import OutputError, VideoReadError
 from videodenoise.io.pieces import Pieces, pieces_folder
+from videodenoise.noise.camera import CameraNoise
 
 from helpers import Identity, encode, identity, picture, run_cli, size_change_stream
 
@@ -103,6 +106,36 @@ def test_an_interrupted_run_goes_on_to_the_frames_of_an_uninterrupted_one(tmp_pa
         denoise_video(source, tmp_path / "short.mkv", fast, format="lossless", progress=stop_after(62))
     short = denoise_video(source, tmp_path / "short.mkv", fast, format="lossless").output
     assert not np.array_equal(decoded(short)[0], expected)
+
+
+def camera_pan(path: Path, frames: int) -> Path:
+    """The astronaut pan under heavy camera noise (shot and read noise in linear light, through the gamma), stored
+    without loss: noise skewed as a gamma skews it, so that σ auto's camera step is made."""
+    picture = torch.from_numpy(skimage.data.astronaut()[100:180, 40:300].copy()).permute(2, 0, 1).float() / 255
+    clean = torch.stack([picture[:, :, k : k + 96] for k in range(frames)])
+    camera = CameraNoise(a=0.02, b=0.001, spread=0.0, mix=0.0, codec="none")
+    noisy = camera(clean, generator=torch.Generator().manual_seed(0))
+    return encode(path, [frame.permute(1, 2, 0).mul(255).round().byte().numpy() for frame in noisy], "ffv1", "bgr0")
+
+
+@pytest.mark.parametrize("noise", ["gaussian", "camera"])
+def test_a_run_going_on_takes_up_the_camera_step_the_first_run_decided(tmp_path, fast, monkeypatch, noise):
+    source = pan(tmp_path / "phone.mp4", 70) if noise == "gaussian" else camera_pan(tmp_path / "phone.mkv", 70)
+    said = []
+    whole = denoise_video(source, tmp_path / "whole.mkv", fast, format="lossless", on_camera_bias=said.append)
+    with pytest.raises(Interrupted):  # the stream goes on from frame 20: the decision, on frame 0, is long made
+        denoise_video(source, tmp_path / "out.mkv", fast, format="lossless", progress=stop_after(62))
+    notes = json.loads((pieces_folder(tmp_path / "out.mkv") / "job.json").read_text())["notes"]
+    assert notes["camera_gamma"]["frame"] == 0 and notes["camera_gamma"]["made"] == bool(said) == (noise == "camera")
+    fitted = []
+    monkeypatch.setattr(
+        GammaBias, "_fit", lambda self, *frames, fit=GammaBias._fit: fitted.append(1) or fit(self, *frames)
+    )
+    again = []
+    resumed = denoise_video(source, tmp_path / "out.mkv", fast, format="lossless", on_camera_bias=again.append)
+    assert not fitted  # taken up, not decided again on the first frames
+    assert [bias.describe() for bias in again] == [bias.describe() for bias in said]
+    assert np.array_equal(decoded(resumed.output)[0], decoded(whole.output)[0])
 
 
 def test_fields_go_on_as_frames_do(tmp_path):

@@ -162,6 +162,29 @@ class GammaBias:
         """Whether a frame has told (or MAX_WAIT frames have not), so that the step is made or off for good."""
         return self.lift is not None
 
+    def decision(self) -> dict | None:
+        """What was decided, as JSON holds it (None: not yet), for `restore` in a later run over the same video and
+        options (a resumed `clean`, `videodenoise.io.pieces`), which then need not denoise the frames up to it again."""
+        if self.lift is None:
+            return None
+        if not len(self.lift):
+            return {"frame": self.frame, "made": False}
+        return {"frame": self.frame, "made": True, "skew": self.skew, "shots": self.shots, "reads": self.reads}
+
+    def restore(self, decision: dict) -> None:
+        """Take up what `decision` recorded, as if this run's frames had decided it (on_fitted is called if the step
+        is made)."""
+        self.frame, self.waiting = decision["frame"], collections.deque()
+        if not decision["made"]:
+            self.lift = torch.empty(0)
+            return
+        self.skew, self.shots, self.reads = decision["skew"], list(decision["shots"]), list(decision["reads"])
+        self.lift = self._table()
+        if LIFT_CLIPPING:
+            self.clipped = self.lifted
+        if self.on_fitted is not None:
+            self.on_fitted(self)
+
     def watching(self, frames: Iterable[torch.Tensor]) -> Iterator[torch.Tensor]:
         """The noisy frames as they come, kept until the decision."""
         for frame in frames:
@@ -198,7 +221,6 @@ class GammaBias:
                     self.lift = torch.empty(0)
                     self.waiting.clear()
                 return self.clipped
-            self.lift = self.lift.to(output.device, output.dtype)
             self.waiting.clear()
             if len(self.lift) and LIFT_CLIPPING:
                 self.clipped = self.lifted
@@ -216,7 +238,7 @@ class GammaBias:
         fraction = position - below
         channel = torch.arange(len(self.lift), device=below.device).view(-1, 1, 1)
         index = below.long() + channel * (INVERSE_STEPS + 1)
-        table = self.lift.flatten()
+        table = self.lift.to(output.device, output.dtype).flatten()  # a restored decision's is on the CPU
         return (corrected + torch.lerp(table[index], table[index + 1], fraction)).clamp_(0, 1)
 
     def _fit(self, noisy: torch.Tensor, output: torch.Tensor) -> torch.Tensor | None:

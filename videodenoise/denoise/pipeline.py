@@ -200,6 +200,20 @@ def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibratio
     return doubts
 
 
+CAMERA_GAMMA = "camera_gamma"  # what the run in pieces decided on σ auto's camera step (`Pieces.notes`)
+
+
+def noting_decision(
+    pairs: Iterator[tuple[torch.Tensor, torch.Tensor]], gamma: GammaBias, pieces: Pieces
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """The pairs of a stream that decides `gamma`, its decision noted in the pieces' notes once made (saved with the
+    next piece finished), so that a run going on takes it up instead of denoising the frames up to it again."""
+    for pair in pairs:
+        if CAMERA_GAMMA not in pieces.notes and gamma.decided:
+            pieces.notes[CAMERA_GAMMA] = gamma.decision()
+        yield pair
+
+
 # Frames a resumed run's stream starts before the first it keeps: more than any kept frame's output can see (`best`:
 # two passes of fusing 4 neighbours a side, the second through the first's windows, then the Wiener filter's group;
 # exact from 19 frames before on a test clip, `fast` from 5 but not 4), so that the frames kept are those of a run
@@ -318,7 +332,8 @@ def denoise_plan(
     after an interruption, with the same input, outputs, model and options, it goes on from the first piece
     missing (on_resume(one line saying so)). The denoising stream then starts RESUME_CONTEXT frames or so before it,
     where no frame it keeps can see, on the window grid of an uninterrupted run, and σ auto's camera correction is
-    decided again on the video's first frames, so that the frames are the uninterrupted run's."""
+    taken up as the interrupted run decided it (recorded in the pieces' notes; decided again on the video's first
+    frames where it had not been), so that the frames are the uninterrupted run's."""
     import av
 
     reader, info = plan.reader, plan.reader.info
@@ -401,18 +416,21 @@ def denoise_plan(
         if count == 0:
             raise VideoReadError(f"'{plan.input}' holds no decodable video frames")
 
-    gamma = None
+    gamma = None  # σ auto's camera step: a run in pieces holds its own, to record what it decides for a run going on
+    if pieces is not None and denoiser.settings.camera_bias:
+        gamma = gamma_bias(sigma_value, on_camera_bias)
     stream_from = 0
     if resumed:
         # where the stream starts: on the grid of windows (of fields too: an even number of them) a run from 0 has
         stream_from = max(0, (resumed - RESUME_CONTEXT) // denoiser.stride * denoiser.stride)
-        if denoiser.settings.camera_bias:
-            gamma = gamma_bias(sigma_value, on_camera_bias)
-        if gamma is not None:  # decided as the uninterrupted run decided it: on the first frames that tell
+        if gamma is not None and CAMERA_GAMMA in pieces.notes:  # as the run that left the pieces decided it
+            gamma.restore(pieces.notes[CAMERA_GAMMA])
+        elif gamma is not None:  # it stopped before deciding: decided again on the first frames that tell
             for _ in stream_pairs(denoiser, frames(), sigma_value, info.channels, fields_first, gamma=gamma):
                 if gamma.decided:
                     break
             timestamps.clear()
+        if gamma is not None:
             if gamma.frame < stream_from * (1 if fields_first is None else 2):  # (counted in fields, of fields)
                 gamma.waiting.clear()  # the frames the stream keeps all come after the decision
             else:  # it came later (a short piece): the stream decides it again, from the start
@@ -443,6 +461,8 @@ def denoise_plan(
         for (path, codec, _), tag in zip(outputs, ["output", "side-by-side"])
     ]
     pairs = stream_pairs(denoiser, frames(stream_from), sigma_value, info.channels, fields_first, on_camera_bias, gamma)
+    if gamma is not None:
+        pairs = noting_decision(pairs, gamma, pieces)
     for index in range(stream_from, resumed):  # what the pieces hold: seen, not kept
         next(pairs, None)
         timestamps.pop(index, None)

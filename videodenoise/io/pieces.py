@@ -72,7 +72,8 @@ class Pieces:
     frames, e.g. "output" and "side-by-side"), kept where a run with the same `fingerprint` left them.
 
     `discarded`: pieces of another run were found and removed. `frames_done`: the frames every tag's finished pieces
-    hold, where the run goes on (a whole number of pieces)."""
+    hold, where the run goes on (a whole number of pieces). `notes`: what the run decided on the way that a run going
+    on needs to know (a JSON dict, saved with each piece finished; that of the run that left the pieces)."""
 
     def __init__(self, output: Path, fingerprint: dict, tags: list[str], piece_frames: int = PIECE_FRAMES):
         self.output, self.folder, self.tags = Path(output), pieces_folder(Path(output)), list(tags)
@@ -80,6 +81,7 @@ class Pieces:
         self.fingerprint = json.loads(json.dumps({**fingerprint, "piece_frames": piece_frames}, default=str))
         self.discarded = False
         self.done: dict[str, list[dict]] = {tag: [] for tag in tags}
+        self.notes: dict = {}
         job = self._read()
         if job is not None and job.get("pid") not in (None, os.getpid()) and running(job["pid"]):
             raise OutputError(
@@ -87,6 +89,7 @@ class Pieces:
                 f"stop it and run this again to go on where it stopped (if none runs, remove '{self.folder}')"
             )
         if job is not None and job.get("fingerprint") == self.fingerprint:
+            self.notes = job.get("notes", {})
             for tag in tags:
                 for piece in job.get("pieces", {}).get(tag, []):
                     path = self.path(tag, len(self.done[tag]))
@@ -150,7 +153,7 @@ class Pieces:
             return None
 
     def _save(self) -> None:
-        job = {"fingerprint": self.fingerprint, "pid": os.getpid(), "pieces": self.done}
+        job = {"fingerprint": self.fingerprint, "pid": os.getpid(), "pieces": self.done, "notes": self.notes}
         partial = temporary_name(self.folder / JOB)
         partial.write_text(json.dumps(job, indent=1))
         os.replace(partial, self.folder / JOB)  # a job file is whole or absent, whenever the run stops
