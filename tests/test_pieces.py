@@ -263,3 +263,29 @@ def test_clean_says_what_an_interruption_kept_and_goes_on(tmp_path, capsys, monk
     assert code == 0 and "going on from frame 12 of 30" in out and output.exists()
     assert f"wrote {output} (its first 12 frames from an interrupted run): 30 frames" in out
     assert not pieces_folder(output).exists()
+
+
+def test_a_batch_goes_on_with_skip_existing(tmp_path, capsys, monkeypatch):
+    first, second = pan(tmp_path / "a.mp4", 20), pan(tmp_path / "b.mp4", 30)
+    original, calls = pipeline.write_frames, []
+
+    def interrupted_in_the_second(writers, views, pairs, progress=None, timestamps=None, first=0):
+        calls.append(1)
+        stop = stop_after(20) if len(calls) == 2 else lambda done, total: None
+        return original(writers, views, pairs, lambda done: stop(done, None), timestamps, first)
+
+    monkeypatch.setattr(pipeline, "write_frames", interrupted_in_the_second)
+    code, _, err = run_cli(["clean", first, second, "--quiet"], capsys, monkeypatch)
+    done, kept = tmp_path / "a.denoised.mp4", pieces_folder(tmp_path / "b.denoised.mp4")
+    assert code == 130 and done.exists() and kept.exists()
+    assert err.strip().endswith("to go on with the rest, run the same command with --skip-existing")
+    finished = done.stat().st_mtime_ns
+    monkeypatch.setattr(pipeline, "write_frames", original)
+    code, out, err = run_cli(["clean", first, second, "--skip-existing"], capsys, monkeypatch)
+    assert code == 0 and "error" not in err
+    assert f"{first}: skipped, as '{done}' exists" in out and "going on from frame 12 of 30" in out
+    assert done.stat().st_mtime_ns == finished and (tmp_path / "b.denoised.mp4").exists() and not kept.exists()
+    code, _, err = run_cli(["clean", first, "--skip-existing", "--overwrite"], capsys, monkeypatch)
+    assert code == 1 and err.strip() == (
+        "error: --skip-existing leaves existing outputs and --overwrite replaces them; pass one"
+    )

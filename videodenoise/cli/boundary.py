@@ -24,6 +24,7 @@ error_console = Console(stderr=True)
 DEBUG_ENV = "VIDEODENOISE_DEBUG"
 _debug = os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no")
 _interrupt_note: Callable[[], str] | None = None  # says what an interrupted command kept, instead of the generic line
+_interrupt_hint: str | None = None  # how to go on, after the generic line
 
 
 def set_debug(flag: bool) -> None:
@@ -39,6 +40,12 @@ def on_interrupt(note: Callable[[], str] | None) -> None:
     """What to say when the running command is interrupted (None: the generic line)."""
     global _interrupt_note
     _interrupt_note = note
+
+
+def on_interrupt_hint(hint: str | None) -> None:
+    """How to go on after the running command is interrupted, said after the generic line (None: nothing)."""
+    global _interrupt_hint
+    _interrupt_hint = hint
 
 
 def print_error(text: str) -> None:
@@ -71,6 +78,7 @@ def guarded(function: Callable) -> Callable:
     def boundary(*args, **kwargs):
         before, pieces_before = len(written_paths()), pieces_opened()
         on_interrupt(None)
+        on_interrupt_hint(None)
         try:
             return function(*args, **kwargs)
         except (typer.Exit, typer.Abort):
@@ -96,6 +104,7 @@ def guarded(function: Callable) -> Callable:
                 message = f"interrupted; {_interrupt_note()}"
             else:
                 message = f"interrupted; {'; '.join(notes) if notes else 'nothing was written'}"
+                message += f"; {_interrupt_hint}" if _interrupt_hint and notes else ""
             error_console.print(f"[red]{message}[/red]", highlight=False, soft_wrap=True)
             raise typer.Exit(code=130) from None
         except VideodenoiseError as error:

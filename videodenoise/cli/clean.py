@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from videodenoise.cli.boundary import console, debugging, one_line, print_error, unexpected
+from videodenoise.cli.boundary import console, debugging, on_interrupt_hint, one_line, print_error, unexpected
 from videodenoise.cli.options import settings_options
 from videodenoise.cli.progress import frame_progress
 from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings, preset
@@ -118,6 +118,12 @@ def clean(
         help="Also write NAME.side-by-side beside the output, in its format: noisy and denoised frames side by side.",
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing outputs (never the input)."),
+    skip_existing: bool = typer.Option(
+        False,
+        "--skip-existing",
+        help="Leave inputs whose outputs all exist as they are, to go on with a batch an interruption stopped (a long"
+        " output left in pieces goes on from them, as always).",
+    ),
     audio: bool = typer.Option(True, "--audio/--no-audio", help="Keep the input's audio."),
     fps: float | None = typer.Option(
         None,
@@ -175,9 +181,12 @@ def clean(
         raise VideodenoiseError(f"--crf must be from 0 to {MAX_CRF} (lower is better and bigger), got {crf}")
     if fps is not None and not fps > 0:
         raise VideodenoiseError(f"--fps must be a positive frame rate, got {fps:g}; e.g. --fps 25")
+    if skip_existing and overwrite:
+        raise VideodenoiseError("--skip-existing leaves existing outputs and --overwrite replaces them; pass one")
     options = denoise_settings(quality, settings, sigma_known=sigma_value is not None, fusion_radius=fusion_radius)
     # every input checked before any work; with several, a bad one is reported and the others go on
     failures: list = []
+    skipped: list = []
     plans = outputs.plan_outputs(
         inputs,
         output,
@@ -188,9 +197,14 @@ def clean(
         failures=failures if len(inputs) > 1 else None,
         stream=stream,
         span=span,
+        skipped=skipped if skip_existing else None,
     )
     for source, error in failures:
         print_error(f"{source}: {one_line(error)}")
+    for plan in skipped if not quiet else []:
+        console.print(f"{plan.input}: skipped, as '{plan.output}' exists", markup=False, highlight=False)
+    if len(plans) > 1 and not skip_existing:  # the same command again would refuse the outputs it finished
+        on_interrupt_hint("to go on with the rest, run the same command with --skip-existing")
     for plan in plans if crf is not None else []:  # a quality asked of a codec that has none: said, not ignored
         if plan.codec not in DEFAULT_CRF:
             kind, ask = ("in FFV1", "pass --format mp4") if plan.codec == "ffv1" else ("as PNG frames", "name an .mp4")
@@ -264,7 +278,8 @@ def clean(
                 )
     failed += len(failures)
     if failed:
-        print_error(f"{failed} of {len(inputs)} inputs failed (see above); the others were written")
+        left = f", {len(skipped)} skipped as written before" if skipped else ""
+        print_error(f"{failed} of {len(inputs)} inputs failed (see above){left}; the others were written")
         raise typer.Exit(code=1)
 
 

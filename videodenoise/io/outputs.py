@@ -113,6 +113,7 @@ class OutputPlan:
     codec: str
     side_by_side: Path | None = None
     side_by_side_codec: str | None = None
+    written: bool = False  # its outputs exist, and skip_existing leaves them as they are: nothing to do
 
     @property
     def kept_lossless(self) -> bool:
@@ -130,13 +131,15 @@ def plan_output(
     folder: str | os.PathLike | None = None,
     stream: int | None = None,
     span: Span | None = None,
+    skip_existing: bool = False,
 ) -> OutputPlan:
     """The plan of one input: output None is NAME.denoised.mp4 beside it (or in `folder`), in HEVC for an input of
     more than 8 bits (`compressed_codec`), NAME.denoised.mkv (FFV1) when the input is stored without loss; without
     `format` an output path is written as its suffix says (.mkv: FFV1 when the input is lossless, else H.264 or HEVC
     as for the default). side_by_side True is NAME.side-by-side.* beside the output, a
     path is that path. fps: a frame folder's rate; stream: which of a file's video streams (None: the main one, as
-    ffmpeg picks it); span: only the frames in it (`videodenoise.io.excerpt`; None: all)."""
+    ffmpeg picks it); span: only the frames in it (`videodenoise.io.excerpt`; None: all); skip_existing: where every
+    output exists already, the plan is `written` (an interrupted batch's finished input) instead of refused."""
     source = Path(input)
     if format is not None and format not in FORMATS:
         raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
@@ -155,9 +158,11 @@ def plan_output(
         extra_codec = _codec_for(extra, format, lossless, compressed)
         if _same_path(extra, target):
             raise VideoWriteError(f"the side-by-side output '{extra}' is the denoised output; choose another name")
-    for path in [target] + ([extra] if extra else []):
+    paths = [target] + ([extra] if extra else [])
+    written = skip_existing and all(path.exists() for path in paths)
+    for path in paths if not written else []:
         check_output(path, source, overwrite)
-    return OutputPlan(source, reader, target, codec, extra, extra_codec)
+    return OutputPlan(source, reader, target, codec, extra, extra_codec, written)
 
 
 def plan_outputs(
@@ -170,6 +175,7 @@ def plan_outputs(
     failures: list[tuple[Path, Exception]] | None = None,
     stream: int | None = None,
     span: Span | None = None,
+    skipped: list[OutputPlan] | None = None,
 ) -> list[OutputPlan]:
     """The plan of every input of a batch, each checked before any work.
 
@@ -179,7 +185,8 @@ def plan_outputs(
     is the input, or cannot be written, and for two inputs that would write the same output. With
     `failures` (a list), an input with such a problem is appended to it as (input, error) and
     skipped, so that one bad input of a batch does not stop the others; problems of the options
-    themselves still raise.
+    themselves still raise. With `skipped` (a list), an input whose outputs all exist is appended to it, `written`,
+    and left out (`plan_output`'s skip_existing), to go on with a batch an interruption stopped.
     """
     if not inputs:
         raise DenoiseError("no input given; pass one or more videos or frame folders")
@@ -197,12 +204,24 @@ def plan_outputs(
         source = Path(raw)
         try:
             plan = plan_output(
-                source, output, format, side_by_side, overwrite, fps=fps, folder=folder, stream=stream, span=span
+                source,
+                output,
+                format,
+                side_by_side,
+                overwrite,
+                fps=fps,
+                folder=folder,
+                stream=stream,
+                span=span,
+                skip_existing=skipped is not None,
             )
         except VideodenoiseError as error:
             if failures is None:
                 raise
             failures.append((source, error))
+            continue
+        if plan.written:
+            skipped.append(plan)
             continue
         # two inputs writing one output is a problem of the whole batch: refuse it before any work
         for path in (plan.output, plan.side_by_side):
