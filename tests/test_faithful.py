@@ -302,14 +302,31 @@ def subtitles(path: Path) -> list[tuple[str, str, bool, list[tuple[int, bytes]]]
         return [(s.codec_context.name, s.metadata.get("language", ""), forced[s.index], cues[s.index]) for s in streams]
 
 
+def text_cues(path: Path) -> list[tuple[str, str, bool, list[tuple[int, str, bool]]]]:
+    """Each subtitle stream's codec, language, whether it is forced, and (start in ms, text, whether any is in italics)
+    of its cues as FFmpeg decodes them, whatever the text codec."""
+    found = []
+    with av.open(str(path)) as container:
+        for stream in container.streams.subtitles:
+            cues = []
+            for packet in container.demux(stream):
+                decoded = stream.codec_context.decode2(packet) if packet.size else None
+                for cue in decoded or ():
+                    italic = "\\i1" in cue.ass.decode()
+                    cues.append((round(packet.pts * packet.time_base * 1000), cue.dialogue.decode(), italic))
+            forced = bool(stream.disposition & av.stream.Disposition.forced)
+            found.append((stream.codec_context.name, stream.metadata.get("language", ""), forced, cues))
+    return found
+
+
 @pytest.mark.parametrize("audio", [None, 4.0], ids=["video only", "with audio"])
 def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_them(tmp_path, audio):
     frames = [picture(k % 3) for k in range(100)]  # 4 s at 25 fps
     video = encode(tmp_path / "film.mp4", frames, audio_seconds=audio)
-    source = subtitled(tmp_path / "film.mkv", video, [(0, 1500, "Bonjour"), (2000, 3500, "Au revoir")])
+    source = subtitled(tmp_path / "film.mkv", video, [(0, 1500, "Bonjour"), (2000, 3500, "Au <i>revoir</i>")])
     both = subtitles(source)  # with audio, the muxer moves every stream on by the AAC encoder's delay (128 ms)
     delay = both[0][3][0][0]
-    assert both == [("srt", "fra", True, [(delay, b"Bonjour"), (delay + 2000, b"Au revoir")])]  # .srt's SubRip
+    assert both == [("srt", "fra", True, [(delay, b"Bonjour"), (delay + 2000, b"Au <i>revoir</i>")])]  # .srt's
     kept = denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None).output
     assert subtitles(kept) == both and codec_of(kept) == "h264"
     with av.open(str(kept)) as container:
@@ -320,18 +337,42 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
         assert not container.streams.audio
     # from 1.8 s: the cue that begins in it, moved back with the frames; the one shown from before is left out
     excerpt = denoise_video(source, tmp_path / "late.mkv", identity(), sigma=None, span=Span(1.8, None)).output
-    assert subtitles(excerpt) == [("srt", "fra", True, [(delay + 200, b"Au revoir")])]
-    # MP4 holds no SubRip: the output is written without it, and one line says what keeps it
-    with pytest.warns(
-        UserWarning,
-        match=r"cannot hold the subtitle stream \(srt\) of .*: it is written without it; an output named \.mkv keeps "
-        "it$",
-    ):
-        default = denoise_video(source, None, identity(), sigma=None).output
-    assert default.suffix == ".mp4" and subtitles(default) == []
+    assert subtitles(excerpt) == [("srt", "fra", True, [(delay + 200, b"Au <i>revoir</i>")])]
+    # MP4 holds no SubRip: its cues become MP4's own text subtitles (mov_text), as ffmpeg converts them, and MP4's
+    # become Matroska's ASS, the italics kept both ways
+    default = denoise_video(source, None, identity(), sigma=None).output
+    expected = [(delay, "Bonjour", False), (delay + 2000, "Au revoir", True)]
+    assert default.suffix == ".mp4" and text_cues(default) == [("mov_text", "fra", True, expected)]
+    back = denoise_video(default, tmp_path / "back.mkv", identity(), sigma=None).output
+    assert text_cues(back) == [("ssa", "fra", True, expected)]  # ASS, read back by FFmpeg's decoder of both
+    late = denoise_video(source, tmp_path / "late.mp4", identity(), sigma=None, span=Span(1.8, None)).output
+    assert text_cues(late) == [("mov_text", "fra", True, [(delay + 200, "Au revoir", True)])]  # cut, then converted
     held = "audio and subtitle stream" if audio else "subtitle stream"
     with pytest.warns(UserWarning, match=f"a frame folder holds no {held}: the {held} of"):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None)
+
+
+def test_subtitle_pictures_go_where_their_codec_is_held_and_are_named_elsewhere(tmp_path):
+    # DVB's subtitles are pictures: no text to carry into mov_text, and MP4 holds none of their codec
+    video = encode(tmp_path / "broadcast.mp4", [picture(k % 3) for k in range(10)])
+    source = tmp_path / "broadcast.mkv"
+    with av.open(str(video)) as inside, av.open(str(source), "w") as out:
+        frames = out.add_stream_from_template(inside.streams.video[0])
+        pictures = out.add_stream("dvbsub")
+        for packet in inside.demux():
+            if packet.size:
+                packet.stream = frames
+                out.mux(packet)
+        cue = av.Packet(b"\x20\x00\x0f\x10" + bytes(12))  # one page segment, as muxed; never decoded here
+        cue.stream, cue.pts, cue.dts, cue.time_base = pictures, 0, 0, Fraction(1, 1000)
+        out.mux(cue)
+    kept = denoise_video(source, tmp_path / "out.mkv", identity(), sigma=None).output
+    assert [stream[0] for stream in subtitles(kept)] == ["dvbsub"]
+    with pytest.warns(
+        UserWarning, match=r"cannot hold the subtitle stream \(dvbsub\) of .*; an output named \.mkv keeps"
+    ):
+        default = denoise_video(source, None, identity(), sigma=None).output
+    assert default.suffix == ".mp4" and subtitles(default) == []
 
 
 def with_extras(path: Path, muxer: str | None = None, data: str | None = None, covers=(), attachments=(), videos=1):
@@ -570,6 +611,32 @@ def test_audio_before_the_first_frame_is_kept_and_stays_in_sync(tmp_path):
     start, seconds = audio_span(result.output)
     original_start, original_seconds = audio_span(source)
     assert start == pytest.approx(original_start, abs=0.03) and seconds == pytest.approx(original_seconds, abs=0.13)
+
+
+def test_audio_mp4_cannot_hold_becomes_aac_of_the_same_sound(tmp_path):
+    # G.711 µ-law, as surveillance cameras record it, in MOV: MP4 holds no µ-law
+    source, rate = tmp_path / "camera.mov", 8000
+    tone = (np.sin(2 * np.pi * 440 * np.arange(rate) / rate) * 20000).astype(np.int16)
+    with av.open(str(source), "w") as container:
+        video = container.add_stream("libx264", rate=25)
+        video.width, video.height, video.pix_fmt = 64, 48, "yuv420p"
+        audio = container.add_stream("pcm_mulaw", rate=rate, layout="mono")
+        for k in range(25):
+            container.mux(video.encode(av.VideoFrame.from_ndarray(picture(k), format="rgb24")))
+        sound = av.AudioFrame.from_ndarray(tone[None], format="s16", layout="mono")
+        sound.sample_rate, sound.pts = rate, 0
+        container.mux(audio.encode(sound))
+        container.mux(audio.encode(None))
+        container.mux(video.encode(None))
+    result = denoise_video(source, None, identity(), sigma=None)
+    assert result.audio and result.output.suffix == ".mp4"
+    with av.open(str(result.output)) as container:
+        assert container.streams.audio[0].codec_context.name == "aac"
+        heard = np.concatenate([frame.to_ndarray().ravel() for frame in container.decode(audio=0)])
+    # the same tone, to within AAC's loss: lined up past the samples AAC's encoder primes with (a pure tone lines up
+    # at any whole number of its periods)
+    lag = max(range(2049), key=lambda shift: float(np.dot(heard[shift : shift + 4000], tone[2000:6000])))
+    assert len(heard) >= rate and np.abs(heard[lag : lag + 4000] - tone[2000:6000] / 32768).max() < 0.1
 
 
 # -------------------------------------------------------------------------------------------------- storage

@@ -20,6 +20,9 @@ HOLDERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska"}
 COVER_ART_MUXERS = {"mp4", "ipod"}
 # a cover picture's codec: the extension and type of the file Matroska attaches it as
 IMAGE_TYPES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"), "bmp": ("bmp", "image/bmp")}
+# the text subtitle codecs an output is given, the first its muxer holds, as ffmpeg chooses: ASS in Matroska (which
+# keeps most styling), mov_text (3GPP timed text) in MP4 and MOV, which hold no other
+TEXT_SUBTITLES = ("ass", "mov_text", "subrip", "webvtt")
 
 
 @dataclass(frozen=True)
@@ -48,10 +51,11 @@ def mux_streams(
     (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's stream copy cuts (a subtitle shown from before
     the window is left out). Cover pictures and attachments have no time: they are always copied.
 
-    Nothing is re-encoded except audio whose codec the output container cannot hold, which becomes AAC. What the
-    container cannot hold is left out, as ffmpeg refuses it: a subtitle stream of another codec (MP4's mov_text in
-    Matroska, SubRip or ASS in MP4), since FFmpeg re-encodes subtitles only through decoded text that PyAV does not
-    encode; a data stream of a codec its muxer does not know (MP4 holds a GoPro's telemetry, Matroska no data
+    Nothing is re-encoded but what the output container cannot hold as it is, as ffmpeg does it: audio becomes AAC,
+    and text subtitles the container's own text codec (SubRip, ASS or WebVTT in MP4 become mov_text, MP4's mov_text
+    in Matroska ASS; `TEXT_SUBTITLES`), their styling kept as far as that codec holds it. What the container cannot
+    hold is left out, as ffmpeg refuses it: subtitle pictures (DVD's, Blu-ray's, DVB's) outside a container of their
+    codec; a data stream of a codec its muxer does not know (MP4 holds a GoPro's telemetry, Matroska no data
     stream); an attachment outside Matroska; a cover picture in MOV or AVI. A cover picture goes into Matroska as an
     attachment, as mkvmerge stores it and FFmpeg reads it back. Each stream keeps its tags (as `stream_tags` keeps
     them) and its disposition (default, forced…), as ffmpeg copies them.
@@ -91,21 +95,21 @@ def mux_streams(
                 first = main_video_stream(source_in) if source_in is not None and source_in.streams.video else None
                 if first is not None and first.start_time is not None:
                     offset = float(first.start_time * first.time_base)
-            routes = {}  # input stream index -> (output stream, resampler or None for a copy)
+            routes = {}  # input stream index -> (output stream, its `Recoded` or None for a copy)
             left_out = []
             for stream in source_in.streams.audio if audio and source_in is not None else ():
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 else:
-                    rate = stream.codec_context.sample_rate or 48000
-                    layout = _named_layout(stream.codec_context.layout)
-                    encoder = out.add_stream("aac", rate=rate, layout=layout)
-                    # AAC takes planar float in frames of 1024 samples
-                    resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
-                    routes[stream.index] = (encoder, resampler)
+                    recoded = AudioAsAac(stream, out)
+                    routes[stream.index] = (recoded.target, recoded)
             for stream in source_in.streams.subtitles if source_in is not None else ():
+                text = next((codec for codec in TEXT_SUBTITLES if codec in out.supported_codecs), None)
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
+                elif stream.codec_context.codec.text_sub and text is not None:
+                    recoded = TextSubtitles(stream, out, text)
+                    routes[stream.index] = (recoded.target, recoded)
                 else:
                     holders = subtitle_holders(stream.codec_context.name)
                     left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", suffixes(holders)))
@@ -155,25 +159,69 @@ def mux_streams(
                     packet.stream = out_video
                     out.mux(packet)
                     continue
-                target, resampler = routes[packet.stream.index]
-                if resampler is None:
-                    shift_packet(packet, offset)
+                target, recoded = routes[packet.stream.index]
+                shift_packet(packet, offset)
+                if recoded is None:
                     packet.stream = target
                     out.mux(packet)
                     continue
-                for frame in packet.decode():
-                    frame.pts = None
-                    for resampled in resampler.resample(frame):
-                        out.mux(target.encode(resampled))
-            for target, resampler in routes.values():
-                if resampler is not None:
-                    for resampled in resampler.resample(None):
-                        out.mux(target.encode(resampled))
-                    out.mux(target.encode(None))
+                out.mux(recoded.packets(packet))
+            for _, recoded in routes.values():
+                if recoded is not None:
+                    out.mux(recoded.packets(None))
             return left_out
     except av.FFmpegError as error:
         what = f"the audio or subtitles of '{source}'" if source is not None else f"the {len(video_files)} pieces"
         raise VideoWriteError(f"cannot copy {what} into '{output}': {short_error(error)}") from None
+
+
+class AudioAsAac:
+    """An audio stream the output cannot hold, encoded as AAC into `target`, timed from 0 as the video is."""
+
+    def __init__(self, stream, out):
+        import av
+
+        rate = stream.codec_context.sample_rate or 48000
+        layout = _named_layout(stream.codec_context.layout)
+        self.target = out.add_stream("aac", rate=rate, layout=layout)
+        # AAC takes planar float in frames of 1024 samples
+        self.resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
+
+    def packets(self, packet) -> list:
+        """The packets of `packet`'s audio as AAC (None: what the encoder still holds, at the end)."""
+        if packet is None:
+            return [p for frame in self.resampler.resample(None) for p in self.target.encode(frame)] + list(
+                self.target.encode(None)
+            )
+        encoded = []
+        for frame in packet.decode():
+            frame.pts = None
+            for resampled in self.resampler.resample(frame):
+                encoded += self.target.encode(resampled)
+        return encoded
+
+
+class TextSubtitles:
+    """A text subtitle stream the output cannot hold, decoded and encoded again as `codec` into `target`, each cue at
+    its own time; the styles of the source's header (ASS's, as FFmpeg's decoders give every text codec) go with it."""
+
+    def __init__(self, stream, out, codec: str):
+        self.decoder = stream.codec_context
+        self.decoder.open()  # its header (the ASS styles the encoder starts from) is there from then on
+        self.target = out.add_stream(codec)
+        self.target.codec_context.subtitle_header = self.decoder.subtitle_header
+        self.target.time_base = stream.time_base
+
+    def packets(self, packet) -> list:
+        """`packet`'s cue encoded again, at its time (none for an empty one: mov_text's gaps, which MP4 writes
+        itself; nor at the end, None)."""
+        cues = None if packet is None else self.decoder.decode2(packet)
+        if cues is None or not len(cues):
+            return []
+        encoded = self.target.codec_context.encode_subtitle(cues)
+        encoded.stream, encoded.time_base = self.target, packet.time_base
+        encoded.pts, encoded.dts, encoded.duration = packet.pts, packet.dts, packet.duration
+        return [encoded]
 
 
 def joined(containers, starts: Sequence[Fraction] | None = None) -> Iterator:
