@@ -87,3 +87,8 @@ def test_frame_rate_column_ends_on_the_whole_runs_rate():
         done = column.render(bar.tasks[0]).plain
     assert running == f"{3 / 0.1:.2f} fps"  # the recent rate while it runs
     assert done == "4.00 fps"  # 10 frames in the 2.5 s since the task was added
+    with Progress(column, get_time=lambda: now[0], disable=True) as bar:
+        task = bar.add_task("clip", total=None, resumed=6)  # a run going on after the 6 frames of an interrupted one
+        bar.update(task, completed=10, total=10)
+        now[0] = 3.5
+        assert column.render(bar.tasks[0]).plain == "4.00 fps"  # its own 4 frames in 1 s

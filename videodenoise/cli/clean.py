@@ -216,6 +216,7 @@ def clean(
     prefix = f"[rank {rank}] " if world > 1 else ""
     failed = 0
     progress = frame_progress(disable=quiet or rank != 0)
+    started: set = set()  # the tasks whose first frame has been reported
     with progress:
         for plan in plans[rank::world]:
             task = progress.add_task(plan.input.name, total=None)
@@ -225,6 +226,9 @@ def clean(
                     console.print(f"{prefix}{source}: {line}", markup=False, highlight=False, soft_wrap=True)
 
             def advance(done, total, task=task):
+                if task not in started:  # the frames before the first reported are an interrupted run's
+                    started.add(task)
+                    progress.update(task, resumed=done - 1)
                 progress.update(task, completed=done, total=max(total, done))
 
             try:

@@ -78,11 +78,13 @@ class StepProgress:
 
 class _FramesPerSecond(ProgressColumn):
     """The recent rate while a video runs; once it is done, its frames over the whole time since its task was added
-    (estimation and the first window included), as `clean`'s closing line counts them. Rich's own rate starts at the
-    first frame out and follows the windows' bursts: on 10 frames it showed 18 fps where the run took 4.6."""
+    (estimation and the first window included), as `clean`'s closing line counts them: those this run denoised, not
+    the `resumed` (a task field) that an interrupted run's pieces held. Rich's own rate starts at the first frame out
+    and follows the windows' bursts: on 10 frames it showed 18 fps where the run took 4.6."""
 
     def render(self, task) -> Text:
-        speed = task.completed / task.elapsed if task.finished and task.elapsed else task.speed
+        done = task.completed - task.fields.get("resumed", 0)
+        speed = done / task.elapsed if task.finished and task.elapsed else task.speed
         return Text(f"{speed:.2f} fps" if speed else "… fps", style="progress.data.speed")
 
 
