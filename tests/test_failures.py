@@ -81,11 +81,11 @@ def hostile_checkpoint(path: Path) -> Path:
     return path
 
 
-def faststart_cut_in_half(path: Path, clip: torch.Tensor) -> Path:
-    """An H.264 MP4 with its index at the front (+faststart), then cut to half its bytes: the header
-    promises frames that are not there."""
+def mp4_cut_in_half(path: Path, clip: torch.Tensor, index_first: bool = True) -> Path:
+    """An H.264 MP4 cut to half its bytes: with its index at the front (+faststart), the header promises frames that
+    are not there; with the index at the end, where a camera writes it when it stops, there is none."""
     whole = path.with_name("whole.mp4")
-    with av.open(str(whole), "w", options={"movflags": "+faststart"}) as container:
+    with av.open(str(whole), "w", options={"movflags": "+faststart"} if index_first else {}) as container:
         stream = container.add_stream("libx264", rate=25)
         stream.width, stream.height, stream.pix_fmt = clip.shape[3], clip.shape[2], "yuv420p"
         stream.options = {"crf": "10", "g": "4"}
@@ -388,7 +388,7 @@ CASES = [
         "faststart mp4 cut in half, --sigma auto",
         1,
         lambda tmp, s, mp: clean_args(
-            faststart_cut_in_half(tmp / "cut.mp4", moving_clip(t=24)), "--checkpoint", s["checkpoint"]
+            mp4_cut_in_half(tmp / "cut.mp4", moving_clip(t=24)), "--checkpoint", s["checkpoint"]
         ),
         code=0,
         lines=0,
@@ -409,10 +409,18 @@ CASES = [
         message="could be decoded (a file cut short, or frames its decoder drops",
     ),
     Case(
+        "mp4 recording stopped before its index was written",
+        3,
+        lambda tmp, s, mp: clean_args(
+            mp4_cut_in_half(tmp / "cam.mp4", moving_clip(t=16), index_first=False), "--checkpoint", s["checkpoint"]
+        ),
+        message="is an MP4 or MOV recording without its index (the moov box its writer adds last): it was stopped",
+    ),
+    Case(
         "faststart mp4 cut inside its first frame, --sigma auto",
         1,
         lambda tmp, s, mp: clean_args(
-            faststart_cut_in_half(tmp / "cut.mp4", moving_clip(t=16)), "--checkpoint", s["checkpoint"]
+            mp4_cut_in_half(tmp / "cut.mp4", moving_clip(t=16)), "--checkpoint", s["checkpoint"]
         ),
         message="can be decoded; the file is corrupt",
     ),

@@ -206,8 +206,12 @@ def test_bad_files_give_clear_errors(tmp_path):
     write_video(tmp_path / "good.mp4", smooth_clip(t=30), fps=25)
     data = (tmp_path / "good.mp4").read_bytes()
     (tmp_path / "cut.mp4").write_bytes(data[: len(data) // 3])  # moov atom at the end is lost
-    with pytest.raises(VideoReadError, match="cut.mp4"):
+    with pytest.raises(VideoReadError, match=r"'.*cut.mp4' is an MP4 or MOV recording without its index \(the moov"):
         read_video(tmp_path / "cut.mp4")
+    data = h264_video(tmp_path / "camera.mov", smooth_clip(t=30)).read_bytes()  # MOV's boxes are MP4's
+    (tmp_path / "stopped.mov").write_bytes(data[: len(data) // 2])
+    with pytest.raises(VideoReadError, match="is an MP4 or MOV recording without its index"):
+        open_video(tmp_path / "stopped.mov")
     (tmp_path / "noise.avi").write_bytes(np.random.default_rng(0).integers(0, 255, 4096, dtype=np.uint8).tobytes())
     with pytest.raises(VideoReadError, match="noise.avi"):
         open_video(tmp_path / "noise.avi")

@@ -47,10 +47,43 @@ def open_video(path: str | os.PathLike, fps: float | None = None, stream: int | 
         try:
             return OpenCVReader(path)
         except VideoReadError:
+            if index_missing(path):
+                raise VideoReadError(
+                    f"'{path}' is an MP4 or MOV recording without its index (the moov box its writer adds last): it"
+                    " was stopped before the end, by a power cut or a full card, and neither ffmpeg nor a player can"
+                    " read it as it is; rebuild the index with a tool such as untrunc (from a whole recording of the"
+                    " same camera), then pass the rebuilt file"
+                ) from None
             raise VideoReadError(
                 f"'{path}' is not a video that PyAV or OpenCV can decode ({short_error(pyav_error)}); "
                 "check that the file is complete and is a video"
             ) from None
+
+
+def index_missing(path: Path) -> bool:
+    """Whether `path` is an ISO base media file (MP4, MOV, 3GP: top-level boxes, their size and four-letter type
+    first) with pictures (`mdat`) or a file type (`ftyp`) but no index (`moov`): what a camera leaves when it stops
+    before writing the index at the end."""
+    seen, offset = set(), 0
+    try:
+        length = path.stat().st_size
+        with open(path, "rb") as handle:
+            while offset + 8 <= length and len(seen) < 64:
+                handle.seek(offset)
+                header = handle.read(16)
+                size, kind = int.from_bytes(header[:4], "big"), header[4:8]
+                if not all(32 <= byte < 127 for byte in kind):
+                    break  # not a box: not such a file, or past its last whole box
+                seen.add(kind)
+                if size == 1:  # a 64-bit size follows the type
+                    size = int.from_bytes(header[8:16], "big")
+                size = size or length - offset  # 0: to the end of the file
+                if size < 8:
+                    break
+                offset += size
+    except OSError:
+        return False
+    return bool(seen & {b"ftyp", b"mdat"}) and b"moov" not in seen
 
 
 def probe_video(path: str | os.PathLike) -> VideoInfo:
