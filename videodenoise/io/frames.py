@@ -21,6 +21,7 @@ VIDEO_SUFFIXES = {
     *(".mp4", ".avi", ".mkv", ".webm", ".gif", ".mov", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv"),
     *(".ts", ".mts", ".m2ts", ".3gp", ".mxf"),  # broadcast and DVR recordings, camcorders' AVCHD, phones, broadcast
     *(".264", ".h264", ".265", ".h265", ".hevc"),  # raw streams, as DVRs export them
+    ".dav",  # Dahua's DVRs' own recordings, which FFmpeg reads (its dhav demuxer)
 }
 
 
