@@ -352,6 +352,14 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
         denoise_video(source, tmp_path / "frames", identity(), sigma=None)
 
 
+def test_a_cue_the_output_codec_cannot_hold_is_left_out_and_said(tmp_path):
+    video = encode(tmp_path / "film.mp4", [picture(k % 3) for k in range(100)])
+    source = subtitled(tmp_path / "film.mkv", video, [(0, 1500, "x" * 70000), (2000, 3500, "Au revoir")])
+    with pytest.warns(UserWarning, match=r"cannot hold the 1 cue of the subtitle stream \(srt\) of .*keeps it$"):
+        out = denoise_video(source, None, identity(), sigma=None).output  # mov_text: 65535 bytes a cue at most
+    assert text_cues(out) == [("mov_text", "fra", True, [(2000, "Au revoir", False)])]
+
+
 def test_subtitle_pictures_go_where_their_codec_is_held_and_are_named_elsewhere(tmp_path):
     # DVB's subtitles are pictures: no text to carry into mov_text, and MP4 holds none of their codec
     video = encode(tmp_path / "broadcast.mp4", [picture(k % 3) for k in range(10)])

@@ -95,8 +95,8 @@ def mux_streams(
                 first = main_video_stream(source_in) if source_in is not None and source_in.streams.video else None
                 if first is not None and first.start_time is not None:
                     offset = float(first.start_time * first.time_base)
-            routes = {}  # input stream index -> (output stream, its `Recoded` or None for a copy)
-            left_out = []
+            routes = {}  # input stream index -> (output stream, its `AudioAsAac` or `TextSubtitles`; None: a copy)
+            left_out, converted = [], []
             for stream in source_in.streams.audio if audio and source_in is not None else ():
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
@@ -110,6 +110,7 @@ def mux_streams(
                 elif stream.codec_context.codec.text_sub and text is not None:
                     recoded = TextSubtitles(stream, out, text)
                     routes[stream.index] = (recoded.target, recoded)
+                    converted.append(recoded)
                 else:
                     holders = subtitle_holders(stream.codec_context.name)
                     left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", suffixes(holders)))
@@ -169,6 +170,11 @@ def mux_streams(
             for _, recoded in routes.values():
                 if recoded is not None:
                     out.mux(recoded.packets(None))
+            for subtitles in converted:  # cues its encoder refused (mov_text holds at most 65535 bytes a cue)
+                if subtitles.refused:
+                    cues = f"{subtitles.refused} cue{'s' if subtitles.refused > 1 else ''}"
+                    holders = suffixes(subtitle_holders(subtitles.decoder.name))
+                    left_out.append(LeftOut(f"{cues} of the subtitle stream ({subtitles.decoder.name})", holders))
             return left_out
     except av.FFmpegError as error:
         what = f"the audio or subtitles of '{source}'" if source is not None else f"the {len(video_files)} pieces"
@@ -211,14 +217,21 @@ class TextSubtitles:
         self.target = out.add_stream(codec)
         self.target.codec_context.subtitle_header = self.decoder.subtitle_header
         self.target.time_base = stream.time_base
+        self.refused = 0  # cues the encoder could not encode, left out
 
     def packets(self, packet) -> list:
         """`packet`'s cue encoded again, at its time (none for an empty one: mov_text's gaps, which MP4 writes
         itself; nor at the end, None)."""
+        import av
+
         cues = None if packet is None else self.decoder.decode2(packet)
         if cues is None or not len(cues):
             return []
-        encoded = self.target.codec_context.encode_subtitle(cues)
+        try:
+            encoded = self.target.codec_context.encode_subtitle(cues)
+        except av.FFmpegError:
+            self.refused += 1
+            return []
         encoded.stream, encoded.time_base = self.target, packet.time_base
         encoded.pts, encoded.dts, encoded.duration = packet.pts, packet.dts, packet.duration
         return [encoded]
