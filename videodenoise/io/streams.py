@@ -103,8 +103,8 @@ def mux_streams(
                 else:
                     recoded = AudioAsAac(stream, out)
                     routes[stream.index] = (recoded.target, recoded)
+            text = next((codec for codec in TEXT_SUBTITLES if codec in out.supported_codecs), None)  # the output's
             for stream in source_in.streams.subtitles if source_in is not None else ():
-                text = next((codec for codec in TEXT_SUBTITLES if codec in out.supported_codecs), None)
                 if stream.codec_context.name in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 elif stream.codec_context.codec.text_sub and text is not None:
