@@ -17,10 +17,11 @@ import skimage.data
 import torch
 
 import videodenoise.denoise.pipeline as pipeline
+import videodenoise.denoise.resume as resume
 from videodenoise.denoise.camera_bias import GammaBias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
-from videodenoise.denoise.settings import PRESETS, DenoiseSettings
+from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings
 from videodenoise.errors import OutputError, VideoReadError
 from videodenoise.io.pieces import Pieces, pieces_folder
 from videodenoise.noise.camera import CameraNoise
@@ -101,7 +102,7 @@ def test_an_interrupted_run_goes_on_to_the_frames_of_an_uninterrupted_one(tmp_pa
     with av.open(str(resumed.output)) as container:
         assert len(container.streams.audio) == 1
     # the test can fail: a stream started at the first frame kept sees its neighbours before it reflected
-    monkeypatch.setattr(pipeline, "RESUME_CONTEXT", 0)
+    monkeypatch.setattr(pipeline, "resume_context", lambda settings: 0)
     with pytest.raises(Interrupted):
         denoise_video(source, tmp_path / "short.mkv", fast, format="lossless", progress=stop_after(62))
     short = denoise_video(source, tmp_path / "short.mkv", fast, format="lossless").output
@@ -136,6 +137,14 @@ def test_a_run_going_on_takes_up_the_camera_step_the_first_run_decided(tmp_path,
     assert not fitted  # taken up, not decided again on the first frames
     assert [bias.describe() for bias in again] == [bias.describe() for bias in said]
     assert np.array_equal(decoded(resumed.output)[0], decoded(whole.output)[0])
+
+
+def test_the_stream_goes_back_further_for_settings_that_see_further():
+    # the presets' outputs see at most 19 frames back: 40 covers them; a wide fusion over two passes sees further
+    assert [resume.resume_context(settings) for settings in PRESETS.values()] == [40, 40, 40]
+    wide = dataclasses.replace(PRESETS["fast"], passes=2, fusion=FusionSettings(radius=24))
+    assert resume.resume_context(wide) == 2 * 2 * (24 + wide.window)
+    assert resume.resume_context(dataclasses.replace(PRESETS["fast"], window=64)) == 2 * (2 + 64)
 
 
 def test_fields_go_on_as_frames_do(tmp_path):

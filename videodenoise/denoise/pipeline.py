@@ -11,7 +11,6 @@ bounded by the denoiser's windows, never by the video's length.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 import warnings
@@ -25,6 +24,7 @@ from videodenoise.denoise.calibration import Calibration, calibrates, calibratio
 from videodenoise.denoise.camera_bias import GammaBias, gamma_bias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
+from videodenoise.denoise.resume import CAMERA_GAMMA, job_fingerprint, noting_decision, resume_context
 from videodenoise.errors import DenoiseError, VideoReadError, VideoWriteError
 from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.outputs import OutputPlan, plan_output
@@ -200,53 +200,6 @@ def estimate_doubts(input, function: NoiseLevelFunction, calibration: Calibratio
     return doubts
 
 
-CAMERA_GAMMA = "camera_gamma"  # what the run in pieces decided on σ auto's camera step (`Pieces.notes`)
-
-
-def noting_decision(
-    pairs: Iterator[tuple[torch.Tensor, torch.Tensor]], gamma: GammaBias, pieces: Pieces
-) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    """The pairs of a stream that decides `gamma`, its decision noted in the pieces' notes once made (saved with the
-    next piece finished), so that a run going on takes it up instead of denoising the frames up to it again."""
-    for pair in pairs:
-        if CAMERA_GAMMA not in pieces.notes and gamma.decided:
-            pieces.notes[CAMERA_GAMMA] = gamma.decision()
-        yield pair
-
-
-# Frames a resumed run's stream starts before the first it keeps: more than any kept frame's output can see (`best`:
-# two passes of fusing 4 neighbours a side, the second through the first's windows, then the Wiener filter's group;
-# exact from 19 frames before on a test clip, `fast` from 5 but not 4), so that the frames kept are those of a run
-# from the start (tests/test_pieces.py compares them)
-RESUME_CONTEXT = 40
-
-
-def job_fingerprint(plan: OutputPlan, denoiser: Denoiser, sigma, crf: int | None) -> dict:
-    """What makes a run's pieces (`videodenoise.io.pieces`) this run's: the input as it is on disk (and which of its
-    frames: an excerpt's), the outputs and their codec, the model's weights, the denoiser's settings and σ as given."""
-    from videodenoise import __version__
-
-    status = plan.input.stat()
-    reader = plan.reader
-    weights = hashlib.sha1()
-    for name, tensor in sorted(denoiser.model.state_dict().items()):
-        weights.update(name.encode())
-        weights.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    return {
-        "input": str(plan.input.resolve()),
-        "input_size": status.st_size,
-        "input_modified": status.st_mtime_ns,
-        "stream": getattr(getattr(reader, "source", reader), "stream_index", None),
-        "excerpt": [getattr(reader, "first", 0), reader.info.n_frames],
-        "outputs": [str(plan.output), plan.codec, str(plan.side_by_side), plan.side_by_side_codec],
-        "crf": crf,
-        "sigma": repr(sigma),
-        "weights": weights.hexdigest(),
-        "settings": repr(denoiser.settings),
-        "version": __version__,
-    }
-
-
 def calibration_frames(reader, info) -> torch.Tensor:
     """The frames `settings.calibrate` chooses the told scale on: those `calibration_span` picks in the
     middle, as many as decode (calibration needs 3, else it changes nothing)."""
@@ -330,7 +283,7 @@ def denoise_plan(
 
     An output of more than `PIECE_FRAMES` frames is written in pieces (`videodenoise.io.pieces`): run again
     after an interruption, with the same input, outputs, model and options, it goes on from the first piece
-    missing (on_resume(one line saying so)). The denoising stream then starts RESUME_CONTEXT frames or so before it,
+    missing (on_resume(one line saying so)). The denoising stream then starts `resume_context` frames before it,
     where no frame it keeps can see, on the window grid of an uninterrupted run, and σ auto's camera correction is
     taken up as the interrupted run decided it (recorded in the pieces' notes; decided again on the video's first
     frames where it had not been), so that the frames are the uninterrupted run's."""
@@ -422,7 +375,7 @@ def denoise_plan(
     stream_from = 0
     if resumed:
         # where the stream starts: on the grid of windows (of fields too: an even number of them) a run from 0 has
-        stream_from = max(0, (resumed - RESUME_CONTEXT) // denoiser.stride * denoiser.stride)
+        stream_from = max(0, (resumed - resume_context(denoiser.settings)) // denoiser.stride * denoiser.stride)
         if gamma is not None and CAMERA_GAMMA in pieces.notes:  # as the run that left the pieces decided it
             gamma.restore(pieces.notes[CAMERA_GAMMA])
         elif gamma is not None:  # it stopped before deciding: decided again on the first frames that tell
