@@ -151,6 +151,29 @@ def test_frame_count_size_and_exact_frame_rate_are_kept(tmp_path, grey_checkpoin
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+def test_a_frame_folder_written_before_is_that_output_again_not_a_folder_for_outputs(
+    tmp_path, grey_checkpoint, capsys, monkeypatch
+):
+    source = write_video(tmp_path / "in.mp4", moving_clip(t=4, height=36, width=48))
+    frames = tmp_path / "frames"
+    command = ["clean", source, "-o", frames, "--checkpoint", grey_checkpoint, "--sigma", "10", "--quiet"]
+    assert run_cli(command, capsys, monkeypatch)[0] == 0
+    written = sorted(p.name for p in frames.iterdir())
+    assert written == ["000000.png", "000001.png", "000002.png", "000003.png"]
+    # the same command again: the folder is its output, which exists, not a folder to write an .mp4 into
+    code, _, err = run_cli(command, capsys, monkeypatch)
+    assert code == 1 and err.strip() == f"error: '{frames}' already exists; pass --overwrite to replace it"
+    assert run_cli([*command, "--overwrite"], capsys, monkeypatch)[0] == 0
+    assert sorted(p.name for p in frames.iterdir()) == written
+    code, _, err = run_cli([*command[:-1], source, "--quiet"], capsys, monkeypatch)  # two inputs into it
+    assert code == 1 and f"must be an existing folder; '{frames}' is a frame folder an earlier run wrote" in err
+    # a folder that holds anything else is where the outputs go, as before
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "photo.png").write_bytes(b"")
+    assert run_cli([*command[:3], tmp_path / "mine", *command[4:]], capsys, monkeypatch)[0] == 0
+    assert (tmp_path / "mine" / "in.denoised.mp4").is_file()
+
+
 def test_audio_is_kept_in_mp4_and_lossless_outputs(tmp_path):
     source = with_audio(tmp_path / "talk.mp4", moving_clip(t=25))
     denoiser = Denoiser(

@@ -117,3 +117,15 @@ def check_clip_frames(clip) -> None:
             f"the clip holds values up to {largest:.4g}; denoise_clip takes frames on the [0, 1] scale "
             "(divide 8-bit values by 255)"
         )
+
+
+def frame_file_name(index: int) -> str:
+    """The name of frame `index` (from 0) in a PNG frame folder `clean` writes."""
+    return f"{index:06d}.png"
+
+
+def written_frame_folder(path: Path) -> bool:
+    """Whether `path` is a folder of frames as `clean` writes them, and of nothing else but hidden files: an earlier
+    output, not a folder to write outputs into."""
+    names = [entry.name for entry in path.iterdir() if not entry.name.startswith(".")]
+    return bool(names) and all(re.fullmatch(r"\d{6}\.png", name) for name in names)

@@ -11,6 +11,7 @@ from pathlib import Path
 from videodenoise.errors import DenoiseError, VideodenoiseError, VideoWriteError
 from videodenoise.io.atomic import NAME_MAX
 from videodenoise.io.excerpt import Excerpt, Span
+from videodenoise.io.frames import written_frame_folder
 from videodenoise.io.readers import VideoReader
 from videodenoise.io.video import open_video
 from videodenoise.io.writers import CONTAINERS
@@ -195,10 +196,12 @@ def plan_outputs(
     folder = None
     if output is not None:
         output = Path(output)
-        if output.is_dir():  # an existing folder is where the outputs go, never an output itself
+        # an existing folder is where the outputs go, unless it is a frame folder clean wrote: that output again
+        if output.is_dir() and not written_frame_folder(output):
             folder, output = output, None
         elif len(inputs) > 1:
-            raise DenoiseError(f"with {len(inputs)} inputs, --output must be an existing folder; '{output}' is not one")
+            what = "a frame folder an earlier run wrote" if output.is_dir() else "not one"
+            raise DenoiseError(f"with {len(inputs)} inputs, --output must be an existing folder; '{output}' is {what}")
     plans, seen = [], {}
     for raw in inputs:
         source = Path(raw)

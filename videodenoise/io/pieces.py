@@ -254,10 +254,12 @@ class PiecedWriter:
 def link_frames(pieces: list[Path], folder: Path) -> None:
     """A frame folder's pieces joined: their frames, in order, linked into `folder` under their numbers in the whole
     (copied where the file system has no links), so that the pieces stay whole until their folder is removed."""
+    from videodenoise.io.frames import frame_file_name  # here: frames loads torch, which the CLI boundary must not
+
     number = 0
     for piece in pieces:
         for frame in sorted(piece.iterdir()):
-            target = folder / f"{number:06d}{frame.suffix}"
+            target = folder / frame_file_name(number)
             try:
                 os.link(frame, target)
             except OSError:

@@ -23,7 +23,7 @@ from videodenoise.devices import cpu_has_avx512
 from videodenoise.errors import OutputError, VideoWriteError
 from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_name
 from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
-from videodenoise.io.frames import to_integer
+from videodenoise.io.frames import frame_file_name, to_integer
 from videodenoise.io.readers import VideoProperties, av_path, short_error
 from videodenoise.io.streams import LeftOut, mux_streams
 
@@ -245,7 +245,7 @@ class VideoWriter:
         elif image.shape != self._shape:
             raise VideoWriteError(f"frame {self.n_written} is {image.shape}, the first frame was {self._shape}")
         if self.codec == "png":
-            write_frame_file(self.partial / f"{self.n_written:06d}.png", self._png(image), self.path)
+            write_frame_file(self.partial / frame_file_name(self.n_written), self._png(image), self.path)
         else:
             video_frame = self._video_frame(image)
             stamp = self._timestamp(pts)
