@@ -91,7 +91,8 @@ def clean(
         None,
         "--output",
         "-o",
-        help="Output file (one input) or existing folder (default: NAME.denoised.mp4 beside each input).",
+        help="Output file (one input) or existing folder to write into (default: NAME.denoised.mp4 beside each "
+        "input); a frame folder clean wrote is that output again.",
     ),
     checkpoint: Path | None = typer.Option(
         None,
