@@ -621,30 +621,45 @@ def test_audio_before_the_first_frame_is_kept_and_stays_in_sync(tmp_path):
     assert start == pytest.approx(original_start, abs=0.03) and seconds == pytest.approx(original_seconds, abs=0.13)
 
 
-def test_audio_mp4_cannot_hold_becomes_aac_of_the_same_sound(tmp_path):
-    # G.711 µ-law, as surveillance cameras record it, in MOV: MP4 holds no µ-law
+@pytest.mark.parametrize("codec", ["pcm_mulaw", "pcm_s16le"])
+@pytest.mark.parametrize("starts", [0.5, -0.48], ids=["sound after the pictures", "sound before"])
+def test_audio_mp4_cannot_hold_or_play_becomes_aac_of_the_same_sound_in_sync(tmp_path, codec, starts):
+    # G.711 µ-law and 16-bit PCM, as surveillance cameras record them, in MOV: MP4 holds no µ-law, and holds PCM only
+    # as 'ipcm', which few players play; the sound starts about half a second after or before the first picture
     source, rate = tmp_path / "camera.mov", 8000
     tone = (np.sin(2 * np.pi * 440 * np.arange(rate) / rate) * 20000).astype(np.int16)
     with av.open(str(source), "w") as container:
         video = container.add_stream("libx264", rate=25)
         video.width, video.height, video.pix_fmt = 64, 48, "yuv420p"
-        audio = container.add_stream("pcm_mulaw", rate=rate, layout="mono")
-        for k in range(25):
-            container.mux(video.encode(av.VideoFrame.from_ndarray(picture(k), format="rgb24")))
+        audio = container.add_stream(codec, rate=rate, layout="mono")
+        for k in range(50):
+            picture_k = av.VideoFrame.from_ndarray(picture(k), format="rgb24")
+            picture_k.pts = k + (12 if starts < 0 else 0)  # the first picture 0.48 s in, after the sound
+            container.mux(video.encode(picture_k))
         sound = av.AudioFrame.from_ndarray(tone[None], format="s16", layout="mono")
-        sound.sample_rate, sound.pts = rate, 0
+        sound.sample_rate, sound.pts = rate, max(0, round(starts * rate))
         container.mux(audio.encode(sound))
         container.mux(audio.encode(None))
         container.mux(video.encode(None))
     result = denoise_video(source, None, identity(), sigma=None)
     assert result.audio and result.output.suffix == ".mp4"
+
+    def tone_starts(path: Path) -> float:  # seconds after the first picture
+        with av.open(str(path)) as container:
+            first_picture = next(container.decode(video=0)).time
+        with av.open(str(path)) as container:
+            frames = list(container.decode(audio=0))
+        scale = 32768 if frames[0].format.name == "s16" else 1
+        heard = np.concatenate([frame.to_ndarray().ravel() / scale for frame in frames])
+        return frames[0].time + int(np.argmax(np.abs(heard) > 0.2)) / rate - first_picture
+
     with av.open(str(result.output)) as container:
         assert container.streams.audio[0].codec_context.name == "aac"
-        heard = np.concatenate([frame.to_ndarray().ravel() for frame in container.decode(audio=0)])
-    # the same tone, to within AAC's loss: lined up past the samples AAC's encoder primes with (a pure tone lines up
-    # at any whole number of its periods)
-    lag = max(range(2049), key=lambda shift: float(np.dot(heard[shift : shift + 4000], tone[2000:6000])))
-    assert len(heard) >= rate and np.abs(heard[lag : lag + 4000] - tone[2000:6000] / 32768).max() < 0.1
+    assert tone_starts(result.output) == pytest.approx(tone_starts(source), abs=0.002)
+    assert tone_starts(source) == pytest.approx(starts, abs=0.002)
+    kept = denoise_video(source, tmp_path / "kept.mov", identity(), sigma=None).output  # MOV plays its own
+    with av.open(str(kept)) as container:
+        assert container.streams.audio[0].codec_context.name == codec
 
 
 # -------------------------------------------------------------------------------------------------- storage

@@ -20,6 +20,9 @@ HOLDERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska"}
 COVER_ART_MUXERS = {"mp4", "ipod"}
 # a cover picture's codec: the extension and type of the file Matroska attaches it as
 IMAGE_TYPES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"), "bmp": ("bmp", "image/bmp")}
+# the audio codecs MP4's players play, copied into an MP4 output; another it holds (PCM, which it holds as 'ipcm', few
+# players' codec; MPEG-1 Layer II; Vorbis) becomes AAC, as ffmpeg encodes an MP4's audio (MOV and MKV copy theirs)
+MP4_AUDIO = {"aac", "mp3", "ac3", "eac3", "alac", "opus", "flac"}
 # the text subtitle codecs an output is given, the first its muxer holds, as ffmpeg chooses: ASS in Matroska (which
 # keeps most styling), mov_text (3GPP timed text) in MP4 and MOV, which hold no other
 TEXT_SUBTITLES = ("ass", "mov_text", "subrip", "webvtt")
@@ -51,9 +54,10 @@ def mux_streams(
     (`videodenoise.io.excerpt`), cut at packet boundaries as ffmpeg's stream copy cuts (a subtitle shown from before
     the window is left out). Cover pictures and attachments have no time: they are always copied.
 
-    Nothing is re-encoded but what the output container cannot hold as it is, as ffmpeg does it: audio becomes AAC,
-    and text subtitles the container's own text codec (SubRip, ASS or WebVTT in MP4 become mov_text, MP4's mov_text
-    in Matroska ASS; `TEXT_SUBTITLES`), their styling kept as far as that codec holds it. What the container cannot
+    Nothing is re-encoded but what the output container cannot hold, or holds where few players play it (PCM in MP4,
+    `MP4_AUDIO`), as ffmpeg does it: audio becomes AAC, and text subtitles the container's own text codec (SubRip,
+    ASS or WebVTT in MP4 become mov_text, MP4's mov_text in Matroska ASS; `TEXT_SUBTITLES`), their styling kept as
+    far as that codec holds it. What the container cannot
     hold is left out, as ffmpeg refuses it: subtitle pictures (DVD's, Blu-ray's, DVB's) outside a container of their
     codec; a data stream of a codec its muxer does not know (MP4 holds a GoPro's telemetry, Matroska no data
     stream); an attachment outside Matroska; a cover picture in MOV or AVI. A cover picture goes into Matroska as an
@@ -98,7 +102,8 @@ def mux_streams(
             routes = {}  # input stream index -> (output stream, its `AudioAsAac` or `TextSubtitles`; None: a copy)
             left_out, converted = [], []
             for stream in source_in.streams.audio if audio and source_in is not None else ():
-                if stream.codec_context.name in out.supported_codecs:
+                codec = stream.codec_context.name
+                if codec in out.supported_codecs and (out.format.name not in ("mp4", "ipod") or codec in MP4_AUDIO):
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 else:
                     recoded = AudioAsAac(stream, out)
@@ -182,29 +187,34 @@ def mux_streams(
 
 
 class AudioAsAac:
-    """An audio stream the output cannot hold, encoded as AAC into `target`, timed from 0 as the video is."""
+    """An audio stream the output cannot hold (or holds where few players play it), encoded as AAC into `target`, from
+    where its sound starts on the output's clock (its first packet's time, moved as the video was)."""
 
     def __init__(self, stream, out):
         import av
 
-        rate = stream.codec_context.sample_rate or 48000
+        self.rate = stream.codec_context.sample_rate or 48000
         layout = _named_layout(stream.codec_context.layout)
-        self.target = out.add_stream("aac", rate=rate, layout=layout)
+        self.target = out.add_stream("aac", rate=self.rate, layout=layout)
         # AAC takes planar float in frames of 1024 samples
-        self.resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate, frame_size=1024)
+        self.resampler = av.AudioResampler(format="fltp", layout=layout, rate=self.rate, frame_size=1024)
+        self.next_pts: int | None = None  # the next AAC frame's first sample, counted on the output's clock
 
     def packets(self, packet) -> list:
         """The packets of `packet`'s audio as AAC (None: what the encoder still holds, at the end)."""
-        if packet is None:
-            return [p for frame in self.resampler.resample(None) for p in self.target.encode(frame)] + list(
-                self.target.encode(None)
-            )
+        frames = []
+        for frame in packet.decode() if packet is not None else [None]:
+            if self.next_pts is None and frame is not None and frame.pts is not None:
+                self.next_pts = round(frame.pts * frame.time_base * self.rate)
+            if frame is not None:
+                frame.pts = None
+            frames += self.resampler.resample(frame)
         encoded = []
-        for frame in packet.decode():
-            frame.pts = None
-            for resampled in self.resampler.resample(frame):
-                encoded += self.target.encode(resampled)
-        return encoded
+        for frame in frames:
+            frame.pts, frame.time_base = self.next_pts or 0, Fraction(1, self.rate)
+            self.next_pts = frame.pts + frame.samples
+            encoded += self.target.encode(frame)
+        return encoded + (list(self.target.encode(None)) if packet is None else [])
 
 
 class TextSubtitles:
