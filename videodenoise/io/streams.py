@@ -20,9 +20,10 @@ HOLDERS = {".mp4": "mp4", ".mov": "mov", ".mkv": "matroska"}
 COVER_ART_MUXERS = {"mp4", "ipod"}
 # a cover picture's codec: the extension and type of the file Matroska attaches it as
 IMAGE_TYPES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"), "bmp": ("bmp", "image/bmp")}
-# the audio codecs MP4's players play, copied into an MP4 output; another it holds (PCM, which it holds as 'ipcm', few
-# players' codec; MPEG-1 Layer II; Vorbis) becomes AAC, as ffmpeg encodes an MP4's audio (MOV and MKV copy theirs)
-MP4_AUDIO = {"aac", "mp3", "ac3", "eac3", "alac", "opus", "flac"}
+# the audio codecs MP4's players play, copied into an MP4 output; another it holds becomes AAC, as ffmpeg encodes an
+# MP4's audio (MOV and MKV copy theirs): PCM, which MP4 holds as 'ipcm', which browsers did not play until Safari 18
+# (deepch/RTSPtoWSMP4f#13, xqq/mpegts.js#235) nor Chromecast (petrkotek/chromecastize#15), and Vorbis
+MP4_AUDIO = {"aac", "mp3", "mp2", "ac3", "eac3", "alac", "opus", "flac"}
 # the text subtitle codecs an output is given, the first its muxer holds, as ffmpeg chooses: ASS in Matroska (which
 # keeps most styling), mov_text (3GPP timed text) in MP4 and MOV, which hold no other
 TEXT_SUBTITLES = ("ass", "mov_text", "subrip", "webvtt")
