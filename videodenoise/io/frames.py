@@ -127,5 +127,8 @@ def frame_file_name(index: int) -> str:
 def written_frame_folder(path: Path) -> bool:
     """Whether `path` is a folder of frames as `clean` writes them, and of nothing else but hidden files: an earlier
     output, not a folder to write outputs into."""
-    names = [entry.name for entry in path.iterdir() if not entry.name.startswith(".")]
+    try:
+        names = [entry.name for entry in path.iterdir() if not entry.name.startswith(".")]
+    except OSError:  # unreadable: what it holds is for the writer to find out
+        return False
     return bool(names) and all(re.fullmatch(r"\d{6}\.png", name) for name in names)
