@@ -409,6 +409,12 @@ CASES = [
         message="could be decoded (a file cut short, or frames its decoder drops",
     ),
     Case(
+        "a camera's live stream address",
+        3,
+        lambda tmp, s, mp: clean_args("rtsp://192.168.1.10:554/stream1", "--checkpoint", s["checkpoint"]),
+        message="'rtsp://192.168.1.10:554/stream1' is a network address; clean reads video files: record or download",
+    ),
+    Case(
         "mp4 recording stopped before its index was written",
         3,
         lambda tmp, s, mp: clean_args(

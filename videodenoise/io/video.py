@@ -11,6 +11,7 @@ frames (tif, png, jpg, bmp) are read in numeric order.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import torch
@@ -34,6 +35,13 @@ def open_video(path: str | os.PathLike, fps: float | None = None, stream: int | 
     if fps is not None and not fps > 0:
         raise VideoReadError(f"the frame rate of an input must be positive, got {fps:g}; e.g. --fps 25")
     if not path.exists():
+        address = re.match(r"(rtsp|rtsps|rtmp|rtmps|srt|udp|rtp|https?|ftp):/+(.*)", str(path))
+        if address:  # a camera's live stream or a web address, which a path cannot hold (its // became /)
+            url = f"{address[1]}://{address[2]}"
+            raise VideoReadError(
+                f"'{url}' is a network address; clean reads video files: record or download it first (a camera's"
+                f" stream, e.g. with ffmpeg -i '{url}' -c copy -t 60 recording.mp4), then pass the file"
+            )
         raise VideoReadError(f"'{path}' does not exist; check the path")
     if path.is_dir():
         return FrameFolderReader(path, fps=fps)
