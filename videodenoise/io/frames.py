@@ -119,8 +119,11 @@ def check_clip_frames(clip) -> None:
         )
 
 
+WRITTEN_FRAME = re.compile(r"(\d{6})\.png")  # a frame of a PNG frame folder `clean` writes: its number, from 0
+
+
 def frame_file_name(index: int) -> str:
-    """The name of frame `index` (from 0) in a PNG frame folder `clean` writes."""
+    """The name of frame `index` (from 0) in a PNG frame folder `clean` writes (`WRITTEN_FRAME`)."""
     return f"{index:06d}.png"
 
 
@@ -131,4 +134,4 @@ def written_frame_folder(path: Path) -> bool:
         names = [entry.name for entry in path.iterdir() if not entry.name.startswith(".")]
     except OSError:  # unreadable: what it holds is for the writer to find out
         return False
-    return bool(names) and all(re.fullmatch(r"\d{6}\.png", name) for name in names)
+    return bool(names) and all(WRITTEN_FRAME.fullmatch(name) for name in names)
