@@ -641,7 +641,9 @@ def test_audio_mp4_cannot_hold_or_play_becomes_aac_of_the_same_sound_in_sync(tmp
         container.mux(audio.encode(sound))
         container.mux(audio.encode(None))
         container.mux(video.encode(None))
-    result = denoise_video(source, None, identity(), sigma=None)
+    kept_by = ".mov" if codec == "pcm_mulaw" else ".mov or .mkv"  # Matroska holds no µ-law
+    with pytest.warns(UserWarning, match=f"holds the {codec} audio of '.*' as AAC; an output named {kept_by} keeps it"):
+        result = denoise_video(source, None, identity(), sigma=None)
     assert result.audio and result.output.suffix == ".mp4"
 
     def tone_starts(path: Path) -> float:  # seconds after the first picture

@@ -32,10 +32,12 @@ TEXT_SUBTITLES = ("ass", "mov_text", "subrip", "webvtt")
 @dataclass(frozen=True)
 class LeftOut:
     """A stream of the source that the output's container cannot hold: what it is, in a few words ("subtitle stream
-    (srt)"), and the suffixes of the outputs that would hold it (none: no container `clean` writes)."""
+    (srt)"), and the suffixes of the outputs that would hold it as it is (none: no container `clean` writes). `held_as`:
+    the codec it was encoded in instead (e.g. "AAC"), where it is not left out but changed."""
 
     what: str
     kept_by: tuple[str, ...]
+    held_as: str | None = None
 
 
 def mux_streams(
@@ -109,6 +111,8 @@ def mux_streams(
                 else:
                     recoded = AudioAsAac(stream, out)
                     routes[stream.index] = (recoded.target, recoded)
+                    players = [muxer for muxer in codec_holders(codec) if muxer != "mp4" or codec in MP4_AUDIO]
+                    left_out.append(LeftOut(f"{codec} audio", suffixes(players), held_as="AAC"))
             text = next((codec for codec in TEXT_SUBTITLES if codec in out.supported_codecs), None)  # the output's
             for stream in source_in.streams.subtitles if source_in is not None else ():
                 if stream.codec_context.name in out.supported_codecs:
@@ -118,7 +122,7 @@ def mux_streams(
                     routes[stream.index] = (recoded.target, recoded)
                     converted.append(recoded)
                 else:
-                    holders = subtitle_holders(stream.codec_context.name)
+                    holders = codec_holders(stream.codec_context.name)
                     left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", suffixes(holders)))
             covers = []  # (cover picture, its stream in the output); a Matroska output holds them as attachments
             for stream in extra_streams(source_in, main_video_stream(source_in).index) if source_in is not None else ():
@@ -179,7 +183,7 @@ def mux_streams(
             for subtitles in converted:  # cues its encoder refused (mov_text holds at most 65535 bytes a cue)
                 if subtitles.refused:
                     cues = f"{subtitles.refused} cue{'s' if subtitles.refused > 1 else ''}"
-                    holders = suffixes(subtitle_holders(subtitles.decoder.name))
+                    holders = suffixes(codec_holders(subtitles.decoder.name))
                     left_out.append(LeftOut(f"{cues} of the subtitle stream ({subtitles.decoder.name})", holders))
             return left_out
     except av.FFmpegError as error:
@@ -269,8 +273,8 @@ def joined(containers, starts: Sequence[Fraction] | None = None) -> Iterator:
             yield packet
 
 
-def subtitle_holders(codec: str) -> tuple[str, ...]:
-    """The muxers of `HOLDERS` that hold subtitles of `codec`."""
+def codec_holders(codec: str) -> tuple[str, ...]:
+    """The muxers of `HOLDERS` that hold a stream of `codec`."""
     holders = []
     for muxer in HOLDERS.values():
         with _empty_output(muxer) as probe:

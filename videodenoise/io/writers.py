@@ -358,7 +358,21 @@ class VideoWriter:
 
 
 def left_out_message(output: Path, source: Path, left_out: list[LeftOut]) -> str:
-    """One line: what of `source` the container of `output` could not hold, and which outputs would hold each."""
+    """One line: what of `source` the container of `output` could not hold (or held in another codec), and which
+    outputs would hold each as it is."""
+    changed = [item for item in left_out if item.held_as]
+    dropped = [item for item in left_out if not item.held_as]
+    said = []
+    for item in changed:
+        kept = f"an output named {either(item.kept_by)} keeps it as it is" if item.kept_by else "none keeps it as it is"
+        said.append(f"'{output}' holds the {item.what} of '{source}' as {item.held_as}; {kept}")
+    if dropped:
+        said.append(dropped_message(output, source, dropped))
+    return "; and ".join(said)
+
+
+def dropped_message(output: Path, source: Path, left_out: list[LeftOut]) -> str:
+    """What of `source` the container of `output` could not hold, and which outputs would hold each."""
     by_holders: dict[tuple[str, ...], list[str]] = {}
     for item in left_out:
         by_holders.setdefault(item.kept_by, []).append(item.what)
