@@ -340,10 +340,13 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
     assert subtitles(excerpt) == [("srt", "fra", True, [(delay + 200, b"Au <i>revoir</i>")])]
     # MP4 holds no SubRip: its cues become MP4's own text subtitles (mov_text), as ffmpeg converts them, and MP4's
     # become Matroska's ASS, the italics kept both ways
-    default = denoise_video(source, None, identity(), sigma=None).output
+    said = r"holds the subtitle stream \(srt\) of .* as mov_text; an output named \.mkv keeps it as it is$"
+    with pytest.warns(UserWarning, match=said):
+        default = denoise_video(source, None, identity(), sigma=None).output
     expected = [(delay, "Bonjour", False), (delay + 2000, "Au revoir", True)]
     assert default.suffix == ".mp4" and text_cues(default) == [("mov_text", "fra", True, expected)]
-    back = denoise_video(default, tmp_path / "back.mkv", identity(), sigma=None).output
+    with pytest.warns(UserWarning, match=r"\(mov_text\) of .* as ass; an output named \.mp4 or \.mov keeps it as it"):
+        back = denoise_video(default, tmp_path / "back.mkv", identity(), sigma=None).output
     assert text_cues(back) == [("ssa", "fra", True, expected)]  # ASS, read back by FFmpeg's decoder of both
     late = denoise_video(source, tmp_path / "late.mp4", identity(), sigma=None, span=Span(1.8, None)).output
     assert text_cues(late) == [("mov_text", "fra", True, [(delay + 200, "Au revoir", True)])]  # cut, then converted

@@ -121,6 +121,8 @@ def mux_streams(
                     recoded = TextSubtitles(stream, out, text)
                     routes[stream.index] = (recoded.target, recoded)
                     converted.append(recoded)
+                    holders = suffixes(codec_holders(stream.codec_context.name))
+                    left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", holders, held_as=text))
                 else:
                     holders = codec_holders(stream.codec_context.name)
                     left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", suffixes(holders)))
