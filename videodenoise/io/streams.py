@@ -115,17 +115,16 @@ def mux_streams(
                     left_out.append(LeftOut(f"{codec} audio", suffixes(players), held_as="AAC"))
             text = next((codec for codec in TEXT_SUBTITLES if codec in out.supported_codecs), None)  # the output's
             for stream in source_in.streams.subtitles if source_in is not None else ():
-                if stream.codec_context.name in out.supported_codecs:
+                codec = stream.codec_context.name
+                if codec in out.supported_codecs:
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
-                elif stream.codec_context.codec.text_sub and text is not None:
-                    recoded = TextSubtitles(stream, out, text)
+                    continue
+                recoded = TextSubtitles(stream, out, text) if stream.codec_context.codec.text_sub and text else None
+                if recoded is not None:
                     routes[stream.index] = (recoded.target, recoded)
                     converted.append(recoded)
-                    holders = suffixes(codec_holders(stream.codec_context.name))
-                    left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", holders, held_as=text))
-                else:
-                    holders = codec_holders(stream.codec_context.name)
-                    left_out.append(LeftOut(f"subtitle stream ({stream.codec_context.name})", suffixes(holders)))
+                held_as = text if recoded is not None else None  # else left out: pictures, which no text codec holds
+                left_out.append(LeftOut(f"subtitle stream ({codec})", suffixes(codec_holders(codec)), held_as))
             covers = []  # (cover picture, its stream in the output); a Matroska output holds them as attachments
             for stream in extra_streams(source_in, main_video_stream(source_in).index) if source_in is not None else ():
                 if stream.type == "data" and out.format.name in data_holders(stream.name):
