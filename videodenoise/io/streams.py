@@ -106,12 +106,12 @@ def mux_streams(
             left_out, converted = [], []
             for stream in source_in.streams.audio if audio and source_in is not None else ():
                 codec = stream.codec_context.name
-                if codec in out.supported_codecs and (out.format.name not in ("mp4", "ipod") or codec in MP4_AUDIO):
+                if codec in out.supported_codecs and played_in(out.format.name, codec):
                     routes[stream.index] = (out.add_stream_from_template(stream), None)
                 else:
                     recoded = AudioAsAac(stream, out)
                     routes[stream.index] = (recoded.target, recoded)
-                    players = [muxer for muxer in codec_holders(codec) if muxer != "mp4" or codec in MP4_AUDIO]
+                    players = [muxer for muxer in codec_holders(codec) if played_in(muxer, codec)]
                     left_out.append(LeftOut(f"{codec} audio", suffixes(players), held_as="AAC"))
             text = next((codec for codec in TEXT_SUBTITLES if codec in out.supported_codecs), None)  # the output's
             for stream in source_in.streams.subtitles if source_in is not None else ():
@@ -272,6 +272,12 @@ def joined(containers, starts: Sequence[Fraction] | None = None) -> Iterator:
             if packet.size and packet.dts is not None:
                 last = packet.dts
             yield packet
+
+
+def played_in(muxer: str, codec: str) -> bool:
+    """Whether audio of `codec` is copied into an output of `muxer` that holds it: an MP4's only where its players
+    play it (`MP4_AUDIO`)."""
+    return muxer not in ("mp4", "ipod") or codec in MP4_AUDIO
 
 
 def codec_holders(codec: str) -> tuple[str, ...]:
