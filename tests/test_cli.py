@@ -68,6 +68,26 @@ def test_console_script_exit_code_and_no_traceback(tmp_path):
     assert help_text.returncode == 0 and "download" in help_text.stdout and "info" in help_text.stdout
 
 
+def test_version_names_ours_and_the_libraries_without_loading_torch():
+    from importlib import metadata
+
+    import videodenoise
+
+    code = (
+        "import sys; sys.argv = ['videodenoise', '--version']\n"
+        "from videodenoise.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    print('exit', exit.code or 0, 'torch' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    first, libraries, ended = result.stdout.splitlines()
+    assert first == f"videodenoise {videodenoise.__version__}" and result.stderr == ""
+    assert f"Python {sys.version.split()[0]}" in libraries
+    assert f"torch {metadata.version('torch')}" in libraries and f"PyAV {metadata.version('av')}" in libraries
+    assert "FFmpeg " in libraries and "(not installed)" not in libraries
+    assert ended == "exit 0 False"  # it stops before any command, and reads the versions without importing torch
+    assert metadata.version("videodenoise") == videodenoise.__version__  # the package's metadata reads the one version
+
+
 def test_frame_rate_column_ends_on_the_whole_runs_rate():
     from rich.progress import Progress
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from importlib import metadata
 
 import typer
 
@@ -34,8 +35,57 @@ data_app.command("info")(boundary.guarded(data_info))
 data_app.command("download")(boundary.guarded(data_download))
 
 
+# what a bug report needs beside our own version: the libraries whose behaviour the outputs depend on (PyAV's
+# bundled FFmpeg decodes and encodes every file), each by the distributions that install it, the first found
+REPORTED_LIBRARIES = {
+    "torch": ("torch",),
+    "PyAV": ("av",),
+    "OpenCV": ("opencv-python-headless", "opencv-python", "opencv-contrib-python-headless", "opencv-contrib-python"),
+    "NumPy": ("numpy",),
+}
+
+
+def version_report() -> str:
+    """`videodenoise --version`: our version, then Python's and the libraries', read without importing them
+    (but PyAV, for its FFmpeg's version)."""
+    from videodenoise import __version__
+
+    found = [f"Python {sys.version.split()[0]}"]
+    for library, distributions in REPORTED_LIBRARIES.items():
+        found.append(f"{library} {_installed_version(distributions)}")
+    try:
+        import av
+
+        found.append(f"FFmpeg {av.ffmpeg_version_info}")
+    except ImportError:
+        pass
+    return f"videodenoise {__version__}\n" + ", ".join(found)
+
+
+def _installed_version(distributions: tuple[str, ...]) -> str:
+    for name in distributions:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return "(not installed)"
+
+
+def _show_version(asked: bool) -> None:
+    if asked:
+        typer.echo(version_report())
+        raise typer.Exit()
+
+
 @app.callback()
 def _options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_show_version,
+        is_eager=True,
+        help="Show the version, and Python's and the libraries' (for a bug report), and exit.",
+    ),
     debug: bool = typer.Option(
         False, "--debug", help=f"Show the full traceback of an error (also: {boundary.DEBUG_ENV}=1)."
     ),
