@@ -4,17 +4,19 @@ help, and what is typed arrives in the typed settings object, in the library's u
 from __future__ import annotations
 
 import dataclasses
+import sys
 import typing
 
 import pytest
 import torch
 import typer.main
 
-from videodenoise.cli.app import app
-from videodenoise.denoise.settings import PRESETS, DenoiseSettings
+from videodenoise.cli.app import app, main
+from videodenoise.denoise.settings import PIPELINE_PANEL, PRESETS, QUALITY_PANEL, DenoiseSettings
 from videodenoise.evaluation.config import EvalConfig
 from videodenoise.io.writers import write_video
 from videodenoise.models.checkpoints import SHIPPED
+from videodenoise.settings import DEVICE_PANEL
 from videodenoise.training.config import DataConfig, DescentConfig, TrainConfig
 
 from helpers import run_cli
@@ -48,6 +50,37 @@ def test_every_setting_is_an_option_with_the_fields_help(command):
         flag = field.metadata.get("flag") or "--" + field.name.replace("_", "-")
         assert flag in options, f"{command}: {field.name} has no option {flag}"
         assert field.metadata["help"] and options[flag].help.startswith(field.metadata["help"][:40])
+
+
+# the groups of each command's --help, in the order it shows them
+HELP_PANELS = {
+    "clean": ["Arguments", "Options", QUALITY_PANEL, PIPELINE_PANEL, DEVICE_PANEL],
+    "demo": ["Options", QUALITY_PANEL, PIPELINE_PANEL, DEVICE_PANEL],
+    "train": ["Options", "Model", "Data", "Descent constraints", "Noise", "Optimisation", DEVICE_PANEL],
+    "evaluate": ["Arguments", "Options", "Data", "Noise", "Methods", DEVICE_PANEL],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_help_lists_every_setting_in_its_group_with_its_whole_name(command, capsys, monkeypatch):
+    options = options_of(command)
+    hints = typing.get_type_hints(COMMANDS[command])
+    for field in dataclasses.fields(COMMANDS[command]):  # a nested class's fields are listed in its field's group
+        nested = dataclasses.is_dataclass(hints[field.name])
+        for leaf in leaf_fields(hints[field.name]) if nested else [field]:
+            flag = leaf.metadata.get("flag") or "--" + leaf.name.replace("_", "-")
+            assert field.metadata["panel"] in HELP_PANELS[command], f"{command}: {field.name} is in no group"
+            assert options[flag].rich_help_panel == field.metadata["panel"], flag
+    monkeypatch.setattr(sys, "argv", ["videodenoise", command, "--help"])
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit) as ended:
+        main()
+    shown = capsys.readouterr().out
+    assert ended.value.code == 0
+    titles = [line.split("─ ")[1].split(" ─")[0] for line in shown.splitlines() if line.startswith("╭─ ")]
+    assert titles == HELP_PANELS[command]
+    for flag in options:  # none cut short to fit 100 columns
+        assert any(word == flag for line in shown.splitlines() for word in line.split()), flag
 
 
 def test_the_walk_reaches_nested_settings():

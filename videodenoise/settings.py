@@ -26,6 +26,9 @@ from videodenoise.errors import ConfigError
 
 T = TypeVar("T")
 
+# the group of a command's --help that lists the device options of every settings class (`setting`'s panel)
+DEVICE_PANEL = "Device"
+
 # seeds are non-negative and fit 32 bits: every generator the package seeds (torch, numpy) takes them
 MAX_SEED = 2**32 - 1
 
@@ -39,11 +42,14 @@ def setting(
     cli: bool = True,
     metavar: str | None = None,
     scale: float = 1.0,
+    panel: str | None = None,
 ) -> Any:
     """A dataclass field with its help text. flag: the command-line name when it is not the field's
     (e.g. "--sigma" for sigma_train); cli=False keeps a field off the command line (set it in a file);
-    scale: the command line takes the value times this (255 for a σ the library holds on [0, 1])."""
-    metadata = {"help": help, "flag": flag, "cli": cli, "metavar": metavar, "scale": scale}
+    scale: the command line takes the value times this (255 for a σ the library holds on [0, 1]); panel: the
+    group of the command's --help that lists it (None: its main options; a nested settings field's panel is its
+    fields')."""
+    metadata = {"help": help, "flag": flag, "cli": cli, "metavar": metavar, "scale": scale, "panel": panel}
     if default_factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)

@@ -12,7 +12,14 @@ import typer
 from videodenoise.cli.boundary import console, debugging, on_interrupt_hint, one_line, print_error, unexpected
 from videodenoise.cli.options import settings_options
 from videodenoise.cli.progress import frame_progress
-from videodenoise.denoise.settings import PRESETS, DenoiseSettings, FusionSettings, preset
+from videodenoise.denoise.settings import (
+    PIPELINE_PANEL,
+    PRESETS,
+    QUALITY_PANEL,
+    DenoiseSettings,
+    FusionSettings,
+    preset,
+)
 from videodenoise.errors import VideodenoiseError
 from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 
@@ -98,13 +105,15 @@ def clean(
         None,
         "--checkpoint",
         help="Weights written by `videodenoise train` (default: the --quality preset's shipped checkpoint).",
+        rich_help_panel=QUALITY_PANEL,
     ),
-    quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP),
+    quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP, rich_help_panel=QUALITY_PANEL),
     sigma: str = typer.Option(
         "auto",
         "--sigma",
         help="Noise σ on the 0-255 scale, or auto (σ per intensity and channel, estimated from up to 8 pairs of "
         "motion-aligned frames and printed), or none (apply the model as trained).",
+        rich_help_panel=QUALITY_PANEL,
     ),
     format: str | None = typer.Option(
         None,
@@ -161,6 +170,7 @@ def clean(
         "average more "
         "noise away where the flow is right (a fixed camera, a steady pan); where parts move on their own, far "
         "neighbours can cost. One optical flow more per neighbour and frame; 2×N + 1 frames held.",
+        rich_help_panel=PIPELINE_PANEL,
     ),
     quiet: bool = typer.Option(
         False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."
@@ -293,9 +303,12 @@ def demo(
     settings: dict,
     output_dir: Path = typer.Option(Path("demo_output"), "--output-dir", help="Folder for the videos."),
     checkpoint: Path | None = typer.Option(
-        None, "--checkpoint", help="Weights (default: the --quality preset's shipped checkpoint)."
+        None,
+        "--checkpoint",
+        help="Weights (default: the --quality preset's shipped checkpoint).",
+        rich_help_panel=QUALITY_PANEL,
     ),
-    quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP),
+    quality: str = typer.Option("fast", "--quality", help=QUALITY_HELP, rich_help_panel=QUALITY_PANEL),
     sigma: float = typer.Option(25.0, "--sigma", help="Noise σ to add, on the 0-255 scale."),
     seed: int = typer.Option(0, "--seed", help="Seed of the noise."),
     frames: int | None = typer.Option(None, "--frames", help="Use only the first N frames (default: all 250)."),

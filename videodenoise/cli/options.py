@@ -41,6 +41,7 @@ class CliSetting:
     kind: type  # the field's type without None
     optional: bool  # the field may be None
     flag: str
+    panel: str | None  # the group of --help that lists it (None: the command's main options)
 
     @property
     def name(self) -> str:  # the command function's parameter
@@ -62,20 +63,21 @@ def _is_settings(kind: Any) -> bool:
     return isinstance(kind, type) and dataclasses.is_dataclass(kind)
 
 
-def cli_settings(cls: type, path: tuple[str, ...] = ()) -> list[CliSetting]:
+def cli_settings(cls: type, path: tuple[str, ...] = (), panel: str | None = None) -> list[CliSetting]:
     """The command-line options of a settings class, nested settings flattened (except those that
-    may be off, which are one --name/--no-name switch)."""
+    may be off, which are one --name/--no-name switch), each in its field's panel, else its enclosing field's."""
     hints = typing.get_type_hints(cls)
     found = []
     for field in dataclasses.fields(cls):
         if not field.metadata.get("cli", True):
             continue
         kind, optional = _split_optional(hints[field.name])
+        own_panel = field.metadata.get("panel") or panel
         if _is_settings(kind) and not optional:
-            found += cli_settings(kind, path + (field.name,))
+            found += cli_settings(kind, path + (field.name,), own_panel)
             continue
         flag = field.metadata.get("flag") or "--" + field.name.replace("_", "-")
-        found.append(CliSetting(path + (field.name,), field, kind, optional, flag))
+        found.append(CliSetting(path + (field.name,), field, kind, optional, flag, own_panel))
     names = [s.name for s in found]
     duplicated = {n for n in names if names.count(n) > 1}
     assert not duplicated, f"settings of {cls.__name__} share option names: {duplicated}"
@@ -107,18 +109,19 @@ def _parameter(setting: CliSetting, default_text: str) -> inspect.Parameter:
     help = setting.field.metadata.get("help", "")
     metavar = setting.field.metadata.get("metavar")
     shown_default = default_text or False
+    panel = setting.panel
     kind = setting.kind
     if kind is bool or (_is_settings(kind) and setting.optional):
-        annotation, option = (
-            bool | None,
-            typer.Option(None, f"{setting.flag}/--no-{setting.flag[2:]}", help=help, show_default=shown_default),
-        )
+        flags = f"{setting.flag}/--no-{setting.flag[2:]}"
+        annotation = bool | None
+        option = typer.Option(None, flags, help=help, show_default=shown_default, rich_help_panel=panel)
     elif typing.get_origin(kind) is dict and setting.name == "model_options":
-        annotation, option = list[str], typer.Option([], setting.flag, help=help, metavar=metavar)
+        annotation = list[str]
+        option = typer.Option([], setting.flag, help=help, metavar=metavar, rich_help_panel=panel)
     elif kind in (int, float, str) and not setting.optional:
-        annotation, option = (
-            kind | None,
-            typer.Option(None, setting.flag, help=help, metavar=metavar, show_default=shown_default),
+        annotation = kind | None
+        option = typer.Option(
+            None, setting.flag, help=help, metavar=metavar, show_default=shown_default, rich_help_panel=panel
         )
     else:  # may be none, or a list or table: read as text
         shown = metavar or (kind.__name__.upper() if isinstance(kind, type) else "LIST")
@@ -129,6 +132,7 @@ def _parameter(setting: CliSetting, default_text: str) -> inspect.Parameter:
             help=help,
             metavar=shown + ("|none" if setting.optional else ""),
             show_default=shown_default,
+            rich_help_panel=panel,
         )
     return inspect.Parameter(setting.name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=annotation)
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from videodenoise.errors import DenoiseError
-from videodenoise.settings import check_fields, setting
+from videodenoise.settings import DEVICE_PANEL, check_fields, setting
 
 DEFAULT_WINDOW = 5  # the training clip length
 DEFAULT_STRIDE = 3  # without fusion: the centre 3 frames of each 5-frame window, a neighbour on each side
@@ -44,6 +44,10 @@ COLOURS = ("opponent", "rgb")
 SCALINGS = ("rescale", "none")
 MIRRORS = ((), (-1,), (-2,), (-2, -1))  # the frame axes flipped: none, left-right, up-down, both
 FLOW_PRESETS = ("ultrafast", "fast", "medium")  # OpenCV's DIS presets, cv2.DISOPTICAL_FLOW_PRESET_*
+# the groups of `clean --help` besides its main options and the device: what is told about the noise and the
+# footage, and the parts of the pipeline a --quality preset sets
+QUALITY_PANEL = "Noise and quality"
+PIPELINE_PANEL = "The pipeline (what --quality sets)"
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,9 @@ class FusionSettings:
 class DenoiseSettings:
     """Everything about applying a model that is not in its weights (see `videodenoise.denoise.denoiser`)."""
 
-    window: int = setting(DEFAULT_WINDOW, "Frames the model sees at once (reflected at the ends).")
+    window: int = setting(
+        DEFAULT_WINDOW, "Frames the model sees at once (reflected at the ends).", panel=PIPELINE_PANEL
+    )
     stride: int | None = setting(
         None,
         "Frames kept from each window, the centre ones: 1 = one window per frame (slowest), the window = "
@@ -91,100 +97,119 @@ class DenoiseSettings:
         "so for it the stride changes little of the time. Default: the window with fusion (every frame "
         f"already holds its neighbours), {DEFAULT_STRIDE} without, {ALIGNED_STRIDE} for a model attending over "
         "aligned frames.",
+        panel=PIPELINE_PANEL,
     )
     # 1024: on 1920×1080 frames 5 % faster than 512 (fewer overlaps computed twice) at the same peak memory, the CPU's
     # bands bounding the model's (benchmarks/results/speed/large-frames/); frames up to 1024 px a side are not cut
-    tile: int | None = setting(1024, "Largest tile side in pixels; 0 = whole frames.")
-    overlap: int | None = setting(None, "Tile overlap in pixels (default: from the model's reach).")
+    tile: int | None = setting(1024, "Largest tile side in pixels; 0 = whole frames.", panel=PIPELINE_PANEL)
+    overlap: int | None = setting(
+        None, "Tile overlap in pixels (default: from the model's reach).", panel=PIPELINE_PANEL
+    )
     colour: str = setting(
         "opponent",
         "How a grey model denoises colour video: opponent (luminance and two "
         "colour differences) or rgb (each channel).",
+        panel=PIPELINE_PANEL,
     )
     patch_stride: int | None = setting(
         None,
         "Cut patches at this stride instead of the model's own (the weights do not depend on it): 2 for a "
         "stride-4 model averages 4× as many patch estimates per pixel, at about 4× the time.",
+        panel=PIPELINE_PANEL,
     )
     fusion: FusionSettings | None = setting(
         None,
         "Average every frame with its motion-aligned neighbours where they agree before the model "
         "(needs σ: off with --sigma none).",
+        panel=PIPELINE_PANEL,
     )
     mirrors: int = setting(
         1,
         "Average the model's estimates of 1, 2 or 4 mirror images of each window (as it is; flipped left-right; "
         "and up-down, and both), each turned back: about that many times the model's time.",
+        panel=PIPELINE_PANEL,
     )
     passes: int = setting(
         1,
         "1, or 2: denoise twice, the second time with fusion's flow and weights read off the first pass's "
         "output instead of the noisy frames (about twice the time; needs fusion).",
+        panel=PIPELINE_PANEL,
     )
     guide_patch_stride: int | None = setting(
         None,
         "With --passes 2: the first pass's patch stride (default: the second's). The first pass only steers "
         "fusion's flow and weights, so a sparser patch grid there costs little and saves its time.",
+        panel=PIPELINE_PANEL,
     )
     scales: int = setting(
         1,
         "1, or 2: also denoise the video at half its size and take the frequencies above a 3-pixel Gaussian from "
         "the full size, the rest from the half size, where noise too wide for the model's patches is removed "
         "(about 1.25× the time; needs σ).",
+        panel=PIPELINE_PANEL,
     )
     wiener: bool = setting(
         False,
         "Filter the noisy frames again, per 3D DCT coefficient of patches grouped along the flow (colour in "
         "opponent colours, the noise as measured on each frame), with the denoised output as the Wiener filter's "
         "pilot, and mix 0.3 of that in, 0.5 where the noise measures white (about 1.5× the time; needs σ).",
+        panel=PIPELINE_PANEL,
     )
     wiener_stride: int = setting(
         1,
         "With --wiener: filter the patches every this many pixels down and across (1: every position, as best "
         "does; N: 1/N² of them). At 5, with --wiener-flow ultrafast, the filter adds about 37 % to fast's time.",
+        panel=PIPELINE_PANEL,
     )
     wiener_flow: str = setting(
         "medium",
         "With --wiener: the OpenCV DIS preset of the flow between the denoised frames that groups the patches "
         f"({', '.join(FLOW_PRESETS)}).",
+        panel=PIPELINE_PANEL,
     )
     calibrate: bool = setting(
         False,
         "Choose for each video how much σ the model is told (0.64-2× the noise's), by how well each choice "
         "predicts a left-out neighbouring frame, on 5 frames from its middle; white noise only, not a codec's.",
+        panel=QUALITY_PANEL,
     )
     calibrate_dark: bool = setting(
         False,
         "Calibrate as --calibrate does where σ auto finds the video dark (a mean level under 48 of 255), where it "
         "reads the noise low; white noise only, not a codec's (on in the fast and balanced presets).",
+        panel=QUALITY_PANEL,
     )
     unclip: bool = setting(
         True,
         "Undo the bias 8-bit clipping leaves in what fusion and the model return (near black too bright, near white "
         "too dark), with the σ told or estimated; off: their output as it is (benchmarks/results/clipping).",
+        panel=QUALITY_PANEL,
     )
     camera_bias: bool = setting(
         True,
         "With --sigma auto, also undo the bias a camera's gamma leaves (shadows darkened, in footage whose noise "
         "was made in linear light) when the first frame with noisy picture is skewed as a gamma skews it; clean "
         "says when. Off: only the clipping's bias is undone. Held out it gains +0.17 dB on average, up to +2.3 on a "
-        "dark scene and -0.65 on a near-black background (benchmarks/results/clipping-lift/against_no_step.log).",
+        'dark scene and -0.65 on a near-black background (README, "Real footage").',
+        panel=QUALITY_PANEL,
     )
     fields: bool = setting(
         False,
         "Denoise a video its file says is interlaced field by field: each frame's two fields (half its height) in "
         "the order they were taken, then woven back. +2.2 dB on a synthetic interlaced clip with motion, -0.8 on a "
         "nearly still one; progressive video is denoised as frames either way.",
+        panel=PIPELINE_PANEL,
     )
     scaling: str = setting(
         "rescale",
         "How a model meets another noise level than it was trained at: rescale "
         "(noise-level rescaling) or none (applied as trained).",
+        panel=PIPELINE_PANEL,
     )
-    device: str = setting("auto", "auto, cpu or cuda (under torchrun: the GPU of each local rank).")
+    device: str = setting("auto", "auto, cpu or cuda (under torchrun: the GPU of each local rank).", panel=DEVICE_PANEL)
     # fp32, not auto, on a GPU too: on an H200 bf16 made `clean` no faster (the flow and fusion around the model
     # set its pace) and cost 0.02-0.05 dB on average (benchmarks/results/gpu); fp32 also gives the CPU's frames
-    precision: str = setting("fp32", "fp32, bf16, or auto (bf16 on GPU, fp32 on CPU).")
+    precision: str = setting("fp32", "fp32, bf16, or auto (bf16 on GPU, fp32 on CPU).", panel=DEVICE_PANEL)
 
     def __post_init__(self):
         check_fields(self, DenoiseError, "denoise setting")

@@ -12,7 +12,7 @@ from videodenoise.datasets.registry import DATASET_HELP
 from videodenoise.errors import EvaluationError
 from videodenoise.evaluation.baselines import BASELINE_NAMES, BASELINES
 from videodenoise.noise.levels import DEFAULT_GAMMAS, gamma_sweep, sigma_from_255
-from videodenoise.settings import MAX_SEED, check_fields, from_mapping, is_seed, setting
+from videodenoise.settings import DEVICE_PANEL, MAX_SEED, check_fields, from_mapping, is_seed, setting
 
 SITES = ("input", "layers")
 
@@ -21,46 +21,58 @@ SITES = ("input", "layers")
 class EvalConfig:
     """What to evaluate on, at which noise levels, with which limits (see `videodenoise.evaluation.sweep`)."""
 
-    dataset: str = setting("samples", f"Dataset: {DATASET_HELP}.")
-    root: str | None = setting(None, "Dataset root folder.")
-    split: str = setting("test", "Split to evaluate on.")
+    dataset: str = setting("samples", f"Dataset: {DATASET_HELP}.", panel="Data")
+    root: str | None = setting(None, "Dataset root folder.", panel="Data")
+    split: str = setting("test", "Split to evaluate on.", panel="Data")
     gammas: list[float] = setting(
-        default_factory=lambda: list(DEFAULT_GAMMAS), help="Test noise levels relative to training: σ_test = γ·σ_train."
+        default_factory=lambda: list(DEFAULT_GAMMAS),
+        help="Test noise levels relative to training: σ_test = γ·σ_train.",
+        panel="Noise",
     )
     sigmas: list[float] | None = setting(
         None,
         "Absolute test noise levels on the 0-255 scale instead of γ, e.g. 15,25,50 (γ is still reported, "
         "relative to σ_train).",
+        panel="Noise",
     )
-    sigma_train: float | None = setting(None, "σ_train on the 0-255 scale (default: the checkpoints' own).", scale=255)
+    sigma_train: float | None = setting(
+        None, "σ_train on the 0-255 scale (default: the checkpoints' own).", scale=255, panel="Noise"
+    )
     noises: list[str] = setting(
         default_factory=lambda: ["gaussian"],
         flag="--noise",
         help="Noise kinds: gaussian, uniform, salt-and-pepper, poisson-gaussian, camera (shot and read noise "
         "through a camera's gamma and H.264).",
+        panel="Noise",
     )
     sites: list[str] = setting(
         default_factory=lambda: ["input"],
         flag="--site",
         help="Perturbation sites: input, layers (every layer's input perturbed).",
+        panel="Noise",
     )
-    seeds: list[int] = setting(default_factory=lambda: [0, 1, 2], help="Noise seeds.")
+    seeds: list[int] = setting(default_factory=lambda: [0, 1, 2], help="Noise seeds.", panel="Noise")
     depths: list[int] | None = setting(
         None,
         "Test-time depths: a model with tied layers also runs to the deepest of these in the same pass, "
         "and every layer's RMSE is kept (none: each model's trained depth).",
+        panel="Methods",
     )
-    clip_length: int = setting(5, "Frames per clip.")
-    crop: int | None = setting(None, "Centre crop in pixels (none: whole frames).")
-    resize: float | None = setting(None, "Scale frames by this factor before cropping.")
-    channels: int | None = setting(None, "1 or 3 (none: the checkpoints', 1 without).")
-    clips_per_video: int | None = setting(None, "Evenly spaced clips per video (none: all).")
-    max_frames: int | None = setting(None, "Use only the first N frames of every video.")
-    max_clips: int | None = setting(None, "At most N clips in all, evenly spaced over the split.")
-    baselines: list[str] = setting(default_factory=lambda: list(BASELINE_NAMES), help="Classical baselines, or none.")
-    clip_noise: bool = setting(False, "Clip noisy clips to [0, 1].")
-    clamp: bool = setting(True, "Clamp final estimates to [0, 1] before the metrics, as a written video would be.")
-    device: str = setting("auto", "auto, cpu or cuda (for the models).")
+    clip_length: int = setting(5, "Frames per clip.", panel="Data")
+    crop: int | None = setting(None, "Centre crop in pixels (none: whole frames).", panel="Data")
+    resize: float | None = setting(None, "Scale frames by this factor before cropping.", panel="Data")
+    channels: int | None = setting(None, "1 or 3 (none: the checkpoints', 1 without).", panel="Data")
+    clips_per_video: int | None = setting(None, "Evenly spaced clips per video (none: all).", panel="Data")
+    max_frames: int | None = setting(None, "Use only the first N frames of every video.", panel="Data")
+    max_clips: int | None = setting(None, "At most N clips in all, evenly spaced over the split.", panel="Data")
+    baselines: list[str] = setting(
+        default_factory=lambda: list(BASELINE_NAMES), help="Classical baselines, or none.", panel="Methods"
+    )
+    clip_noise: bool = setting(False, "Clip noisy clips to [0, 1].", panel="Noise")
+    clamp: bool = setting(
+        True, "Clamp final estimates to [0, 1] before the metrics, as a written video would be.", panel="Methods"
+    )
+    device: str = setting("auto", "auto, cpu or cuda (for the models).", panel=DEVICE_PANEL)
 
     def __post_init__(self) -> None:
         from videodenoise.noise.kinds import NOISE_KINDS  # torch: not for reading the settings' names

@@ -16,7 +16,7 @@ from videodenoise.denoise.settings import FusionSettings
 from videodenoise.errors import ConfigError, VideodenoiseError
 from videodenoise.models.config import MODEL_NAMES
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN
-from videodenoise.settings import MAX_SEED, check_fields, from_mapping, is_seed, setting
+from videodenoise.settings import DEVICE_PANEL, MAX_SEED, check_fields, from_mapping, is_seed, setting
 
 if TYPE_CHECKING:
     from videodenoise.noise.camera import CameraNoiseRange
@@ -186,23 +186,25 @@ class DescentConfig:
 class TrainConfig:
     """One training run. data and descent are given as their dataclasses or as tables of their fields."""
 
-    model: str = setting("dust", "dust or ut.")
+    model: str = setting("dust", "dust or ut.", panel="Model")
     model_options: dict[str, Any] = setting(
         default_factory=dict,
         help="Model option KEY=VALUE, repeatable (e.g. layers=6).",
         flag="--model-option",
         metavar="KEY=VALUE",
+        panel="Model",
     )
-    mode: str = setting("constrained", "erm, deep-supervision or constrained.")
-    data: DataConfig = setting(default_factory=DataConfig)
-    descent: DescentConfig = setting(default_factory=DescentConfig)
-    noise: str = setting("gaussian", "gaussian, uniform, salt-and-pepper, poisson-gaussian or camera.")
+    mode: str = setting("constrained", "erm, deep-supervision or constrained.", panel="Model")
+    data: DataConfig = setting(default_factory=DataConfig, panel="Data")
+    descent: DescentConfig = setting(default_factory=DescentConfig, panel="Descent constraints")
+    noise: str = setting("gaussian", "gaussian, uniform, salt-and-pepper, poisson-gaussian or camera.", panel="Noise")
     sigma_train: float = setting(
         DEFAULT_SIGMA_TRAIN,
         "Training noise σ. sigma_train stays the reference with "
         "--sigma-range: validation, loss units and the model's σ_ref use it.",
         flag="--sigma",
         scale=255,
+        panel="Noise",
     )
     sigma_range: list[float] | None = setting(
         None,
@@ -210,16 +212,19 @@ class TrainConfig:
         "noise-conditional model is told its clip's σ.",
         metavar="LOW,HIGH",
         scale=255,
+        panel="Noise",
     )
     sigma_conditioning: bool = setting(
         True,
         "With --sigma-range: tell the model its clip's σ (noise-conditional); off trains blind, as a "
         "practitioner's DnCNN-B-style reference does.",
+        panel="Noise",
     )
     sigma_weighting: bool = setting(
         True,
         "With --sigma-range: weight each clip's loss by (sigma_train / max(σ, 1/255))², so light noise counts "
         "as much as heavy noise (equal weight in dB).",
+        panel="Noise",
     )
     camera_fraction: float = setting(
         0.0,
@@ -228,6 +233,7 @@ class TrainConfig:
         "the model is told the noise map `clean --sigma auto` would estimate, and a grey model trains on "
         "opponent channels of colour clips (with fusion, fused first in colour, as clean does). Validation "
         "stays Gaussian at --sigma.",
+        panel="Noise",
     )
     camera_range: dict[str, Any] = setting(
         default_factory=dict,
@@ -235,31 +241,38 @@ class TrainConfig:
         '{"crf": [18, 30], "codecs": ["h264", "h265"]} ({} = the defaults: a phone in daylight to low-light '
         "surveillance).",
         metavar="JSON",
+        panel="Noise",
     )
-    clip_noise: bool = setting(False, "Clip noisy clips to [0, 1].")
+    clip_noise: bool = setting(False, "Clip noisy clips to [0, 1].", panel="Noise")
     fusion: dict[str, Any] | None = setting(
         None,
         "Motion-compensated fusion of every noisy clip before the model, as `clean` does: a JSON table of "
         "FusionSettings fields ({} = the defaults); the model is told the noise map fusion leaves. Needs "
         "--sigma-range and sigma conditioning.",
         metavar="JSON",
+        panel="Noise",
     )
     init_weights: str | None = setting(
         None,
         "Start from these weights (a .safetensors file or run folder whose model matches this config): "
         "fine-tuning. A resumed run restores its own weights instead.",
+        panel="Model",
     )
-    epochs: int = setting(10, "Epochs to train.")
-    batch_size: int = setting(8, "Clips per batch and process.")
-    lr: float = setting(1e-3, "Adam learning rate.")
-    lr_schedule: str = setting("cosine", "cosine or constant.")
-    warmup_steps: int = setting(0, "Linear learning-rate warm-up steps.")
-    grad_clip: float | None = setting(1.0, "Gradient-norm clipping (none: off).")
-    seed: int = setting(0, "Seed of initialisation, clip order and noise.")
-    device: str = setting("auto", "auto, cpu or cuda.")
-    precision: str = setting("auto", "auto (bf16 on GPU, fp32 on CPU), fp32 or bf16.")
-    checkpoint_every: int = setting(0, "Steps between mid-epoch checkpoints (0: at the end of every epoch only).")
-    max_steps: int | None = setting(None, "Stop (with a checkpoint) after this many steps in total.")
+    epochs: int = setting(10, "Epochs to train.", panel="Optimisation")
+    batch_size: int = setting(8, "Clips per batch and process.", panel="Optimisation")
+    lr: float = setting(1e-3, "Adam learning rate.", panel="Optimisation")
+    lr_schedule: str = setting("cosine", "cosine or constant.", panel="Optimisation")
+    warmup_steps: int = setting(0, "Linear learning-rate warm-up steps.", panel="Optimisation")
+    grad_clip: float | None = setting(1.0, "Gradient-norm clipping (none: off).", panel="Optimisation")
+    seed: int = setting(0, "Seed of initialisation, clip order and noise.", panel="Optimisation")
+    device: str = setting("auto", "auto, cpu or cuda.", panel=DEVICE_PANEL)
+    precision: str = setting("auto", "auto (bf16 on GPU, fp32 on CPU), fp32 or bf16.", panel=DEVICE_PANEL)
+    checkpoint_every: int = setting(
+        0, "Steps between mid-epoch checkpoints (0: at the end of every epoch only).", panel="Optimisation"
+    )
+    max_steps: int | None = setting(
+        None, "Stop (with a checkpoint) after this many steps in total.", panel="Optimisation"
+    )
 
     def __post_init__(self) -> None:
         from videodenoise.noise.kinds import NOISE_KINDS  # torch: not for reading the settings' names
