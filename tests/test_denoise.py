@@ -11,6 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+import cv2
 import numpy as np
 import pytest
 import skimage
@@ -24,9 +25,9 @@ from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoise_video
 from videodenoise.denoise.settings import PRESET_WEIGHTS, PRESETS, DenoiseSettings
 from videodenoise.denoise.tiling import reflect, tile_spans
-from videodenoise.errors import DenoiseError
+from videodenoise.errors import DenoiseError, VideoWriteError
 from videodenoise.io.video import probe_video, read_video
-from videodenoise.io.writers import write_video
+from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
 from videodenoise.noise.noise_level_function import CODEC_LOSS_LEVEL, HEAVY, NoiseLevelFunction
@@ -254,6 +255,47 @@ def test_one_frame_video_file(tmp_path, grey_checkpoint):
     )
     assert result.frames == 1 and probe_video(result.output).n_frames == 1
     assert result.sigma_source == "estimated" and 0 <= result.sigma < 0.1
+
+
+def test_a_photo_comes_out_a_png_photo_with_its_bits_alpha_and_turn(tmp_path, grey_checkpoint, capsys, monkeypatch):
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    scan = rng.integers(0, 65536, (24, 40, 4), dtype=np.uint16)
+    cv2.imwrite(str(tmp_path / "scan.png"), scan)  # 16 bits and an alpha channel
+    command = ["clean", tmp_path / "scan.png", "--checkpoint", grey_checkpoint, "--sigma", "10", "--side-by-side"]
+    code, out, err = run_cli(command, capsys, monkeypatch)
+    assert code == 0 and "warning" not in err and "error" not in err, err  # nothing of the input lost
+    assert "wrote " in out and ": an image, 40×24; " in out and "fps" not in out
+    denoised = cv2.imread(str(tmp_path / "scan.denoised.png"), cv2.IMREAD_UNCHANGED)
+    assert denoised.dtype == np.uint16 and denoised.shape == scan.shape
+    assert np.array_equal(denoised[:, :, 3], scan[:, :, 3]) and not np.array_equal(denoised[:, :, :3], scan[:, :, :3])
+    both = cv2.imread(str(tmp_path / "scan.side-by-side.png"), cv2.IMREAD_UNCHANGED)
+    assert both.shape == (24, 80, 4)
+    rows, cols = np.mgrid[0:24, 0:40]
+    scene = np.stack([rows * 10, cols * 6, 250 - rows * cols // 4], axis=2).astype(np.uint8)  # smooth, no symmetry
+    picture = Image.fromarray(scene)
+    exif = picture.getexif()
+    exif[0x0112] = 6  # a phone held upright: stored on its side, shown turned a quarter clockwise
+    picture.save(tmp_path / "phone.jpg", exif=exif, quality=95)
+    command = ["clean", tmp_path / "phone.jpg", "--checkpoint", grey_checkpoint, "--sigma", "5", "--quiet"]
+    assert run_cli(command, capsys, monkeypatch)[0] == 0
+    upright = cv2.cvtColor(cv2.imread(str(tmp_path / "phone.denoised.png")), cv2.COLOR_BGR2RGB).astype(float)
+    assert upright.shape == (40, 24, 3)  # turned as shown: a PNG holds no turn to leave to the viewer
+    shown, other = np.rot90(scene, k=-1), np.rot90(scene, k=1)
+    assert np.abs(upright - shown).mean() < np.abs(upright - other).mean() / 5  # this turn, not another
+    still = write_video(tmp_path / "still.mp4", moving_clip(t=1))
+    options = ["--checkpoint", grey_checkpoint, "--sigma", "10", "--quiet", "--format", "image"]
+    assert run_cli(["clean", still, *options], capsys, monkeypatch)[0] == 0  # a frame of a video, as an image
+    assert probe_video(tmp_path / "still.denoised.png").kind == "image"
+
+
+def test_an_image_takes_one_frame_and_a_second_leaves_nothing(tmp_path):
+    with pytest.raises(VideoWriteError, match="is an image, which holds one frame"):
+        with VideoWriter(tmp_path / "still.png") as writer:
+            writer.write(moving_clip(t=2)[0])
+            writer.write(moving_clip(t=2)[1])
+    assert not list(tmp_path.iterdir())
 
 
 def test_dark_footage_under_sigma_auto_is_told_where_sigma_auto_is_weakest(tmp_path, grey_checkpoint):

@@ -409,6 +409,20 @@ CASES = [
         message="could be decoded (a file cut short, or frames its decoder drops",
     ),
     Case(
+        "an image named as the output of a video of many frames",
+        3,
+        lambda tmp, s, mp: clean_args(a_video(tmp), "-o", tmp / "still.png", "--checkpoint", s["checkpoint"]),
+        message="is an image, which holds one frame, and",
+    ),
+    Case(
+        "a photo's output named as a JPEG",
+        3,
+        lambda tmp, s, mp: clean_args(
+            frame_folder(tmp / "frames", [(24, 32)]) / "000.png", "-o", tmp / "out.jpg", "--checkpoint", s["checkpoint"]
+        ),
+        message=".png for one image",
+    ),
+    Case(
         "a camera's live stream address",
         3,
         lambda tmp, s, mp: clean_args("rtsp://192.168.1.10:554/stream1", "--checkpoint", s["checkpoint"]),

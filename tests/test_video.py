@@ -218,9 +218,47 @@ def test_bad_files_give_clear_errors(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(VideoReadError, match="holds no image frames"):
         open_video(tmp_path / "empty")
-    cv2.imwrite(str(tmp_path / "one.png"), np.zeros((4, 4), np.uint8))
-    with pytest.raises(VideoReadError, match="single image"):
-        open_video(tmp_path / "one.png")
+    (tmp_path / "cut.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(40))
+    with pytest.raises(VideoReadError, match=r"'.*cut.png' is not an image OpenCV can read \(empty, truncated or"):
+        open_video(tmp_path / "cut.png")
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_an_image_file_is_a_clip_of_one_frame_shown_as_its_exif_turns_it(tmp_path, orientation):
+    from PIL import Image, ImageOps
+
+    stored = np.random.default_rng(orientation).integers(0, 256, (6, 10, 3), dtype=np.uint8)
+    picture = Image.fromarray(stored)
+    exif = picture.getexif()
+    exif[0x0112] = orientation  # a phone's JPEG: the sensor's pixels, and the turn that shows them upright
+    picture.save(tmp_path / "photo.jpg", exif=exif, quality=100)
+    reader = open_video(tmp_path / "photo.jpg")
+    (frame,) = reader.read(0, None, 3)
+    with Image.open(tmp_path / "photo.jpg") as saved:
+        upright = np.asarray(ImageOps.exif_transpose(saved))  # Pillow's turn of its own decoding
+    assert (reader.info.kind, reader.info.n_frames, reader.info.path) == ("image", 1, tmp_path / "photo.jpg")
+    assert (reader.info.height, reader.info.width) == upright.shape[:2] == ((10, 6) if orientation > 4 else (6, 10))
+    assert not reader.info.lossless
+    turned = frame.permute(1, 2, 0).mul(255).round().numpy()
+    assert np.abs(turned - upright).max() <= 3  # two JPEG decoders, the same turn
+
+
+def test_a_16_bit_image_with_alpha_keeps_its_bits_and_alpha(tmp_path):
+    image = np.random.default_rng(0).integers(0, 65536, (5, 7, 4), dtype=np.uint16)
+    cv2.imwrite(str(tmp_path / "scan.png"), image)  # BGRA as OpenCV writes it
+    reader = open_video(tmp_path / "scan.png")
+    info = reader.info
+    assert (info.kind, info.n_frames, info.bit_depth, info.alpha, info.channels, info.lossless) == (
+        "image",
+        1,
+        16,
+        True,
+        3,
+        True,
+    )
+    (frame,) = reader.read(0, None, 3)  # the colour; the alpha travels apart (the writer's test below)
+    expected = cv2.cvtColor(image, cv2.COLOR_BGRA2RGB).transpose(2, 0, 1) / 65535
+    assert torch.allclose(frame.double(), torch.from_numpy(expected), atol=1e-7)
 
 
 def test_writes_are_atomic_and_never_overwrite(tmp_path):

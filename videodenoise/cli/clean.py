@@ -93,7 +93,7 @@ def parse_sigma(text: str) -> float | str | None:
 @settings_options(DenoiseSettings, defaults=PRESETS)
 def clean(
     settings: dict,
-    inputs: list[Path] = typer.Argument(..., metavar="INPUT", help="Video files or frame folders to denoise."),
+    inputs: list[Path] = typer.Argument(..., metavar="INPUT", help="Video files, frame folders or images to denoise."),
     output: Path | None = typer.Option(
         None,
         "--output",
@@ -118,9 +118,9 @@ def clean(
     format: str | None = typer.Option(
         None,
         "--format",
-        help="mp4 (H.264), h265 (HEVC .mp4), lossless (FFV1 .mkv) or frames (PNG folder) (default: from the output's "
-        "suffix, else lossless for an input stored without loss, h265 for one of more than 8 bits (10-bit HEVC plays "
-        "where 10-bit H.264 does not) and mp4 for any other).",
+        help="mp4 (H.264), h265 (HEVC .mp4), lossless (FFV1 .mkv), frames (PNG folder) or image (one PNG) (default: "
+        "from the output's suffix, else image for an image input, lossless for an input stored without loss, h265 for "
+        "one of more than 8 bits (10-bit HEVC plays where 10-bit H.264 does not) and mp4 for any other).",
     ),
     side_by_side: bool = typer.Option(
         False,
@@ -176,7 +176,7 @@ def clean(
         False, "--quiet", help="No progress bar or summary lines (errors and warnings still show)."
     ),
 ) -> None:
-    """Denoise videos or frame folders with a trained model; the output keeps frame count, size, frame rate and audio.
+    """Denoise videos, frame folders or images with a trained model; the output keeps frames, size, rate and audio.
 
     Under torchrun each rank denoises every world-size-th input, starting at its rank, on its own GPU.
     """
@@ -219,6 +219,7 @@ def clean(
     for plan in plans if crf is not None else []:  # a quality asked of a codec that has none: said, not ignored
         if plan.codec not in DEFAULT_CRF:
             kind, ask = ("in FFV1", "pass --format mp4") if plan.codec == "ffv1" else ("as PNG frames", "name an .mp4")
+            kind = "as a PNG image" if plan.image else kind
             why = ", without loss as its input is stored" if plan.kept_lossless else ""
             said = f"--crf sets H.264's and HEVC's quality, but '{plan.output}' is written {kind}{why}; {ask} for H.264"
             warnings.warn(said, stacklevel=1)
@@ -277,11 +278,13 @@ def clean(
                 if plan.codec == "h265" and format is None:  # chosen, not asked for: say why
                     notes += [f"HEVC, as its input has {plan.reader.info.bit_depth} bits"]
                 written += f" ({'; '.join(notes)})" if notes else ""
+                size = f"{result.width}×{result.height}"
+                held = f"{result.frames} frame{'s' if result.frames != 1 else ''}, {size}, {result.fps:g} fps"
+                speed = f", {result.frames_per_second:.2f} frames/s"
+                held, speed = (f"an image, {size}", "") if plan.image else (held, speed)
                 console.print(
-                    f"{prefix}wrote {written}: {result.frames} frame{'s' if result.frames != 1 else ''}, "
-                    f"{result.width}×{result.height}, {result.fps:g} fps"
-                    f"{', audio kept' if result.audio else ''}; {result.seconds:.1f} s, "
-                    f"{result.frames_per_second:.2f} frames/s"
+                    f"{prefix}wrote {written}: {held}{', audio kept' if result.audio else ''}; {result.seconds:.1f} s"
+                    f"{speed}"
                     + (
                         f" ({result.calibration_seconds:.1f} s of it choosing the told σ, once per video)"
                         if result.calibration_seconds

@@ -30,7 +30,7 @@ from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.outputs import OutputPlan, plan_output
 from videodenoise.io.pieces import PIECE_FRAMES, Pieces, open_writers
 from videodenoise.io.readers import short_error
-from videodenoise.io.writers import either
+from videodenoise.io.streams import either
 from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
 from videodenoise.noise.noise_level_function import NoiseLevelFunction
@@ -232,8 +232,8 @@ def denoise_video(
 
     sigma: the noise level on the [0, 1] scale, a `NoiseLevelFunction`, "auto" to estimate the
     video's noise level function, or None to apply the model as trained. format: "mp4" (H.264), "h265" (HEVC .mp4),
-    "lossless" (FFV1 .mkv) or "frames" (PNG folder); by default from the output's suffix and the input. crf: the
-    quality of an H.264 or HEVC output (None: the codec's default, `videodenoise.io.crf.DEFAULT_CRF`).
+    "lossless" (FFV1 .mkv), "frames" (PNG folder) or "image" (one PNG); by default from the output's suffix and the
+    input. crf: the quality of an H.264 or HEVC output (None: the codec's default, `videodenoise.io.crf.DEFAULT_CRF`).
     side_by_side: True (NAME.side-by-side.* beside the output) or a path: also write the noisy and
     denoised frames next to each other. fps: a frame folder's rate (default 25).
     stream: which of a file's video streams (None: the main one, as ffmpeg picks it). span: only the

@@ -59,6 +59,32 @@ def to_channels(rgb_or_grey: np.ndarray, channels: int | None) -> np.ndarray:
     raise ValueError(f"channels must be 1, 3 or None, got {channels}")
 
 
+EXIF_ORIENTATION = 0x0112  # the tag a camera writes instead of turning the pixels: how to show them upright
+# the files whose tag is ours to apply: cameras write it in JPEG; OpenCV turns a TIFF itself (and with IMREAD_UNCHANGED
+# fails on the turns by a quarter, in 5.1), and Pillow finds a PNG's only by reading through the picture
+ORIENTED_SUFFIXES = {".jpg", ".jpeg"}
+
+
+def upright(image: np.ndarray, path: Path) -> np.ndarray:
+    """An (H, W, C) image read from `path` as stored, turned as its EXIF orientation asks (a phone's JPEG: the
+    sensor's pixels, and a tag saying they are shown turned), as viewers and ffmpeg show it. OpenCV reads with alpha
+    and full bit depth only as stored; Pillow reads the tag without decoding the picture."""
+    from PIL import Image, UnidentifiedImageError
+
+    if path.suffix.lower() not in ORIENTED_SUFFIXES:
+        return image
+    try:
+        with Image.open(path) as picture:
+            orientation = int(picture.getexif().get(EXIF_ORIENTATION, 1))
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError, TypeError):
+        return image  # no tag to read: as stored
+    mirrored = orientation in (2, 4, 5, 7)  # each mirrored one is the turn of its neighbour, mirrored left-right
+    turns = {1: 0, 2: 0, 3: 2, 4: 2, 5: 1, 6: 3, 7: 3, 8: 1}.get(orientation, 0)  # quarter turns anticlockwise
+    if mirrored:
+        image = image[:, ::-1]
+    return np.ascontiguousarray(np.rot90(image, k=turns)) if turns or mirrored else image
+
+
 def to_tensor(image: np.ndarray) -> torch.Tensor:
     """(H, W, C) integer image -> (C, H, W) float32 tensor in [0, 1]."""
     scale = float(np.iinfo(image.dtype).max) if np.issubdtype(image.dtype, np.integer) else 1.0

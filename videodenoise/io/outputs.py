@@ -14,14 +14,21 @@ from videodenoise.io.excerpt import Excerpt, Span
 from videodenoise.io.frames import written_frame_folder
 from videodenoise.io.readers import VideoReader
 from videodenoise.io.video import open_video
-from videodenoise.io.writers import CONTAINERS
+from videodenoise.io.writers import CONTAINERS, IMAGE_SUFFIX, is_image_output
 
-FORMATS = {"mp4": ("h264", ".mp4"), "h265": ("h265", ".mp4"), "lossless": ("ffv1", ".mkv"), "frames": ("png", "")}
+# each format's codec and suffix: a PNG folder's frames have no suffix, and a PNG image is one frame
+FORMATS = {
+    "mp4": ("h264", ".mp4"),
+    "h265": ("h265", ".mp4"),
+    "lossless": ("ffv1", ".mkv"),
+    "frames": ("png", ""),
+    "image": ("png", IMAGE_SUFFIX),
+}
 
 
 def default_output(input: str | os.PathLike, format: str = "mp4", folder: str | os.PathLike | None = None) -> Path:
-    """NAME.denoised.mp4 (H.264 or HEVC; or NAME.denoised.mkv, or a NAME-denoised/ PNG folder: frame folders take no
-    dots) beside the input or in `folder`."""
+    """NAME.denoised.mp4 (H.264 or HEVC; or NAME.denoised.mkv, NAME.denoised.png, or a NAME-denoised/ PNG folder: frame
+    folders take no dots) beside the input or in `folder`."""
     if format not in FORMATS:
         raise DenoiseError(f"unknown output format '{format}'; choose one of: {', '.join(FORMATS)}")
     input = Path(input)
@@ -96,11 +103,18 @@ def _codec_for(path: Path, format: str | None, lossless: bool, compressed: str) 
             needs = f"a {listed} path" if suffix else "a path without a suffix"
             raise VideoWriteError(f"the {format} format needs {needs}, got '{path}'")
         return codec
-    if path.suffix == "":
+    suffix = path.suffix.lower()
+    if suffix in ("", IMAGE_SUFFIX):
         return "png"
-    if lossless and path.suffix.lower() == ".mkv":
+    if lossless and suffix == ".mkv":
         return "ffv1"
-    return compressed if path.suffix.lower() in CONTAINERS[compressed] else "h264"
+    if suffix not in CONTAINERS["h264"]:  # said before any work, not when the first frame is written
+        listed = ", ".join(sorted(CONTAINERS["h264"]))
+        raise VideoWriteError(
+            f"cannot write a video to '{path}': use one of {listed}, {IMAGE_SUFFIX} for one image or a path without "
+            "a suffix for a PNG frame folder"
+        )
+    return compressed if suffix in CONTAINERS[compressed] else "h264"
 
 
 @dataclass
@@ -115,6 +129,11 @@ class OutputPlan:
     side_by_side: Path | None = None
     side_by_side_codec: str | None = None
     written: bool = False  # its outputs exist, and skip_existing leaves them as they are: nothing to do
+
+    @property
+    def image(self) -> bool:
+        """Whether the output is one image (a PNG file)."""
+        return is_image_output(self.output, self.codec)
 
     @property
     def kept_lossless(self) -> bool:
@@ -151,8 +170,10 @@ def plan_output(
     lossless = reader.info.lossless
     compressed = compressed_codec(reader) if format is None else "h264"
     default = "lossless" if lossless else {"h264": "mp4", "h265": "h265"}[compressed]
+    default = "image" if reader.info.kind == "image" else default  # a photo's output is a PNG photo, JPEG's too
     target = Path(output) if output is not None else default_output(source, format or default, folder=folder)
     codec = _codec_for(target, format, lossless, compressed)
+    _check_one_frame(target, codec, reader)
     extra = extra_codec = None
     if side_by_side:
         extra = side_by_side_path(target) if side_by_side is True else Path(side_by_side)
@@ -164,6 +185,16 @@ def plan_output(
     for path in paths if not written else []:
         check_output(path, source, overwrite)
     return OutputPlan(source, reader, target, codec, extra, extra_codec, written)
+
+
+def _check_one_frame(target: Path, codec: str, reader: VideoReader) -> None:
+    """An image output takes one frame: a longer input is refused before any work."""
+    frames = reader.info.n_frames
+    if is_image_output(target, codec) and frames > 1:
+        raise VideoWriteError(
+            f"'{target}' is an image, which holds one frame, and '{reader.info.path}' has {frames}; name a video "
+            "(.mp4) or a frame folder (a path without a suffix), or take one frame with --start and --duration"
+        )
 
 
 def plan_outputs(

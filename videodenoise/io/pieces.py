@@ -217,8 +217,7 @@ class PiecedWriter:
 
     def close(self) -> Path:
         """Finish the last piece, join them all into the output and rename it into place."""
-        from videodenoise.io.streams import mux_streams
-        from videodenoise.io.writers import left_out_message
+        from videodenoise.io.streams import left_out_message, mux_streams
 
         try:
             if self._piece is not None:

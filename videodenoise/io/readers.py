@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Container, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from videodenoise.io.frames import (
     list_frame_files,
     to_channels,
     to_tensor,
+    upright,
 )
 
 _ENDED = object()  # what a pass gives after its last frame
@@ -62,7 +63,7 @@ class VideoInfo:
     height: int
     channels: int
     fps: float | None
-    kind: str  # "video" or "frames"
+    kind: str  # "video", "frames" (a folder of them) or "image" (one image file)
     rate: Fraction | None = None
     has_audio: bool = False
     subtitles: int = 0
@@ -297,20 +298,33 @@ class FrameFolderReader(VideoReader):
             lossless=all(path.suffix.lower() in LOSSLESS_IMAGE_SUFFIXES for path in self.files),
         )
 
+    @classmethod
+    def image(cls, path: Path, fps: float | None = None) -> FrameFolderReader:
+        """One image file (a photo, a frame grab) as a clip of one frame, of kind "image"."""
+        if cls._load(path) is None:
+            raise VideoReadError(
+                f"'{path}' is not an image OpenCV can read (empty, truncated or corrupt); check the file"
+            )
+        reader = cls(path.parent, fps=fps, files=[path])
+        reader.info = replace(reader.info, path=path, kind="image")
+        return reader
+
     @staticmethod
     def _load(path: Path) -> np.ndarray | None:
         import cv2
 
         if path.stat().st_size == 0:
             return None
-        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)  # as stored: alpha and every bit kept, no turn
         if image is None:
             return None
         if image.ndim == 2:
-            return image[:, :, None]
-        if image.shape[2] == 4:
-            return cv2.cvtColor(image, cv2.COLOR_BGRA2RGBA)
-        return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+            image = image[:, :, None]
+        elif image.shape[2] == 4:
+            image = cv2.cvtColor(image, cv2.COLOR_BGRA2RGBA)
+        else:
+            image = cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+        return upright(image, path)
 
     def _load_nearest(self, index: int) -> np.ndarray:
         image = self._load(self.files[index])

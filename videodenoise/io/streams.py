@@ -1,5 +1,5 @@
 """Copying a video file's other streams into a denoised output: its audio and subtitles, whole and in sync, and its
-data streams, cover pictures and attachments."""
+data streams, cover pictures and attachments; and the one line that says what an output left out or converted."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 from videodenoise.errors import VideoWriteError
 from videodenoise.io.pyav_reader import describe_extra, extra_streams, main_video_stream
@@ -339,3 +340,41 @@ def _named_layout(layout) -> str:
         return layout.name
     defaults = {1: "mono", 2: "stereo", 3: "3.0", 4: "4.0", 5: "5.0", 6: "5.1", 7: "6.1", 8: "7.1"}
     return defaults.get(layout.nb_channels, "stereo")
+
+
+def left_out_message(output: Path, source: Path, left_out: list[LeftOut]) -> str:
+    """One line: what of `source` the container of `output` could not hold (or held in another codec), and which
+    outputs would hold each as it is."""
+    changed = [item for item in left_out if item.held_as]
+    dropped = [item for item in left_out if not item.held_as]
+    said = []
+    for item in changed:
+        kept = f"an output named {either(item.kept_by)} keeps it as it is" if item.kept_by else "none keeps it as it is"
+        said.append(f"'{output}' holds the {item.what} of '{source}' as {item.held_as}; {kept}")
+    if dropped:
+        said.append(dropped_message(output, source, dropped))
+    return "; and ".join(said)
+
+
+def dropped_message(output: Path, source: Path, left_out: list[LeftOut]) -> str:
+    """What of `source` the container of `output` could not hold, and which outputs would hold each."""
+    by_holders: dict[tuple[str, ...], list[str]] = {}
+    for item in left_out:
+        by_holders.setdefault(item.kept_by, []).append(item.what)
+    them = "them" if len(left_out) > 1 else "it"
+
+    def which(items: list[str]) -> str:  # "it" or "them" where one sentence covers everything left out
+        return f"the {either(items, 'and')}" if len(by_holders) > 1 else them
+
+    where = [
+        f"an output named {either(kept_by)} keeps {which(items)}" for kept_by, items in by_holders.items() if kept_by
+    ]
+    if () in by_holders:
+        where.append(f"no output clean writes holds {which(by_holders[()])}")
+    what = either([item.what for item in left_out], "and")
+    return f"'{output}' cannot hold the {what} of '{source}': it is written without {them}; {'; '.join(where)}"
+
+
+def either(names: Sequence[str], word: str = "or") -> str:
+    """'a', 'a or b', 'a, b or c' (or with another word)."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"

@@ -5,7 +5,7 @@
         ...
 
 Files go to PyAV (FFmpeg), falling back to OpenCV for the few PyAV cannot decode; folders of image
-frames (tif, png, jpg, bmp) are read in numeric order.
+frames (tif, png, jpg, bmp) are read in numeric order, and an image file as a clip of one frame.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def open_video(path: str | os.PathLike, fps: float | None = None, stream: int | 
     if path.is_dir():
         return FrameFolderReader(path, fps=fps)
     if path.suffix.lower() in IMAGE_SUFFIXES:
-        raise VideoReadError(f"'{path}' is a single image; pass the folder that holds the frames")
+        return FrameFolderReader.image(path, fps=fps)
     try:
         return FallbackReader(PyAVReader(path, stream, fps))
     except (av.FFmpegError, UnicodeDecodeError, ValueError, VideoReadError) as pyav_error:

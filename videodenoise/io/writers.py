@@ -25,7 +25,7 @@ from videodenoise.io.atomic import AtomicOutput, describe_os_error, temporary_na
 from videodenoise.io.crf import DEFAULT_CRF, MAX_CRF
 from videodenoise.io.frames import frame_file_name, to_integer
 from videodenoise.io.readers import VideoProperties, av_path, short_error
-from videodenoise.io.streams import LeftOut, mux_streams
+from videodenoise.io.streams import left_out_message, mux_streams
 
 CONTAINERS = {  # the suffixes each compressed codec is written under
     "h264": {".mp4", ".mkv", ".mov", ".m4v", ".avi"},
@@ -40,7 +40,8 @@ class VideoWriter:
     codec: "h264" (default for .mp4/.mov/.mkv/.avi; 4:2:0 chroma, or the source's 4:2:2 or 4:4:4
     (`properties.chroma`), or 4:4:4 when a side is odd, since 4:2:0 needs even sides), "h265" (HEVC through libx265
     in .mp4/.mov/.mkv, chroma as H.264's; Main 10 for more than 8 bits), "ffv1" (lossless,
-    .mkv), "png" (lossless frame folder; the default when the path has no suffix). Frames are (C, H, W)
+    .mkv), "png" (lossless: a frame folder, the default when the path has no suffix; or one image under a .png
+    path, which takes one frame). Frames are (C, H, W)
     float tensors in [0, 1] or (H, W, C) integer arrays with C = 1 or 3, plus an alpha channel last when
     `properties.alpha`; every frame must have the size and channel count of the first.
 
@@ -85,10 +86,13 @@ class VideoWriter:
         from_zero: bool = False,
     ):
         self.path = Path(path)
-        self.codec = codec or ("png" if self.path.suffix == "" else "h264")
+        self.codec = codec or ("png" if self.path.suffix.lower() in ("", IMAGE_SUFFIX) else "h264")
         suffix = self.path.suffix.lower()
-        if self.codec == "png" and suffix:
-            raise VideoWriteError(f"a PNG frame folder needs a path without a suffix, got '{self.path}'")
+        self.image = is_image_output(self.path, self.codec)
+        if self.codec == "png" and suffix and not self.image:
+            raise VideoWriteError(
+                f"PNG frames need a path without a suffix (a frame folder) or a .png one (one image), got '{self.path}'"
+            )
         if self.codec == "ffv1" and suffix != ".mkv":
             raise VideoWriteError(f"lossless FFV1 output needs a .mkv path, got '{self.path}'")
         if self.codec not in {"h264", "h265", "ffv1", "png"}:
@@ -100,7 +104,7 @@ class VideoWriter:
             )
         if streams_from is not None and self.codec == "png":
             raise VideoWriteError(
-                f"a PNG frame folder cannot hold audio or subtitles; write a video file instead of '{self.path}'"
+                f"{self.kind} cannot hold audio or subtitles; write a video file instead of '{self.path}'"
             )
         self.streams_from = None if streams_from is None else Path(streams_from)
         self.streams_offset, self.streams_window, self.audio = streams_offset, streams_window, audio
@@ -126,7 +130,7 @@ class VideoWriter:
             self._output = AtomicOutput(
                 self.path,
                 overwrite=overwrite,
-                directory=self.codec == "png",
+                directory=self.codec == "png" and not self.image,
                 hint="choose another name or allow overwriting",
             )
         except OutputError as error:
@@ -141,6 +145,11 @@ class VideoWriter:
         self.first_pts: int | None = None  # of the first frame written, on the clock `write` takes
         self.clock: Fraction | None = None  # a tick of the file's clock, in seconds (a video file's, once open)
         self.quiet_losses, self.from_zero = quiet_losses, from_zero
+
+    @property
+    def kind(self) -> str:
+        """What the output is, in words: its codec's name, or a PNG image."""
+        return "a PNG image" if self.image else CODEC_NAMES[self.codec]
 
     def __enter__(self) -> VideoWriter:
         return self
@@ -229,7 +238,7 @@ class VideoWriter:
     def _warn(self, lost: list[str]) -> None:
         if lost and not self.quiet_losses:
             warnings.warn(
-                f"{CODEC_NAMES[self.codec]} cannot hold {' and '.join(lost)} of the input: '{self.path}' is written "
+                f"{self.kind} cannot hold {' and '.join(lost)} of the input: '{self.path}' is written "
                 "without it (--format lossless keeps bit depth, alpha and interlacing)",
                 stacklevel=4,
             )
@@ -244,8 +253,14 @@ class VideoWriter:
             self._open(*image.shape)
         elif image.shape != self._shape:
             raise VideoWriteError(f"frame {self.n_written} is {image.shape}, the first frame was {self._shape}")
+        if self.image and self.n_written:
+            raise VideoWriteError(
+                f"'{self.path}' is an image, which holds one frame; write a video or a frame folder (a path without a "
+                "suffix) for more"
+            )
         if self.codec == "png":
-            write_frame_file(self.partial / frame_file_name(self.n_written), self._png(image), self.path)
+            target = self.partial if self.image else self.partial / frame_file_name(self.n_written)
+            write_frame_file(target, self._png(image), self.path)
         else:
             video_frame = self._video_frame(image)
             stamp = self._timestamp(pts)
@@ -357,44 +372,6 @@ class VideoWriter:
         self._output.discard()
 
 
-def left_out_message(output: Path, source: Path, left_out: list[LeftOut]) -> str:
-    """One line: what of `source` the container of `output` could not hold (or held in another codec), and which
-    outputs would hold each as it is."""
-    changed = [item for item in left_out if item.held_as]
-    dropped = [item for item in left_out if not item.held_as]
-    said = []
-    for item in changed:
-        kept = f"an output named {either(item.kept_by)} keeps it as it is" if item.kept_by else "none keeps it as it is"
-        said.append(f"'{output}' holds the {item.what} of '{source}' as {item.held_as}; {kept}")
-    if dropped:
-        said.append(dropped_message(output, source, dropped))
-    return "; and ".join(said)
-
-
-def dropped_message(output: Path, source: Path, left_out: list[LeftOut]) -> str:
-    """What of `source` the container of `output` could not hold, and which outputs would hold each."""
-    by_holders: dict[tuple[str, ...], list[str]] = {}
-    for item in left_out:
-        by_holders.setdefault(item.kept_by, []).append(item.what)
-    them = "them" if len(left_out) > 1 else "it"
-
-    def which(items: list[str]) -> str:  # "it" or "them" where one sentence covers everything left out
-        return f"the {either(items, 'and')}" if len(by_holders) > 1 else them
-
-    where = [
-        f"an output named {either(kept_by)} keeps {which(items)}" for kept_by, items in by_holders.items() if kept_by
-    ]
-    if () in by_holders:
-        where.append(f"no output clean writes holds {which(by_holders[()])}")
-    what = either([item.what for item in left_out], "and")
-    return f"'{output}' cannot hold the {what} of '{source}': it is written without {them}; {'; '.join(where)}"
-
-
-def either(names: Sequence[str], word: str = "or") -> str:
-    """'a', 'a or b', 'a, b or c' (or with another word)."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
-
-
 def configure_h264(stream, crf: int, properties: VideoProperties) -> None:
     """libx264's settings for `crf` and an input's properties (interlaced pictures are coded as interlaced,
     the field shown first kept; HDR10's static metadata goes into the stream's SEI), chosen so that the same
@@ -486,6 +463,12 @@ def chapter_list(chapters: Sequence[tuple[float, float, tuple[tuple[str, str], .
 
 X265_DELAY_KNOWN_FROM = 3  # the frame at which libx265 at preset medium (a B-frame delay of 2) knows its decoding delay
 CODEC_NAMES = {"h264": "H.264", "h265": "HEVC", "ffv1": "FFV1", "png": "a PNG frame folder"}
+IMAGE_SUFFIX = ".png"  # PNG frames under a path with this suffix are one image, not a frame folder
+
+
+def is_image_output(path: Path, codec: str) -> bool:
+    """Whether an output of `codec` at `path` is one image (one frame, as one PNG file)."""
+    return codec == "png" and path.suffix.lower() == IMAGE_SUFFIX
 
 
 def write_frame_file(path: Path, data: bytes, output: Path) -> None:
