@@ -444,6 +444,7 @@ def classical_methods(
 #   wiener=on        refine with a Wiener filter whose pilot is the output (clean --wiener)
 #   wiener_stride=N  that filter's patches every N pixels (clean --wiener-stride)
 #   wiener_flow=P    the DIS preset of that filter's flow (clean --wiener-flow)
+#   sigma_scale=X    tell the model X times the σ measured or given (clean --sigma-scale)
 # the options that take on or off, DenoiseSettings' fields of those names
 SWITCHES = ("calibrate", "calibrate_dark", "camera_bias", "unclip", "wiener")
 CHECKPOINT_OPTIONS = (
@@ -470,6 +471,7 @@ CHECKPOINT_OPTIONS = (
     "wiener",
     "wiener_stride",
     "wiener_flow",
+    "sigma_scale",
 )
 
 # the options that set a FusionSettings field directly: option → (field, how its value is read)
@@ -504,6 +506,8 @@ def load_denoiser(path: Path, options: dict[str, str], device: str = "auto"):
         given["wiener_stride"] = int(options["wiener_stride"])
     if "guide_patch_stride" in options:
         given["guide_patch_stride"] = int(options["guide_patch_stride"])
+    if "sigma_scale" in options:
+        given["sigma_scale"] = float(options["sigma_scale"])
     radius = int(options["fusion_radius"]) if "fusion_radius" in options else None
     quality = options.get("quality", "fast")
     settings = denoise_settings(quality, given, fusion_radius=radius)

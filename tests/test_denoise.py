@@ -18,7 +18,7 @@ import skimage
 import torch
 import torch.nn as nn
 
-from videodenoise.denoise import clipping, pipeline
+from videodenoise.denoise import calibration, clipping, pipeline
 from videodenoise.denoise.calibration import Calibration
 from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
@@ -296,6 +296,26 @@ def test_an_image_takes_one_frame_and_a_second_leaves_nothing(tmp_path):
             writer.write(moving_clip(t=2)[0])
             writer.write(moving_clip(t=2)[1])
     assert not list(tmp_path.iterdir())
+
+
+def test_a_sigma_scale_tells_the_model_that_many_times_the_noise_and_is_said(
+    tmp_path, grey_checkpoint, capsys, monkeypatch
+):
+    clip = (
+        moving_clip(t=5, height=32, width=48)
+        + torch.randn(5, 1, 32, 48, generator=torch.Generator().manual_seed(0)) * 10 / 255
+    ).clamp(0, 1)
+    model_alone = DenoiseSettings(device="cpu", fusion=None, unclip=False)
+    scaled = Denoiser.from_checkpoint(grey_checkpoint, dataclasses.replace(model_alone, sigma_scale=2))
+    told_20 = Denoiser.from_checkpoint(grey_checkpoint, model_alone).denoise_clip(clip, 20 / 255)
+    assert torch.allclose(scaled.denoise_clip(clip, 10 / 255), told_20, atol=1e-5)  # the model told 2 × 10
+    source = write_video(tmp_path / "in.mkv", clip, codec="ffv1")
+    command = ["clean", source, "--checkpoint", grey_checkpoint, "--sigma-scale", "1.5", "-o", tmp_path / "out.mkv"]
+    code, out, err = run_cli(command, capsys, monkeypatch)
+    assert code == 0 and "; the model told 1.5× that; " in out, out + err
+    dark = dataclasses.replace(NoiseLevelFunction.constant(10 / 255), brightness=0.05)  # calibrated by fast
+    assert dark.dark and calibration.calibrates(DenoiseSettings(calibrate_dark=True), dark)
+    assert not calibration.calibrates(DenoiseSettings(calibrate_dark=True, sigma_scale=1.5), dark)  # the user's factor
 
 
 def test_dark_footage_under_sigma_auto_is_told_where_sigma_auto_is_weakest(tmp_path, grey_checkpoint):

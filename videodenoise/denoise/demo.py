@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
+from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span, scaled_by_hand
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoised_view, noisy_view, side_by_side_view, stream_pairs, write_frames
 from videodenoise.errors import DenoiseError, VideoWriteError
@@ -85,6 +85,7 @@ def run_demo(
             for frame in reader.read(*calibration_span(total))
         ]
         told = calibrate_told_scale(denoiser, torch.stack(middle), sigma)
+    told = scaled_by_hand(denoiser.settings, told)
     clean_frames: dict[int, torch.Tensor] = {}  # the clean frames whose noisy copy awaits its output
 
     def noisy_frames() -> Iterator[torch.Tensor]:

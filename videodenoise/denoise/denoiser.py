@@ -73,7 +73,7 @@ import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise import camera_bias, clipping
-from videodenoise.denoise.calibration import calibrate_told_scale, calibrates, calibration_span
+from videodenoise.denoise.calibration import calibrate_told_scale, calibrates, calibration_span, scaled_by_hand
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
@@ -219,7 +219,7 @@ class Denoiser:
         if calibrates(self.settings, sigma):
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)
-        return torch.stack(list(self.denoise_frames(clip, sigma, guides)))
+        return torch.stack(list(self.denoise_frames(clip, scaled_by_hand(self.settings, sigma), guides)))
 
     # ---- streams ---------------------------------------------------------------------------------
     def denoise_frames(

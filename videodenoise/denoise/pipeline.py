@@ -20,7 +20,13 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import Calibration, calibrates, calibration_span, choose_told_scale
+from videodenoise.denoise.calibration import (
+    Calibration,
+    calibrates,
+    calibration_span,
+    choose_told_scale,
+    scaled_by_hand,
+)
 from videodenoise.denoise.camera_bias import GammaBias, gamma_bias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
@@ -339,6 +345,7 @@ def denoise_plan(
         calibration = choose_told_scale(denoiser, chosen_on, sigma_value)
         sigma_value = calibration.applied_to(sigma_value)
         calibration_seconds = time.perf_counter() - calibration_start
+    sigma_value = scaled_by_hand(denoiser.settings, sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
     if source == "estimated":

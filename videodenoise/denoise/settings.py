@@ -173,6 +173,12 @@ class DenoiseSettings:
         "predicts a left-out neighbouring frame, on 5 frames from its middle; white noise only, not a codec's.",
         panel=QUALITY_PANEL,
     )
+    sigma_scale: float = setting(
+        1.0,
+        "Tell the model this many times the σ measured or given (what --calibrate chooses per video): above 1 removes "
+        "more noise and more fine detail, under 1 less; fusion still weighs neighbours by the noise as it is.",
+        panel=QUALITY_PANEL,
+    )
     calibrate_dark: bool = setting(
         False,
         "Calibrate as --calibrate does where σ auto finds the video dark (a mean level under 48 of 255), where it "
@@ -226,6 +232,10 @@ class DenoiseSettings:
             raise DenoiseError(f"the tile overlap must be >= 0 pixels, got {self.overlap}")
         if self.patch_stride is not None and self.patch_stride < 1:
             raise DenoiseError(f"patch_stride must be between 1 and the patch size, got {self.patch_stride}")
+        if not self.sigma_scale > 0:
+            raise DenoiseError(f"--sigma-scale is a factor > 0 (1: the σ as it is), got {self.sigma_scale:g}")
+        if self.sigma_scale != 1 and self.calibrate:
+            raise DenoiseError("--sigma-scale sets the factor --calibrate chooses per video: pass one of them")
         if self.mirrors not in (1, 2, 4):
             raise DenoiseError(f"mirrors must be 1, 2 or 4 (mirror images averaged), got {self.mirrors}")
         if self.guide_patch_stride is not None and self.guide_patch_stride < 1:
