@@ -353,6 +353,8 @@ def test_subtitles_are_kept_where_the_container_holds_them_and_an_excerpt_cuts_t
     held = "audio and subtitle stream" if audio else "subtitle stream"
     with pytest.warns(UserWarning, match=f"a frame folder holds no {held}: the {held} of"):
         denoise_video(source, tmp_path / "frames", identity(), sigma=None)
+    with pytest.warns(UserWarning, match=f"an image holds no {held}: the {held} of"):  # one frame of it as an image
+        denoise_video(source, tmp_path / "still.png", identity(), sigma=None, span=Span(0.52, 0.01))
 
 
 def test_a_cue_the_output_codec_cannot_hold_is_left_out_and_said(tmp_path):

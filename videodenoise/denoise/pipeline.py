@@ -303,7 +303,8 @@ def denoise_plan(
     if plan.codec == "png" and carried:
         subtitles = f"subtitle stream{'s' if info.subtitles > 1 else ''}"
         what = either(["audio"] * audio + [subtitles] * bool(info.subtitles) + list(info.extras), "and")
-        warnings.warn(f"a frame folder holds no {what}: the {what} of '{plan.input}' is not kept", stacklevel=2)
+        holder = "an image" if plan.image else "a frame folder"
+        warnings.warn(f"{holder} holds no {what}: the {what} of '{plan.input}' is not kept", stacklevel=2)
     if info.clockless and fps is None:
         warnings.warn(
             f"'{plan.input}' is a raw video stream, whose frames carry no timestamps: it is read at "
