@@ -205,9 +205,9 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
         with pytest.raises(Captured):
             run_cli(["clean", movie, *args], capsys, monkeypatch)
         assert seen["value"].fusion == dataclasses.replace(PRESETS[preset_name].fusion, radius=radius)  # the rest kept
-    with pytest.raises(Captured):  # a factor asked for sets what best's calibration would choose: that is off
+    with pytest.raises(Captured):  # σ × 1.5, then best's calibration of what the model is told, as ever
         run_cli(["clean", movie, "--quality", "best", "--sigma-scale", "1.5"], capsys, monkeypatch)
-    assert (seen["value"].sigma_scale, seen["value"].calibrate, seen["value"].passes) == (1.5, False, 2)
+    assert (seen["value"].sigma_scale, seen["value"].calibrate, seen["value"].passes) == (1.5, True, 2)
 
 
 @pytest.mark.parametrize(
@@ -218,8 +218,7 @@ def test_evaluate_and_clean_flags_become_their_settings(tmp_path, capsys, monkey
         (["train", "--crop", "0", "--crop", "x"], "Invalid value for '--crop'"),
         (["clean", "nothing.mp4", "--window", "0"], "the temporal window must be from 1 to 64 frames"),
         (["clean", "nothing.mp4", "--sigma-scale", "0"], "--sigma-scale is a factor > 0 (1: the σ as it is), got 0"),
-        (["clean", "no.mp4", "--calibrate", "--sigma-scale", "2"], "--sigma-scale sets the factor --calibrate chooses"),
-        (["clean", "no.mp4", "--sigma", "none", "--sigma-scale", "2"], "--sigma-scale sets how much of σ the model is"),
+        (["clean", "no.mp4", "--sigma", "none", "--sigma-scale", "2"], "--sigma-scale multiplies σ: it needs σ (a"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_it(args, message, capsys, monkeypatch):

@@ -18,7 +18,7 @@ import skimage
 import torch
 import torch.nn as nn
 
-from videodenoise.denoise import calibration, clipping, pipeline
+from videodenoise.denoise import clipping, pipeline
 from videodenoise.denoise.calibration import Calibration
 from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
@@ -30,6 +30,7 @@ from videodenoise.io.video import probe_video, read_video
 from videodenoise.io.writers import VideoWriter, write_video
 from videodenoise.models import checkpoints
 from videodenoise.models.registry import build_model, save_model
+from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.noise_level_function import CODEC_LOSS_LEVEL, HEAVY, NoiseLevelFunction
 from videodenoise.noise.single_frame import estimate_noise_sigma
 
@@ -298,24 +299,20 @@ def test_an_image_takes_one_frame_and_a_second_leaves_nothing(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_a_sigma_scale_tells_the_model_that_many_times_the_noise_and_is_said(
-    tmp_path, grey_checkpoint, capsys, monkeypatch
-):
-    clip = (
-        moving_clip(t=5, height=32, width=48)
-        + torch.randn(5, 1, 32, 48, generator=torch.Generator().manual_seed(0)) * 10 / 255
-    ).clamp(0, 1)
-    model_alone = DenoiseSettings(device="cpu", fusion=None, unclip=False)
-    scaled = Denoiser.from_checkpoint(grey_checkpoint, dataclasses.replace(model_alone, sigma_scale=2))
-    told_20 = Denoiser.from_checkpoint(grey_checkpoint, model_alone).denoise_clip(clip, 20 / 255)
-    assert torch.allclose(scaled.denoise_clip(clip, 10 / 255), told_20, atol=1e-5)  # the model told 2 × 10
+def test_a_sigma_scale_multiplies_sigma_for_every_part_and_is_said(tmp_path, grey_checkpoint, capsys, monkeypatch):
+    noise = torch.randn(5, 1, 32, 48, generator=torch.Generator().manual_seed(0)) * 10 / 255
+    clip = (moving_clip(t=5, height=32, width=48) + noise).clamp(0, 1)
+    scaled = Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu", sigma_scale=2))
+    plain = Denoiser.from_checkpoint(grey_checkpoint, DenoiseSettings(device="cpu"))
+    assert torch.equal(scaled.denoise_clip(clip, 10 / 255), plain.denoise_clip(clip, 20 / 255))  # fusion too
+    read = estimate_clip_noise(clip)
+    assert torch.equal(scaled.denoise_clip(clip, "auto"), plain.denoise_clip(clip, read.scaled(2)))  # its curve × 2
     source = write_video(tmp_path / "in.mkv", clip, codec="ffv1")
     command = ["clean", source, "--checkpoint", grey_checkpoint, "--sigma-scale", "1.5", "-o", tmp_path / "out.mkv"]
     code, out, err = run_cli(command, capsys, monkeypatch)
-    assert code == 0 and "; the model told 1.5× that; " in out, out + err
-    dark = dataclasses.replace(NoiseLevelFunction.constant(10 / 255), brightness=0.05)  # calibrated by fast
-    assert dark.dark and calibration.calibrates(DenoiseSettings(calibrate_dark=True), dark)
-    assert not calibration.calibrates(DenoiseSettings(calibrate_dark=True, sigma_scale=1.5), dark)  # the user's factor
+    assert code == 0 and "motion-aligned frame differences (" in out and ", × 1.5 by --sigma-scale: σ ≈ " in out, err
+    code, out, err = run_cli([*command, "--sigma", "20", "--overwrite"], capsys, monkeypatch)
+    assert code == 0 and "σ = 30 on the 0-255 scale (given, × 1.5 by --sigma-scale; " in out, err
 
 
 def test_dark_footage_under_sigma_auto_is_told_where_sigma_auto_is_weakest(tmp_path, grey_checkpoint):

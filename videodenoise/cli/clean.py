@@ -40,8 +40,7 @@ def denoise_settings(
 ) -> DenoiseSettings:
     """The --quality preset with the options given on top; fusion, calibration, a second pass and a second
     scale need σ, so they are off without one (asked for with --sigma none, they are refused), and a second
-    pass is off without fusion unless asked for (then refused by the settings); a --sigma-scale turns the preset's
-    calibration off, as it sets what that chooses. fusion_radius: --fusion-radius,
+    pass is off without fusion unless asked for (then refused by the settings). fusion_radius: --fusion-radius,
     the neighbours fusion takes on each side instead of the preset's."""
     settings = preset(quality)
     if fusion_radius is not None and (given.get("fusion") is False or not sigma_known):
@@ -55,7 +54,7 @@ def denoise_settings(
                 flag = "--" + name.replace("_", "-")
                 raise VideodenoiseError(f"{flag} chooses how much of σ the model is told: it needs σ, not --sigma none")
         if given.get("sigma_scale", 1) != 1:
-            raise VideodenoiseError("--sigma-scale sets how much of σ the model is told: it needs σ, not --sigma none")
+            raise VideodenoiseError("--sigma-scale multiplies σ: it needs σ (a number or auto), not --sigma none")
         if given.get("passes", 1) != 1:
             raise VideodenoiseError("--passes 2 steers fusion by a first pass: it needs σ, not --sigma none")
         if given.get("scales", 1) != 1:
@@ -63,8 +62,6 @@ def denoise_settings(
         if given.get("wiener"):
             raise VideodenoiseError("--wiener filters with σ as the noise level: it needs σ, not --sigma none")
         given["calibrate"], given["calibrate_dark"], given["scales"], given["wiener"] = False, False, 1, False
-    if given.get("sigma_scale", 1) != 1 and "calibrate" not in given:  # the factor asked for, not the preset's choice
-        given["calibrate"] = False
     fusion = given.pop("fusion", None)
     if fusion is False or not sigma_known:
         given["fusion"] = None

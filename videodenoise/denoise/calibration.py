@@ -99,18 +99,10 @@ class Calibration(NamedTuple):
 def calibrates(settings, sigma: float | NoiseLevelFunction | None) -> bool:
     """Whether `clean` with these `DenoiseSettings` chooses the told scale for a video of noise `sigma`: with
     `calibrate`, for any σ; with `calibrate_dark`, for σ auto's function of a dark video (`NoiseLevelFunction.dark`),
-    never for a number a user told, nor where a user set the scale (`sigma_scale`)."""
-    if sigma is None or settings.sigma_scale != 1:  # a factor set by hand is the user's choice, dark or not
+    never for a number a user told."""
+    if sigma is None:
         return False
     return settings.calibrate or (settings.calibrate_dark and isinstance(sigma, NoiseLevelFunction) and sigma.dark)
-
-
-def scaled_by_hand(settings, sigma: float | NoiseLevelFunction | None) -> float | NoiseLevelFunction | None:
-    """`sigma` with the told scale `settings.sigma_scale` (`--sigma-scale`) where that is not 1, as calibration's
-    (the camera gamma's step then decided on what the model so told returns)."""
-    if sigma is None or settings.sigma_scale == 1:
-        return sigma
-    return dataclasses.replace(_as_function(sigma), told_scale=settings.sigma_scale)
 
 
 def calibrate_told_scale(

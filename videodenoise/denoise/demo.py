@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span, scaled_by_hand
+from videodenoise.denoise.calibration import calibrate_told_scale, calibration_span
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.pipeline import denoised_view, noisy_view, side_by_side_view, stream_pairs, write_frames
 from videodenoise.errors import DenoiseError, VideoWriteError
@@ -18,6 +18,7 @@ from videodenoise.io.video import open_video
 from videodenoise.metrics import frame_rmse, psnr_from_rmse
 from videodenoise.noise.kinds import make_noise
 from videodenoise.noise.levels import check_sigma
+from videodenoise.noise.noise_level_function import scaled_sigma
 
 
 @dataclass
@@ -77,15 +78,14 @@ def run_demo(
     denoiser = denoiser or Denoiser.from_checkpoint()
     generator = torch.Generator().manual_seed(seed)
     noise = make_noise("gaussian", sigma, clip=True)
-    told = sigma
+    told = scaled_sigma(sigma, denoiser.settings.sigma_scale)
     if denoiser.settings.calibrate:  # on the middle frames, under a draw of their own: the demo's frames stream
         draws = torch.Generator().manual_seed(seed + 1)
         middle = [
             noise(frame, generator=draws).mul_(255).round_().div_(255)
             for frame in reader.read(*calibration_span(total))
         ]
-        told = calibrate_told_scale(denoiser, torch.stack(middle), sigma)
-    told = scaled_by_hand(denoiser.settings, told)
+        told = calibrate_told_scale(denoiser, torch.stack(middle), told)
     clean_frames: dict[int, torch.Tensor] = {}  # the clean frames whose noisy copy awaits its output
 
     def noisy_frames() -> Iterator[torch.Tensor]:

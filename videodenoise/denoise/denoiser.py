@@ -73,7 +73,7 @@ import torch.nn as nn
 
 from videodenoise.colour import OPPONENT, opponent_sigma
 from videodenoise.denoise import camera_bias, clipping
-from videodenoise.denoise.calibration import calibrate_told_scale, calibrates, calibration_span, scaled_by_hand
+from videodenoise.denoise.calibration import calibrate_told_scale, calibrates, calibration_span
 from videodenoise.denoise.fusion import MotionFusion, clip_coordinates, warp_frames
 from videodenoise.denoise.scales import two_scales
 from videodenoise.denoise.settings import MIRRORS, PRESET_WEIGHTS, DenoiseSettings, preset
@@ -91,7 +91,7 @@ from videodenoise.models.checkpoints import (
 )
 from videodenoise.noise.estimation import estimate_clip_noise
 from videodenoise.noise.levels import DEFAULT_SIGMA_TRAIN, check_sigma
-from videodenoise.noise.noise_level_function import NoiseLevelFunction
+from videodenoise.noise.noise_level_function import NoiseLevelFunction, scaled_sigma
 
 FLAT = 1e-6  # a clip whose values span no more is flat (the opponent transform of a grey picture leaves 3e-8)
 
@@ -214,12 +214,12 @@ class Denoiser:
         check_clip_frames(clip)
         if guides is not None and guides.shape != clip.shape:
             raise DenoiseError(f"the guides must have the clip's shape {tuple(clip.shape)}, got {tuple(guides.shape)}")
-        if sigma == "auto":
-            sigma = estimate_clip_noise(clip, coarse=self._coarse is not None)
+        sigma = estimate_clip_noise(clip, coarse=self._coarse is not None) if sigma == "auto" else sigma
+        sigma = scaled_sigma(sigma, self.settings.sigma_scale)
         if calibrates(self.settings, sigma):
             start, count = calibration_span(len(clip))
             sigma = calibrate_told_scale(self, clip[start : start + count], sigma)
-        return torch.stack(list(self.denoise_frames(clip, scaled_by_hand(self.settings, sigma), guides)))
+        return torch.stack(list(self.denoise_frames(clip, sigma, guides)))
 
     # ---- streams ---------------------------------------------------------------------------------
     def denoise_frames(
@@ -433,9 +433,8 @@ class Denoiser:
         return max(sigma / self.sigma_train, 1e-3), None
 
     def describe_sigma(self, sigma: float | NoiseLevelFunction | None, how: str, frames: int | None = None) -> str:
-        """One line saying what σ the model is applied with and how: `how` is "given", "estimated" or
-        "none" (as `denoise_plan` reports it); frames: how many the video has, where known (a video of one
-        frame has no neighbours to fuse or attend over)."""
+        """One line saying what σ the model is applied with and how: `how` is "given", "estimated" or "none" (as
+        `denoise_plan` reports it); frames: how many the video has, where known (one frame has no neighbours)."""
         function = sigma if isinstance(sigma, NoiseLevelFunction) else None
         told = "each pixel's σ" if function is not None else "σ"
         if self.sigma_range is not None:
@@ -456,13 +455,14 @@ class Denoiser:
             rescale += f"; each frame first fused with its motion-aligned neighbours (up to {span} frames)"
         elif self.aligns:
             rescale += f"; the model attends over each frame's motion-aligned neighbours ({span} frames)"
+        by_hand = f", × {self.settings.sigma_scale:g} by --sigma-scale" if self.settings.sigma_scale != 1 else ""
         if function is not None:
-            what = f"noise estimated from {function.source}" if how == "estimated" else f"noise {how}"
+            what = (f"noise estimated from {function.source}" if how == "estimated" else f"noise {how}") + by_hand
             told = "" if level == function.level else f" (told: RMS {level * 255:.3g})"
             return f"{what}: {function.summary()}; the map's RMS {function.level * 255:.3g}{told}; {trained}{rescale}"
         if how == "estimated":
-            return f"σ ≈ {sigma * 255:.2f} on the 0-255 scale (estimated; {trained}{rescale})"
-        return f"σ = {sigma * 255:.4g} on the 0-255 scale ({how}; {trained}{rescale})"
+            return f"σ ≈ {sigma * 255:.2f} on the 0-255 scale (estimated{by_hand}; {trained}{rescale})"
+        return f"σ = {sigma * 255:.4g} on the 0-255 scale ({how}{by_hand}; {trained}{rescale})"
 
     def _apply_tiled(
         self,

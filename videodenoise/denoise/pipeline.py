@@ -20,13 +20,7 @@ from pathlib import Path
 
 import torch
 
-from videodenoise.denoise.calibration import (
-    Calibration,
-    calibrates,
-    calibration_span,
-    choose_told_scale,
-    scaled_by_hand,
-)
+from videodenoise.denoise.calibration import Calibration, calibrates, calibration_span, choose_told_scale
 from videodenoise.denoise.camera_bias import GammaBias, gamma_bias
 from videodenoise.denoise.denoiser import Denoiser
 from videodenoise.denoise.fields import split_fields, weave_fields
@@ -39,7 +33,7 @@ from videodenoise.io.readers import short_error
 from videodenoise.io.streams import either
 from videodenoise.noise.estimation import decode_frames, estimate_video_noise
 from videodenoise.noise.levels import check_sigma
-from videodenoise.noise.noise_level_function import NoiseLevelFunction
+from videodenoise.noise.noise_level_function import NoiseLevelFunction, scaled_sigma
 
 # what a writer is handed for each (input frame, denoised frame)
 View = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -336,7 +330,8 @@ def denoise_plan(
             stacklevel=2,
         )
     start = time.perf_counter()
-    sigma_value, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
+    sigma_read, source = resolve_sigma(sigma, reader, coarse=denoiser.settings.scales == 2)
+    sigma_value = scaled_sigma(sigma_read, denoiser.settings.sigma_scale)  # what every part is told
     calibration, calibration_seconds = None, 0.0
     if calibrates(denoiser.settings, sigma_value):
         calibration_start = time.perf_counter()
@@ -346,11 +341,10 @@ def denoise_plan(
         calibration = choose_told_scale(denoiser, chosen_on, sigma_value)
         sigma_value = calibration.applied_to(sigma_value)
         calibration_seconds = time.perf_counter() - calibration_start
-    sigma_value = scaled_by_hand(denoiser.settings, sigma_value)
     if on_sigma is not None:
         on_sigma(sigma_value, source)
     if source == "estimated":
-        for doubt in estimate_doubts(plan.input, sigma_value, calibration):
+        for doubt in estimate_doubts(plan.input, sigma_read, calibration):  # on the estimate as read
             warnings.warn(doubt, stacklevel=2)
     if calibration is not None and on_calibration is not None:  # why the model is told what on_sigma said
         on_calibration(calibration)

@@ -175,8 +175,8 @@ class DenoiseSettings:
     )
     sigma_scale: float = setting(
         1.0,
-        "Tell the model this many times the σ measured or given (what --calibrate chooses per video): above 1 removes "
-        "more noise and more fine detail, under 1 less; fusion still weighs neighbours by the noise as it is.",
+        "Multiply σ by this before anything uses it (σ auto's curve, or the number given): above 1 removes more noise "
+        "and more fine detail, under 1 less; --sigma 20 --sigma-scale 1.5 is --sigma 30.",
         panel=QUALITY_PANEL,
     )
     calibrate_dark: bool = setting(
@@ -234,8 +234,6 @@ class DenoiseSettings:
             raise DenoiseError(f"patch_stride must be between 1 and the patch size, got {self.patch_stride}")
         if not self.sigma_scale > 0:
             raise DenoiseError(f"--sigma-scale is a factor > 0 (1: the σ as it is), got {self.sigma_scale:g}")
-        if self.sigma_scale != 1 and self.calibrate:
-            raise DenoiseError("--sigma-scale sets the factor --calibrate chooses per video: pass one of them")
         if self.mirrors not in (1, 2, 4):
             raise DenoiseError(f"mirrors must be 1, 2 or 4 (mirror images averaged), got {self.mirrors}")
         if self.guide_patch_stride is not None and self.guide_patch_stride < 1:

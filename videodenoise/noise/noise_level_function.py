@@ -267,3 +267,11 @@ class NoiseLevelFunction:
         if self.coarse is not None:  # what white noise would leave is half the level
             text += f"; at half size (2×2 means) RMS {self.coarse.level * 255:.3g}"
         return text
+
+
+def scaled_sigma(sigma: float | NoiseLevelFunction | None, factor: float) -> float | NoiseLevelFunction | None:
+    """σ (a number on [0, 1], a noise level function, or None) times `factor`, as `clean --sigma-scale` asks: every
+    use of it (fusion, the model, the corrections) then sees that noise."""
+    if sigma is None or factor == 1:
+        return sigma
+    return sigma.scaled(factor) if isinstance(sigma, NoiseLevelFunction) else min(float(sigma) * factor, 1.0)
