@@ -9,8 +9,9 @@ warning fires. Per clip-condition: `clean`'s default (the fast preset, σ auto, 
 σ and each factor, and the best of each advice's three (what a user comparing by eye could at best pick).
 
     cd benchmarks/results/sigma-scale
-    ../../../.venv/bin/python night.py > night.log                     # the validation pans
-    ../../../.venv/bin/python night.py held-out > night-held-out.log   # once, after the decision
+    ../../../.venv/bin/python night.py > night.log                     # the validation pans (first trial: c546f86)
+    ../../../.venv/bin/python night.py > night-second.log              # the second trial (README)
+    ../../../.venv/bin/python night.py held-out > night-second-held-out.log   # once, after the decision
 """
 
 import sys
