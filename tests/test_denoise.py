@@ -18,7 +18,7 @@ import skimage
 import torch
 import torch.nn as nn
 
-from videodenoise.denoise import clipping, pipeline
+from videodenoise.denoise import calibration, clipping, pipeline
 from videodenoise.denoise.calibration import Calibration
 from videodenoise.denoise.demo import run_demo
 from videodenoise.denoise.denoiser import Denoiser
@@ -313,6 +313,10 @@ def test_a_sigma_scale_multiplies_sigma_for_every_part_and_is_said(tmp_path, gre
     assert code == 0 and "motion-aligned frame differences (" in out and ", × 1.5 by --sigma-scale: σ ≈ " in out, err
     code, out, err = run_cli([*command, "--sigma", "20", "--overwrite"], capsys, monkeypatch)
     assert code == 0 and "σ = 30 on the 0-255 scale (given, × 1.5 by --sigma-scale; " in out, err
+    dark = dataclasses.replace(read, brightness=0.05)  # where the fast preset calibrates what the model is told
+    assert dark.dark and calibration.calibrates(DenoiseSettings(calibrate_dark=True), dark)
+    assert not calibration.calibrates(DenoiseSettings(calibrate_dark=True, sigma_scale=1.5), dark)  # the user's factor
+    assert calibration.calibrates(DenoiseSettings(calibrate=True, sigma_scale=1.5), dark)  # calibration asked for
 
 
 def test_dark_footage_under_sigma_auto_is_told_where_sigma_auto_is_weakest(tmp_path, grey_checkpoint):

@@ -99,10 +99,11 @@ class Calibration(NamedTuple):
 def calibrates(settings, sigma: float | NoiseLevelFunction | None) -> bool:
     """Whether `clean` with these `DenoiseSettings` chooses the told scale for a video of noise `sigma`: with
     `calibrate`, for any σ; with `calibrate_dark`, for σ auto's function of a dark video (`NoiseLevelFunction.dark`),
-    never for a number a user told."""
+    never for a number a user told, nor where a user scaled σ (`sigma_scale`): what a user chose is not overruled."""
     if sigma is None:
         return False
-    return settings.calibrate or (settings.calibrate_dark and isinstance(sigma, NoiseLevelFunction) and sigma.dark)
+    dark = isinstance(sigma, NoiseLevelFunction) and sigma.dark and settings.sigma_scale == 1
+    return settings.calibrate or (settings.calibrate_dark and dark)
 
 
 def calibrate_told_scale(
